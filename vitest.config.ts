@@ -1,0 +1,46 @@
+import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+
+const pkgs = ['protocol', 'zk-paths', 'local-cluster', 'controller', 'broker', 'client', 'cli'];
+// Tests run against TypeScript sources; packages resolve to their src/ entry points.
+const alias = Object.fromEntries(
+  pkgs.map((p) => [`@samsa/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))]),
+);
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts'],
+          exclude: ['packages/*/src/**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          include: ['packages/*/src/**/*.int.test.ts', 'packages/*/test/**/*.int.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // Each integration file starts its own ZooKeeper ensemble / brokers; keep the 2-core box calm.
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'e2e',
+          include: ['test-e2e/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
