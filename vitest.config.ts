@@ -24,6 +24,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
+          globalSetup: ['packages/local-cluster/src/vitest-global-setup.ts'],
           include: ['packages/*/src/**/*.int.test.ts', 'packages/*/test/**/*.int.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -35,6 +36,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'e2e',
+          globalSetup: ['packages/local-cluster/src/vitest-global-setup.ts'],
           include: ['test-e2e/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 120_000,

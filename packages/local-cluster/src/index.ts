@@ -1,1 +1,4 @@
-export {};
+export * from './ports.js';
+export * from './four-letter.js';
+export * from './managed-process.js';
+export * from './zookeeper.js';
