@@ -563,6 +563,13 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
       const rej = (e: Error) => reject(e);
       this.pending.add(rej);
       let tx = inner.transaction();
+      // node-zookeeper-client's Transaction turns version 0 into -1 (`version || -1`), silently
+      // making check/set/delete of a fresh node unconditional: write the real version back.
+      const txOps = (tx as unknown as { ops: Array<{ version?: number }> }).ops;
+      const pinVersion = (v: number | undefined) => {
+        const last = txOps[txOps.length - 1];
+        if (last) last.version = v ?? -1;
+      };
       for (const op of ops) {
         switch (op.type) {
           case 'create':
@@ -570,12 +577,15 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
             break;
           case 'set':
             tx = tx.setData(op.path, op.data, op.version ?? -1);
+            pinVersion(op.version);
             break;
           case 'delete':
             tx = tx.remove(op.path, op.version ?? -1);
+            pinVersion(op.version);
             break;
           case 'check':
             tx = tx.check(op.path, op.version);
+            pinVersion(op.version);
             break;
           default: {
             const never: never = op;
