@@ -2,3 +2,4 @@ export * from './ports.js';
 export * from './four-letter.js';
 export * from './managed-process.js';
 export * from './zookeeper.js';
+export * from './local-cluster.js';

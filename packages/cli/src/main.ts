@@ -1,0 +1,11 @@
+import { Command } from 'commander';
+import { registerClusterCommands } from './commands/cluster.js';
+
+const program = new Command();
+program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
+registerClusterCommands(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

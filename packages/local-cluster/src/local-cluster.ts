@@ -1,0 +1,209 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { SrvrInfo } from './four-letter.js';
+import { srvr } from './four-letter.js';
+import { ZooKeeperEnsemble, ensureZooKeeperInstalled } from './zookeeper.js';
+
+/** What `samsa cluster up` writes to `<dataDir>/cluster.json` while it runs. */
+export interface LocalClusterState {
+  supervisorPid: number;
+  state: 'starting' | 'running' | 'stopping';
+  startedAt: string;
+  dataDir: string;
+  zookeeper: {
+    connect: string;
+    servers: Array<{ id: number; pid: number | undefined; host: string; clientPort: number; peerPort: number; electionPort: number; dataDir: string; logFile: string }>;
+  };
+}
+
+export interface LocalClusterOptions {
+  dataDir: string;
+  zkServers: number;
+  /** First ZooKeeper client port; servers use consecutive ports (2181, 2182, 2183). */
+  zkClientPort: number;
+  zkPeerPort: number;
+  zkElectionPort: number;
+  /** Prints each child output line (foreground mode). */
+  onLine?: (name: string, line: string) => void;
+  log: (msg: string) => void;
+}
+
+export const DEFAULT_LOCAL_CLUSTER = {
+  dataDir: 'data',
+  zkServers: 3,
+  zkClientPort: 2181,
+  zkPeerPort: 2888,
+  zkElectionPort: 3888,
+} as const;
+
+export function stateFile(dataDir: string): string {
+  return join(resolve(dataDir), 'cluster.json');
+}
+
+export function readState(dataDir: string): LocalClusterState | undefined {
+  const f = stateFile(dataDir);
+  if (!existsSync(f)) return undefined;
+  try {
+    return JSON.parse(readFileSync(f, 'utf8')) as LocalClusterState;
+  } catch (err) {
+    throw new Error(`${f} is not valid JSON; remove it if no cluster is running`, { cause: err });
+  }
+}
+
+function writeState(dataDir: string, s: LocalClusterState): void {
+  const f = stateFile(dataDir);
+  writeFileSync(`${f}.tmp`, JSON.stringify(s, null, 2) + '\n');
+  renameSync(`${f}.tmp`, f);
+}
+
+export function isAlive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The local development cluster: a ZooKeeper ensemble (and, once brokers exist, the brokers) as
+ * children of one supervisor process that records what runs where in `<dataDir>/cluster.json`.
+ */
+export class LocalCluster {
+  private ensemble: ZooKeeperEnsemble | undefined;
+  private stopping = false;
+
+  constructor(private readonly opts: LocalClusterOptions) {}
+
+  /** Starts everything and returns once all of it serves. Throws when a cluster already runs here. */
+  async start(): Promise<LocalClusterState> {
+    const { dataDir } = this.opts;
+    const existing = readState(dataDir);
+    if (existing && isAlive(existing.supervisorPid) && existing.supervisorPid !== process.pid) {
+      throw new Error(`a local cluster is already running (supervisor pid ${existing.supervisorPid}); stop it with \`npm stop\``);
+    }
+    mkdirSync(resolve(dataDir, 'logs'), { recursive: true });
+    ensureZooKeeperInstalled({ install: true, log: this.opts.log });
+    const n = this.opts.zkServers;
+    const range = (base: number) => Array.from({ length: n }, (_, i) => base + i);
+    const ens = await ZooKeeperEnsemble.configure({
+      size: n,
+      baseDir: resolve(dataDir, 'zookeeper'),
+      clientPorts: range(this.opts.zkClientPort),
+      peerPorts: range(this.opts.zkPeerPort),
+      electionPorts: range(this.opts.zkElectionPort),
+      logLevel: 'info',
+      ...(this.opts.onLine ? { onLine: this.opts.onLine } : {}),
+      logToFile: true,
+    });
+    for (const s of ens.servers) {
+      try {
+        await srvr(s.config.host, s.config.clientPort, 300);
+        throw new Error(`port ${s.config.clientPort} already answers as a ZooKeeper server; stop it or pick other ports`);
+      } catch (err) {
+        if ((err as Error).message.startsWith('port ')) throw err;
+      }
+    }
+    this.ensemble = ens;
+    const state = (phase: LocalClusterState['state']): LocalClusterState => ({
+      supervisorPid: process.pid,
+      state: phase,
+      startedAt: new Date().toISOString(),
+      dataDir: resolve(dataDir),
+      zookeeper: {
+        connect: ens.connectString(),
+        servers: ens.servers.map((s) => ({
+          id: s.config.id,
+          pid: s.pid,
+          host: s.config.host,
+          clientPort: s.config.clientPort,
+          peerPort: s.config.peerPort,
+          electionPort: s.config.electionPort,
+          dataDir: s.config.dataDir,
+          logFile: join(s.config.dataDir, '..', `zk-${s.config.id}.log`),
+        })),
+      },
+    });
+    writeState(dataDir, state('starting'));
+    this.opts.log(`starting ${n} ZooKeeper server(s) on ${ens.connectString()}`);
+    await Promise.all(ens.servers.map((s) => s.launch()));
+    writeState(dataDir, state('starting')); // now with pids
+    try {
+      await Promise.all(ens.servers.map((s) => s.waitServing(120_000)));
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    for (const s of ens.servers) {
+      void s.process?.exited.then((info) => {
+        if (!this.stopping) this.opts.log(`zk-${s.config.id} exited unexpectedly (${info.signal ?? `code ${info.code}`})`);
+      });
+    }
+    const running = state('running');
+    writeState(dataDir, running);
+    return running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const s = readState(this.opts.dataDir);
+    if (s) writeState(this.opts.dataDir, { ...s, state: 'stopping' });
+    await this.ensemble?.stop();
+    rmSync(stateFile(this.opts.dataDir), { force: true });
+  }
+}
+
+export interface ServiceStatus {
+  service: 'zookeeper';
+  id: number;
+  pid: number | undefined;
+  address: string;
+  alive: boolean;
+  info: SrvrInfo | null;
+}
+
+/** Probes every process recorded in the state file. */
+export async function probeLocalCluster(state: LocalClusterState): Promise<ServiceStatus[]> {
+  return Promise.all(
+    state.zookeeper.servers.map(async (z) => {
+      let info: SrvrInfo | null = null;
+      try {
+        info = await srvr(z.host, z.clientPort, 1000);
+      } catch {
+        info = null;
+      }
+      return { service: 'zookeeper' as const, id: z.id, pid: z.pid, address: `${z.host}:${z.clientPort}`, alive: isAlive(z.pid), info };
+    }),
+  );
+}
+
+/**
+ * Stops a cluster started by another process: SIGTERM to the supervisor, wait, then SIGKILL any
+ * recorded child still alive (a supervisor killed with -9 leaves its children behind).
+ */
+export async function stopLocalCluster(dataDir: string, log: (msg: string) => void, timeoutMs = 30_000): Promise<boolean> {
+  const s = readState(dataDir);
+  if (!s) return false;
+  const children = s.zookeeper.servers.map((z) => z.pid).filter((p): p is number => p !== undefined);
+  if (isAlive(s.supervisorPid)) {
+    log(`stopping local cluster (supervisor pid ${s.supervisorPid})`);
+    process.kill(s.supervisorPid, 'SIGTERM');
+    const deadline = Date.now() + timeoutMs;
+    while (isAlive(s.supervisorPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const pid of [s.supervisorPid, ...children]) {
+    if (isAlive(pid)) {
+      log(`killing leftover process ${pid}`);
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  const deadline = Date.now() + 10_000;
+  while ([s.supervisorPid, ...children].some(isAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  rmSync(stateFile(dataDir), { force: true });
+  return true;
+}
