@@ -261,6 +261,15 @@ function run(records: Buffer, s: Settings): RecordsValidationOk {
     positions.push(position);
   }
 
+  if (it.partial && !s.allowTrailing) {
+    const p = it.partial;
+    fail(
+      CORRUPT_MESSAGE,
+      `Incomplete record batch at position ${p.position}: ${p.available} bytes present` +
+        (p.declared === null ? '' : `, ${p.declared} declared`),
+    );
+  }
+
   // 2. Request-level rules (KafkaApis / ProduceRequest.validateRecords).
   if (s.produceVersion !== undefined && s.produceVersion >= 3) {
     if (views.length === 0) {
@@ -279,15 +288,6 @@ function run(records: Buffer, s: Settings): RecordsValidationOk {
       }
     });
   }
-  if (it.partial && !s.allowTrailing) {
-    const p = it.partial;
-    fail(
-      CORRUPT_MESSAGE,
-      `Incomplete record batch at position ${p.position}: ${p.available} bytes present` +
-        (p.declared === null ? '' : `, ${p.declared} declared`),
-    );
-  }
-
   // 3. Per-batch shallow checks (UnifiedLog.analyzeAndValidateRecords), in Kafka's order.
   for (let i = 0; i < views.length; i++) {
     const b = views[i]!.buffer;

@@ -130,7 +130,8 @@ export function sizeOfVarint(value: number): number {
 
 function zigzag64(value: number | bigint): bigint | number {
   if (typeof value === 'number') {
-    if (Number.isSafeInteger(value)) return value >= 0 ? value * 2 : -value * 2 - 1;
+    // Exact in a double while |2v| stays below 2^53.
+    if (Number.isInteger(value) && Math.abs(value) < 2 ** 52) return value >= 0 ? value * 2 : -value * 2 - 1;
     value = BigInt(Math.trunc(value));
   }
   const v = BigInt.asIntN(64, value);
