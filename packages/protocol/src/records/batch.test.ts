@@ -257,6 +257,20 @@ describe('records – compression codecs', () => {
     expect(big.length).toBeGreaterThan(3 * 32 * 1024);
   });
 
+  it('decodes snappy-java (Xerial) stream vectors', () => {
+    const header = [130, 83, 78, 65, 80, 80, 89, 0, 0, 0, 0, 1, 0, 0, 0, 1];
+    const vectors: [string, number[]][] = [
+      ['PLAINDATA', [...header, 0, 0, 0, 11, 9, 32, 80, 76, 65, 73, 78, 68, 65, 84, 65]],
+      ['A', [...header, 0, 0, 0, 3, 1, 0, 0x41]],
+      ['', header],
+      // two blocks, the second an empty snappy block
+      ['AA', [...header, 0, 0, 0, 4, 2, 4, 0x41, 0x41, 0, 0, 0, 1, 0]],
+    ];
+    for (const [text, bytes] of vectors) {
+      expect(decompress(CompressionType.SNAPPY, Buffer.from(bytes)).toString()).toBe(text);
+    }
+  });
+
   it('malformed payloads are CORRUPT_MESSAGE', () => {
     const junk = Buffer.from('definitely not compressed data');
     for (const type of [1, 2, 3, 4, 6]) {
