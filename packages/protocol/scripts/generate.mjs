@@ -762,6 +762,8 @@ function genMessage(msg) {
       progress = true;
       const s = byIface.get(name);
       const conds = s.fields.map((f) => `!(${nonDefault(f, `s.${f.name}`)})`);
+      // preserved unknown tags make a struct non-default (else a tagged struct holding them would be dropped)
+      if (range(s.usage.min, s.usage.max).some((v) => msg.isFlex(v))) conds.push('(s.unknownTaggedFields === undefined || s.unknownTaggedFields.length === 0)');
       helpers.push(`function is${name}Default(s: ${name}): boolean {`, `  return ${conds.length ? conds.join(' && ') : 'true'};`, '}', '');
     }
   }

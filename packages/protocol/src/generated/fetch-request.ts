@@ -317,7 +317,7 @@ function defaultFetchRequestReplicaState(): FetchRequestReplicaState {
 }
 
 function isFetchRequestReplicaStateDefault(s: FetchRequestReplicaState): boolean {
-  return !(s.replicaId !== -1) && !(s.replicaEpoch !== -1n);
+  return !(s.replicaId !== -1) && !(s.replicaEpoch !== -1n) && (s.unknownTaggedFields === undefined || s.unknownTaggedFields.length === 0);
 }
 
 export function readFetchRequest(r: Reader, version: number): FetchRequest {

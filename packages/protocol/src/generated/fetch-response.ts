@@ -314,15 +314,15 @@ function defaultFetchResponseSnapshotId(): FetchResponseSnapshotId {
 }
 
 function isFetchResponseEpochEndOffsetDefault(s: FetchResponseEpochEndOffset): boolean {
-  return !(s.epoch !== -1) && !(s.endOffset !== -1n);
+  return !(s.epoch !== -1) && !(s.endOffset !== -1n) && (s.unknownTaggedFields === undefined || s.unknownTaggedFields.length === 0);
 }
 
 function isFetchResponseLeaderIdAndEpochDefault(s: FetchResponseLeaderIdAndEpoch): boolean {
-  return !(s.leaderId !== -1) && !(s.leaderEpoch !== -1);
+  return !(s.leaderId !== -1) && !(s.leaderEpoch !== -1) && (s.unknownTaggedFields === undefined || s.unknownTaggedFields.length === 0);
 }
 
 function isFetchResponseSnapshotIdDefault(s: FetchResponseSnapshotId): boolean {
-  return !(s.endOffset !== -1n) && !(s.epoch !== -1);
+  return !(s.endOffset !== -1n) && !(s.epoch !== -1) && (s.unknownTaggedFields === undefined || s.unknownTaggedFields.length === 0);
 }
 
 export function readFetchResponse(r: Reader, version: number): FetchResponse {

@@ -6,7 +6,7 @@
  *   resources: ARRAY(IncrementalAlterConfigsRequestResource)
  *     resourceType: INT8
  *     resourceName: STRING
- *     configs: ARRAY(IncrementalAlterConfigsRequestIncrementalAlterableConfig)
+ *     configs: ARRAY(IncrementalAlterConfigsRequestAlterableConfig)
  *       name: STRING
  *       configOperation: INT8
  *       value: NULLABLE_STRING
@@ -16,7 +16,7 @@
  *   resources: COMPACT_ARRAY(IncrementalAlterConfigsRequestResource)
  *     resourceType: INT8
  *     resourceName: COMPACT_STRING
- *     configs: COMPACT_ARRAY(IncrementalAlterConfigsRequestIncrementalAlterableConfig)
+ *     configs: COMPACT_ARRAY(IncrementalAlterConfigsRequestAlterableConfig)
  *       name: COMPACT_STRING
  *       configOperation: INT8
  *       value: COMPACT_NULLABLE_STRING
@@ -45,12 +45,12 @@ export interface IncrementalAlterConfigsRequestResource {
   /** versions 0+ */
   resourceName: string;
   /** versions 0+ */
-  configs: IncrementalAlterConfigsRequestIncrementalAlterableConfig[];
+  configs: IncrementalAlterConfigsRequestAlterableConfig[];
   /** Tagged fields not known to this decoder; written back unchanged. */
   unknownTaggedFields?: TaggedField[] | undefined;
 }
 
-export interface IncrementalAlterConfigsRequestIncrementalAlterableConfig {
+export interface IncrementalAlterConfigsRequestAlterableConfig {
   /** versions 0+ */
   name: string;
   /** versions 0+ */
@@ -93,16 +93,16 @@ function readIncrementalAlterConfigsRequestResource(r: Reader, version: number):
   } else {
     f_resourceName = r.readCompactString();
   }
-  let f_configs: IncrementalAlterConfigsRequestIncrementalAlterableConfig[];
+  let f_configs: IncrementalAlterConfigsRequestAlterableConfig[];
   if (version <= 0) {
     const n = r.readArrayLength(5, false);
-    const a: IncrementalAlterConfigsRequestIncrementalAlterableConfig[] = [];
-    for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestIncrementalAlterableConfig(r, version));
+    const a: IncrementalAlterConfigsRequestAlterableConfig[] = [];
+    for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestAlterableConfig(r, version));
     f_configs = a;
   } else {
     const n = r.readCompactArrayLength(4, false);
-    const a: IncrementalAlterConfigsRequestIncrementalAlterableConfig[] = [];
-    for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestIncrementalAlterableConfig(r, version));
+    const a: IncrementalAlterConfigsRequestAlterableConfig[] = [];
+    for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestAlterableConfig(r, version));
     f_configs = a;
   }
   let unknownTaggedFields: TaggedField[] | undefined;
@@ -112,7 +112,7 @@ function readIncrementalAlterConfigsRequestResource(r: Reader, version: number):
   return { resourceType: f_resourceType, resourceName: f_resourceName, configs: f_configs, unknownTaggedFields };
 }
 
-function readIncrementalAlterConfigsRequestIncrementalAlterableConfig(r: Reader, version: number): IncrementalAlterConfigsRequestIncrementalAlterableConfig {
+function readIncrementalAlterConfigsRequestAlterableConfig(r: Reader, version: number): IncrementalAlterConfigsRequestAlterableConfig {
   let f_name: string;
   if (version <= 0) {
     f_name = r.readString();
@@ -161,18 +161,18 @@ function writeIncrementalAlterConfigsRequestResource(w: Writer, version: number,
   if (version <= 0) {
     const a = m.configs;
     w.writeArrayLength(a.length);
-    for (const e of a) writeIncrementalAlterConfigsRequestIncrementalAlterableConfig(w, version, e);
+    for (const e of a) writeIncrementalAlterConfigsRequestAlterableConfig(w, version, e);
   } else {
     const a = m.configs;
     w.writeCompactArrayLength(a.length);
-    for (const e of a) writeIncrementalAlterConfigsRequestIncrementalAlterableConfig(w, version, e);
+    for (const e of a) writeIncrementalAlterConfigsRequestAlterableConfig(w, version, e);
   }
   if (version >= 1) {
     w.writeTaggedFields(m.unknownTaggedFields);
   }
 }
 
-function writeIncrementalAlterConfigsRequestIncrementalAlterableConfig(w: Writer, version: number, m: IncrementalAlterConfigsRequestIncrementalAlterableConfig): void {
+function writeIncrementalAlterConfigsRequestAlterableConfig(w: Writer, version: number, m: IncrementalAlterConfigsRequestAlterableConfig): void {
   if (version <= 0) {
     w.writeString(m.name);
   } else {

@@ -185,7 +185,7 @@ function defaultProduceResponseLeaderIdAndEpoch(): ProduceResponseLeaderIdAndEpo
 }
 
 function isProduceResponseLeaderIdAndEpochDefault(s: ProduceResponseLeaderIdAndEpoch): boolean {
-  return !(s.leaderId !== -1) && !(s.leaderEpoch !== -1);
+  return !(s.leaderId !== -1) && !(s.leaderEpoch !== -1) && (s.unknownTaggedFields === undefined || s.unknownTaggedFields.length === 0);
 }
 
 export function readProduceResponse(r: Reader, version: number): ProduceResponse {
