@@ -1,1 +1,10 @@
-export {};
+export * from './assignment.js';
+export * from './context.js';
+export * from './controller.js';
+export * from './election.js';
+export * from './events.js';
+export * from './partition-state-machine.js';
+export * from './replica-state-machine.js';
+export * from './request-batch.js';
+export * from './requests.js';
+export * from './states.js';

@@ -4,3 +4,4 @@ export * from './json.js';
 export * from './znodes.js';
 export * from './topic-id.js';
 export * from './fenced.js';
+export * from './kafka-zk.js';

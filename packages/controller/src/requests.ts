@@ -1,0 +1,78 @@
+/**
+ * What the controller sends to brokers over the control plane (LeaderAndIsr, UpdateMetadata,
+ * StopReplica), as plain objects. The channel manager encodes them as the protobuf messages of
+ * @samsa/protocol's control plane.
+ */
+import type { BrokerInfo } from '@samsa/zk-paths';
+
+export interface PartitionStateInfo {
+  topic: string;
+  topicId: string;
+  partition: number;
+  controllerEpoch: number;
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  zkVersion: number;
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
+  offlineReplicas: number[];
+  isNew: boolean;
+}
+
+export interface LeaderAndIsrRequest {
+  kind: 'LeaderAndIsr';
+  controllerId: number;
+  controllerEpoch: number;
+  brokerEpoch: bigint;
+  /** FULL when the controller sends a broker its whole set (on failover / broker startup). */
+  full: boolean;
+  partitions: PartitionStateInfo[];
+  /** Leaders named in `partitions`, so followers know where to fetch from. */
+  liveLeaders: BrokerInfo[];
+}
+
+export interface UpdateMetadataRequest {
+  kind: 'UpdateMetadata';
+  controllerId: number;
+  controllerEpoch: number;
+  brokerEpoch: bigint;
+  partitions: PartitionStateInfo[];
+  liveBrokers: BrokerInfo[];
+}
+
+export interface StopReplicaPartition {
+  topic: string;
+  partition: number;
+  leaderEpoch: number;
+  deletePartition: boolean;
+}
+
+export interface StopReplicaRequest {
+  kind: 'StopReplica';
+  controllerId: number;
+  controllerEpoch: number;
+  brokerEpoch: bigint;
+  partitions: StopReplicaPartition[];
+}
+
+export type ControlRequest = LeaderAndIsrRequest | UpdateMetadataRequest | StopReplicaRequest;
+
+export interface ControlResponse {
+  errorCode: number;
+  /** Per-partition results (LeaderAndIsr / StopReplica). */
+  partitionErrors: Array<{ topic: string; partition: number; errorCode: number }>;
+}
+
+/** Sends control requests to brokers (implemented over the CONTROLLER listener). */
+export interface BrokerChannel {
+  addBroker(broker: BrokerInfo): void;
+  removeBroker(brokerId: number): void;
+  /**
+   * Queues a request; requests to one broker are sent in order, one at a time, retried until they
+   * succeed or the broker is removed. The callback (if any) gets the response.
+   */
+  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void): void;
+  close(): Promise<void>;
+}
