@@ -1,0 +1,196 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ZooKeeperEnsemble } from '@samsa/local-cluster';
+import { KafkaZk, ZkClient, newTopicId, type BrokerInfo } from '@samsa/zk-paths';
+import { KafkaController } from './controller.js';
+import type { BrokerChannel, ControlRequest } from './requests.js';
+
+const logger = pino({ level: process.env['SAMSA_TEST_LOG'] ?? 'silent' });
+
+/** Records what the controller sends instead of talking to brokers. */
+class RecordingChannel implements BrokerChannel {
+  readonly sent: Array<{ brokerId: number; request: ControlRequest }> = [];
+  readonly brokers = new Set<number>();
+  addBroker(b: BrokerInfo) {
+    this.brokers.add(b.id);
+  }
+  removeBroker(id: number) {
+    this.brokers.delete(id);
+  }
+  send(brokerId: number, request: ControlRequest) {
+    this.sent.push({ brokerId, request });
+  }
+  async close() {}
+}
+
+async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const brokerInfo = (id: number): BrokerInfo => ({
+  id,
+  endpoints: [
+    { listenerName: 'PLAINTEXT', host: '127.0.0.1', port: 9092 + id, securityProtocol: 'PLAINTEXT' },
+    { listenerName: 'CONTROLLER', host: '127.0.0.1', port: 19092 + id, securityProtocol: 'PLAINTEXT' },
+  ],
+  rack: null,
+  jmxPort: -1,
+  timestamp: String(Date.now()),
+  features: {},
+  version: 5,
+});
+
+describe('controller against real ZooKeeper', () => {
+  let dir: string;
+  let ens: ZooKeeperEnsemble;
+  const clients: ZkClient[] = [];
+  const controllers: KafkaController[] = [];
+  let chroot = 0;
+  let cs = '';
+
+  const zkClient = async () => {
+    const c = await ZkClient.connect({ connectString: cs, sessionTimeoutMs: 4000 });
+    clients.push(c);
+    return c;
+  };
+  /** A "broker": a session with its registration, plus a controller candidate. */
+  const startBroker = async (id: number) => {
+    const zk = await zkClient();
+    const kzk = new KafkaZk(zk);
+    await kzk.createPersistentPaths();
+    await kzk.registerBroker(brokerInfo(id));
+    const channel = new RecordingChannel();
+    const controller = new KafkaController({ brokerId: id, kzk, channel, logger, stateChangeLogger: logger, uncleanLeaderElectionEnable: false });
+    controllers.push(controller);
+    controller.startup();
+    return { id, zk, kzk, channel, controller };
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'samsa-ctl-'));
+    ens = await ZooKeeperEnsemble.start({ size: 1, baseDir: dir });
+  });
+  afterEach(async () => {
+    for (const c of controllers.splice(0)) await c.shutdown().catch(() => undefined);
+    for (const c of clients.splice(0)) await c.close();
+  });
+  afterAll(async () => {
+    await ens?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const fresh = () => {
+    cs = ens.connectString(`/ctl-${++chroot}`);
+  };
+
+  it('controller – exactly one broker wins the election and bumps the controller epoch', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1, 2].map(startBroker));
+    const active = await until(() => {
+      const a = brokers.filter((b) => b.controller.isActive);
+      return a.length === 1 ? a[0] : undefined;
+    }, 'one active controller');
+    expect(active.controller.epoch).toBe(1);
+    const kzk = brokers[0]!.kzk;
+    expect(await kzk.getControllerId()).toBe(active.id);
+    await until(() => brokers.every((b) => b.controller.activeControllerId === active.id), 'everyone knows the controller');
+  });
+
+  it('controller – a new topic gets leaders (first live replica) and ISRs, and LeaderAndIsr goes to its replicas', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1, 2].map(startBroker));
+    const active = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const admin = new KafkaZk(await zkClient());
+    await admin.createTopic('orders', newTopicId(), new Map([[0, [1, 0, 2]], [1, [2, 1, 0]]]), {});
+    const s0 = await until(() => admin.getPartitionState({ topic: 'orders', partition: 0 }), 'partition 0 state');
+    const s1 = await until(() => admin.getPartitionState({ topic: 'orders', partition: 1 }), 'partition 1 state');
+    expect(s0.state).toEqual({ leader: 1, leaderEpoch: 0, isr: [1, 0, 2], controllerEpoch: 1 });
+    expect(s1.state.leader).toBe(2);
+    await until(() => active.channel.sent.some((s) => s.request.kind === 'LeaderAndIsr' && s.request.partitions.some((p) => p.topic === 'orders')), 'LeaderAndIsr');
+    const lai = active.channel.sent.filter((s) => s.request.kind === 'LeaderAndIsr');
+    expect(new Set(lai.map((s) => s.brokerId))).toEqual(new Set([0, 1, 2]));
+    const first = lai.find((s) => s.brokerId === 0)!.request;
+    if (first.kind !== 'LeaderAndIsr') throw new Error('unreachable');
+    const p0 = first.partitions.find((p) => p.partition === 0)!;
+    expect(p0).toMatchObject({ leader: 1, leaderEpoch: 0, isr: [1, 0, 2], replicas: [1, 0, 2], isNew: true, controllerEpoch: 1 });
+    expect(p0.topicId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(first.liveLeaders.map((b) => b.id).sort()).toEqual([1, 2]);
+    // UpdateMetadata reaches every broker
+    const um = active.channel.sent.filter((s) => s.request.kind === 'UpdateMetadata' && s.request.partitions.some((p) => p.topic === 'orders'));
+    expect(new Set(um.map((s) => s.brokerId))).toEqual(new Set([0, 1, 2]));
+  });
+
+  it('controller – a dead leader is replaced by the next live ISR replica in AR order and leaves the ISR', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1, 2].map(startBroker));
+    const active = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const admin = new KafkaZk(await zkClient());
+    // a partition led by a broker that is not the controller
+    const victim = brokers.find((b) => b.id !== active.id)!;
+    const others = [0, 1, 2].filter((id) => id !== victim.id);
+    await admin.createTopic('t', newTopicId(), new Map([[0, [victim.id, ...others]]]), {});
+    await until(async () => (await admin.getPartitionState({ topic: 't', partition: 0 }))?.state.leader === victim.id, 'initial leader');
+    await victim.controller.shutdown();
+    await victim.zk.close(); // its registration vanishes
+    const after = await until(async () => {
+      const s = await admin.getPartitionState({ topic: 't', partition: 0 });
+      return s && s.state.leader !== victim.id ? s : undefined;
+    }, 'new leader');
+    expect(after.state.leader).toBe(others[0]);
+    expect(after.state.isr).toEqual(others);
+    expect(after.state.leaderEpoch).toBe(1);
+  });
+
+  it('controller – losing the only ISR member leaves the partition leaderless unless unclean election is enabled', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1].map(startBroker));
+    const active = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const victim = brokers.find((b) => b.id !== active.id)!;
+    const admin = new KafkaZk(await zkClient());
+    await admin.createTopic('solo', newTopicId(), new Map([[0, [victim.id, active.id]]]), {});
+    await until(async () => (await admin.getPartitionState({ topic: 'solo', partition: 0 }))?.state.leader === victim.id, 'initial leader');
+    // the ISR shrinks to the leader alone (as a leader would write it), then the leader dies
+    const st = (await admin.getPartitionState({ topic: 'solo', partition: 0 }))!;
+    await admin.conditionalUpdatePartitionState({ topic: 'solo', partition: 0 }, { ...st.state, isr: [victim.id] }, st.zkVersion);
+    await victim.controller.shutdown();
+    await victim.zk.close();
+    const after = await until(async () => {
+      const s = await admin.getPartitionState({ topic: 'solo', partition: 0 });
+      return s && s.state.leader === -1 ? s : undefined;
+    }, 'leaderless partition');
+    expect(after.state.isr).toEqual([victim.id]);
+  });
+
+  it('controller – when the controller dies another broker takes over with a higher epoch', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1, 2].map(startBroker));
+    const first = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const epoch = first.controller.epoch;
+    await first.controller.shutdown();
+    await first.zk.close();
+    const rest = brokers.filter((b) => b !== first);
+    const next = await until(() => rest.find((b) => b.controller.isActive), 'new controller');
+    expect(next.controller.epoch).toBe(epoch + 1);
+    await until(() => rest.every((b) => b.controller.activeControllerId === next.id), 'everyone follows');
+  });
+
+  it('controller – deleting /controller by hand triggers a re-election', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1].map(startBroker));
+    const first = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const firstEpoch = first.controller.epoch;
+    const admin = await zkClient();
+    await admin.delete('/controller');
+    const now = await until(() => brokers.find((b) => b.controller.isActive && b.controller.epoch > firstEpoch), 're-election');
+    expect(now.controller.epoch).toBe(firstEpoch + 1);
+    expect(brokers.filter((b) => b.controller.isActive)).toHaveLength(1);
+  });
+});
