@@ -1,6 +1,7 @@
 import { Writer } from './codec/writer.js';
 import { writeResponseHeader } from './headers.js';
-import { API_TABLE, writeApiVersionsResponse } from './generated/index.js';
+import type { RequestHeader } from './headers.js';
+import { API_TABLE, getApi, writeApiVersionsResponse } from './generated/index.js';
 import type { ApiVersionsResponse, ApiVersionsResponseApiKey, ApiVersionsResponseFinalizedFeature, ApiVersionsResponseSupportedFeature } from './generated/index.js';
 
 const API_VERSIONS_KEY = 18;
@@ -57,4 +58,15 @@ export function encodeUnsupportedApiVersionsResponse(
   const frame = w.finish();
   frame.writeInt32BE(frame.length - 4, 0);
   return frame;
+}
+
+/**
+ * KIP-511 for a decoded request header: the fallback frame when `header` is an ApiVersions request
+ * with a version above our maximum, otherwise undefined (the request is handled normally).
+ */
+export function apiVersionsFallback(header: RequestHeader, apiKeys?: ApiVersionsResponseApiKey[]): Buffer | undefined {
+  if (header.apiKey !== API_VERSIONS_KEY) return undefined;
+  const api = getApi(API_VERSIONS_KEY);
+  if (api === undefined || header.apiVersion <= api.maxVersion) return undefined;
+  return encodeUnsupportedApiVersionsResponse(header.correlationId, apiKeys);
 }

@@ -6,7 +6,7 @@ import { ProtocolDecodeError, ProtocolEncodeError } from './codec/errors.js';
 import { readRequestHeader, readResponseHeader, requestHeaderVersion, responseHeaderVersion, writeRequestHeader, writeResponseHeader } from './headers.js';
 import { API_KEYS, API_TABLE, getApi } from './generated/index.js';
 import type { MetadataResponse } from './generated/index.js';
-import { buildApiVersionsResponse, encodeUnsupportedApiVersionsResponse, supportedApiVersions } from './api-versions.js';
+import { apiVersionsFallback, buildApiVersionsResponse, encodeUnsupportedApiVersionsResponse, supportedApiVersions } from './api-versions.js';
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from './frames.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
@@ -135,6 +135,9 @@ describe('frames', () => {
     expect(d).toMatchObject({ ok: false, error: 'UNSUPPORTED_VERSION', header: { apiKey: 18, apiVersion: 5, correlationId: 11, clientId: 'x' } });
     if (d.ok || d.error !== 'UNSUPPORTED_VERSION' || !d.response) throw new Error('expected a KIP-511 response');
     const frame = d.response;
+    expect(apiVersionsFallback(d.header)).toEqual(frame);
+    expect(apiVersionsFallback({ ...d.header, apiVersion: 4 })).toBeUndefined();
+    expect(apiVersionsFallback({ ...d.header, apiKey: 3 })).toBeUndefined();
     expect(frame.readInt32BE(0)).toBe(frame.length - 4);
     const res = decodeResponse(18, 0, frame.subarray(4));
     expect(res.header.correlationId).toBe(11);

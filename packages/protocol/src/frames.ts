@@ -5,9 +5,7 @@ import { readRequestHeader, readResponseHeader, requestHeaderVersion, responseHe
 import type { RequestHeader, ResponseHeader } from './headers.js';
 import { getApi, isFlexibleVersion } from './generated/index.js';
 import type { AnyApiEntry, ApiEntry, ApiKey, ApiRequestMap, ApiResponseMap } from './generated/index.js';
-import { encodeUnsupportedApiVersionsResponse } from './api-versions.js';
-
-const API_VERSIONS_KEY = 18;
+import { apiVersionsFallback } from './api-versions.js';
 
 /** A request decoded successfully; narrowing on `apiKey` narrows `body`. */
 export interface DecodedRequestOf<K extends ApiKey> {
@@ -65,8 +63,7 @@ export function decodeRequest(frame: Buffer): DecodeRequestResult {
     }
     const header: RequestHeader = { apiKey, apiVersion, correlationId, clientId };
     if (api === undefined) return { ok: false, error: 'UNKNOWN_API_KEY', header };
-    const response = apiKey === API_VERSIONS_KEY && apiVersion > api.maxVersion ? encodeUnsupportedApiVersionsResponse(correlationId) : undefined;
-    return { ok: false, error: 'UNSUPPORTED_VERSION', header, api, response };
+    return { ok: false, error: 'UNSUPPORTED_VERSION', header, api, response: apiVersionsFallback(header) };
   }
   r.offset = 0;
   let header: RequestHeader | undefined;
