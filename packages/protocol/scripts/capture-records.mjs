@@ -232,19 +232,6 @@ function kafkajsMessages(t0) {
 
 // ------------------------------------------------------------------------------------------------
 
-function waitFor(pred, ms, what) {
-  return new Promise((resolve, reject) => {
-    const start = Date.now();
-    const tick = () => {
-      const v = pred();
-      if (v) return resolve(v);
-      if (Date.now() - start > ms) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(tick, 20);
-    };
-    tick();
-  });
-}
-
 async function captureKcat(port, variant, captured) {
   const idempotent = variant.startsWith('idempotent-');
   const codec = idempotent ? variant.slice('idempotent-'.length) : variant;

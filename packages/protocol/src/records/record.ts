@@ -13,7 +13,8 @@
  * its decompressed payload).
  */
 import { KafkaError } from '../errors.js';
-import { Cursor, sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js';
+import type { Cursor} from './varint.js';
+import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js';
 
 const INVALID_RECORD = 87;
 

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KafkaError, errorByCode } from '../errors.js';
+import type {
+  CompressionType} from './index.js';
 import {
-  CompressionType,
   RecordBatch,
   encodeRecordBatch,
   rewriteCrc,

@@ -16,7 +16,8 @@
  * - A transactional batch without a producer id is INVALID_RECORD.
  */
 import { KafkaError, errorCodeOf } from '../errors.js';
-import { ensureMagicV2, incrementSequence, RecordBatch } from './batch.js';
+import type { RecordBatch } from './batch.js';
+import { ensureMagicV2, incrementSequence } from './batch.js';
 import { COMPRESSION_CODEC_MASK, CompressionType, decompress, isKnownCompression } from './compression.js';
 import {
   ATTRIBUTES_OFFSET,

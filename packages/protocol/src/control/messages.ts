@@ -1,0 +1,216 @@
+/**
+ * Typed control-plane messages (controller ⇄ broker), encoded with protobufjs from
+ * packages/protocol/proto/control.proto, which is loaded at runtime (no generated code).
+ *
+ * The TypeScript interfaces below mirror the .proto (protobufjs camelCases field names). int64 fields
+ * are bigint; absent proto3 `optional` fields decode as null.
+ */
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import { ControlFrameError } from './errors.js';
+
+export const ControlMessageType = {
+  LEADER_AND_ISR_REQUEST: 1,
+  LEADER_AND_ISR_RESPONSE: 2,
+  UPDATE_METADATA_REQUEST: 3,
+  UPDATE_METADATA_RESPONSE: 4,
+  STOP_REPLICA_REQUEST: 5,
+  STOP_REPLICA_RESPONSE: 6,
+  CONTROLLED_SHUTDOWN_REQUEST: 7,
+  CONTROLLED_SHUTDOWN_RESPONSE: 8,
+  ERROR_RESPONSE: 9,
+} as const;
+export type ControlMessageType = (typeof ControlMessageType)[keyof typeof ControlMessageType];
+
+export const LeaderAndIsrType = { INCREMENTAL: 0, FULL: 1 } as const;
+export type LeaderAndIsrType = (typeof LeaderAndIsrType)[keyof typeof LeaderAndIsrType];
+
+export interface Endpoint {
+  listener: string;
+  host: string;
+  port: number;
+  securityProtocol: string;
+}
+
+export interface Broker {
+  brokerId: number;
+  endpoints: Endpoint[];
+  rack?: string | null;
+}
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+export interface PartitionState {
+  topic: string;
+  topicId: string;
+  partition: number;
+  controllerEpoch: number;
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  /** zkVersion of the partition state znode. */
+  partitionEpoch: number;
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
+  isNew: boolean;
+  offlineReplicas: number[];
+  leaderRecoveryState: number;
+}
+
+export interface PartitionError {
+  topic: string;
+  topicId: string;
+  partition: number;
+  errorCode: number;
+}
+
+export interface LeaderAndIsrRequest {
+  controllerId: number;
+  controllerEpoch: number;
+  brokerEpoch: bigint;
+  type: LeaderAndIsrType;
+  partitionStates: PartitionState[];
+  liveLeaders: Broker[];
+}
+
+export interface LeaderAndIsrResponse {
+  errorCode: number;
+  partitionErrors: PartitionError[];
+}
+
+export interface UpdateMetadataRequest {
+  controllerId: number;
+  controllerEpoch: number;
+  brokerEpoch: bigint;
+  partitionStates: PartitionState[];
+  liveBrokers: Broker[];
+}
+
+export interface UpdateMetadataResponse {
+  errorCode: number;
+}
+
+export interface StopReplicaPartition {
+  topic: string;
+  partition: number;
+  deletePartition: boolean;
+  /** -1: no epoch check; -2: the partition is being deleted. */
+  leaderEpoch: number;
+}
+
+export interface StopReplicaRequest {
+  controllerId: number;
+  controllerEpoch: number;
+  brokerEpoch: bigint;
+  partitions: StopReplicaPartition[];
+}
+
+export interface StopReplicaResponse {
+  errorCode: number;
+  partitionErrors: PartitionError[];
+}
+
+export interface ControlledShutdownRequest {
+  brokerId: number;
+  brokerEpoch: bigint;
+}
+
+export interface ControlledShutdownResponse {
+  errorCode: number;
+  remainingPartitions: TopicPartition[];
+}
+
+export interface ErrorResponse {
+  errorCode: number;
+  message: string;
+}
+
+export interface ControlMessageBodies {
+  [ControlMessageType.LEADER_AND_ISR_REQUEST]: LeaderAndIsrRequest;
+  [ControlMessageType.LEADER_AND_ISR_RESPONSE]: LeaderAndIsrResponse;
+  [ControlMessageType.UPDATE_METADATA_REQUEST]: UpdateMetadataRequest;
+  [ControlMessageType.UPDATE_METADATA_RESPONSE]: UpdateMetadataResponse;
+  [ControlMessageType.STOP_REPLICA_REQUEST]: StopReplicaRequest;
+  [ControlMessageType.STOP_REPLICA_RESPONSE]: StopReplicaResponse;
+  [ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST]: ControlledShutdownRequest;
+  [ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE]: ControlledShutdownResponse;
+  [ControlMessageType.ERROR_RESPONSE]: ErrorResponse;
+}
+
+/** A decoded control message: the discriminator plus its typed body. */
+export type ControlMessage = {
+  [K in ControlMessageType]: { type: K; body: ControlMessageBodies[K] };
+}[ControlMessageType];
+
+const TYPE_NAMES: Record<ControlMessageType, string> = {
+  1: 'LeaderAndIsrRequest',
+  2: 'LeaderAndIsrResponse',
+  3: 'UpdateMetadataRequest',
+  4: 'UpdateMetadataResponse',
+  5: 'StopReplicaRequest',
+  6: 'StopReplicaResponse',
+  7: 'ControlledShutdownRequest',
+  8: 'ControlledShutdownResponse',
+  9: 'ErrorResponse',
+};
+
+export function isControlMessageType(type: number): type is ControlMessageType {
+  return Object.prototype.hasOwnProperty.call(TYPE_NAMES, type);
+}
+
+export function controlMessageTypeName(type: number): string {
+  return isControlMessageType(type) ? TYPE_NAMES[type] : `unknown(${type})`;
+}
+
+/** Path of the .proto file (src/control → ../../proto, and the same from dist/control). */
+export const CONTROL_PROTO_PATH = fileURLToPath(new URL('../../proto/control.proto', import.meta.url));
+
+let root: protobuf.Root | undefined;
+const types = new Map<ControlMessageType, protobuf.Type>();
+
+function typeFor(type: ControlMessageType): protobuf.Type {
+  let t = types.get(type);
+  if (!t) {
+    root ??= protobuf.loadSync(CONTROL_PROTO_PATH);
+    t = root.lookupType(`samsa.control.${TYPE_NAMES[type]}`);
+    types.set(type, t);
+  }
+  return t;
+}
+
+const TO_OBJECT: protobuf.IConversionOptions = { longs: BigInt, enums: Number, defaults: true, arrays: true, oneofs: false };
+
+/** Fills proto3-optional fields that were absent with null (Broker.rack). */
+function normalize(type: ControlMessageType, body: Record<string, unknown>): void {
+  const fix = (brokers: unknown): void => {
+    if (!Array.isArray(brokers)) return;
+    for (const b of brokers as Broker[]) if (b.rack === undefined) b.rack = null;
+  };
+  if (type === ControlMessageType.LEADER_AND_ISR_REQUEST) fix(body['liveLeaders']);
+  if (type === ControlMessageType.UPDATE_METADATA_REQUEST) fix(body['liveBrokers']);
+}
+
+/** Encodes a control message body to its protobuf payload. */
+export function encodeControlBody<T extends ControlMessageType>(type: T, body: ControlMessageBodies[T]): Buffer {
+  const t = typeFor(type);
+  const msg = t.fromObject(body as unknown as Record<string, unknown>);
+  const bytes = t.encode(msg).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Decodes a protobuf payload of the given type. Throws ControlFrameError('bad-payload') when malformed. */
+export function decodeControlBody<T extends ControlMessageType>(type: T, payload: Uint8Array): ControlMessageBodies[T] {
+  const t = typeFor(type);
+  let obj: Record<string, unknown>;
+  try {
+    obj = t.toObject(t.decode(payload), TO_OBJECT);
+  } catch (e) {
+    throw new ControlFrameError('bad-payload', `Malformed ${TYPE_NAMES[type]} payload (${payload.length} bytes)`, { cause: e });
+  }
+  normalize(type, obj);
+  return obj as unknown as ControlMessageBodies[T];
+}
