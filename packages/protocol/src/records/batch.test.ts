@@ -22,6 +22,12 @@ import {
 
 const T0 = 1_700_000_000_000;
 
+function u32le(v: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(v >>> 0);
+  return b;
+}
+
 function sampleRecords(n = 5): RecordInput[] {
   return Array.from({ length: n }, (_, i) => ({
     key: i === 1 ? null : `key-${i}`,
@@ -255,6 +261,31 @@ describe('records – compression codecs', () => {
     expect(c.readInt32BE(8)).toBe(1);
     expect(c.readInt32BE(12)).toBe(1);
     expect(big.length).toBeGreaterThan(3 * 32 * 1024);
+  });
+
+  it('lz4 frames: checksum flags, multiple and stored (incompressible) blocks', async () => {
+    const { compressFrameSync } = await import('lz4-napi');
+    const random = Buffer.alloc(600 * 1024);
+    for (let i = 0; i < random.length; i++) random[i] = (Math.imul(i, 2654435761) >>> 13) & 0xff;
+    const mixed = Buffer.concat([random, big, random.subarray(0, 1000)]);
+    for (const options of [{}, { contentChecksum: true }, { blockChecksums: true }, { contentChecksum: true, blockChecksums: true }]) {
+      const frame = compressFrameSync(mixed, options);
+      expect(decompress(CompressionType.LZ4, frame).equals(mixed)).toBe(true);
+    }
+    // Hand-made frame: one stored block, then one compressed block, 64 KiB max block size (as librdkafka writes).
+    const stored = Buffer.from('stored block|');
+    const { compressSync } = await import('lz4-napi');
+    const compressed = compressSync(Buffer.from('abcabcabcabcabcabcabcabc')).subarray(4);
+    const frame = Buffer.concat([
+      Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82]),
+      u32le(0x80000000 | stored.length),
+      stored,
+      u32le(compressed.length),
+      compressed,
+      u32le(0),
+    ]);
+    expect(decompress(CompressionType.LZ4, frame).toString()).toBe('stored block|abcabcabcabcabcabcabcabc');
+    expect(() => decompress(CompressionType.LZ4, frame.subarray(0, frame.length - 2))).toThrowError(expect.objectContaining({ code: 2 }));
   });
 
   it('decodes snappy-java (Xerial) stream vectors', () => {
