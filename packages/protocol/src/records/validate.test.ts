@@ -110,13 +110,24 @@ describe('records – validation: accepted batches', () => {
     ok(validateRecords(batch({ producerId: -1n, producerEpoch: 0, baseSequence: 0, partitionLeaderEpoch: 0 }), { now: NOW }));
   });
 
-  it('accepts several batches when no produce version is given, and control batches from the coordinator', () => {
+  it('accepts control batches from the coordinator, several batches only from replication', () => {
     const marker = encodeEndTxnMarkerBatch({ producerId: 9n, producerEpoch: 1, commit: true, coordinatorEpoch: 4, timestamp: NOW });
-    const r = ok(validateRecords(Buffer.concat([batch(), marker]), { origin: 'coordinator', now: NOW }));
-    expect(r.batches.map((b) => b.isControl)).toEqual([false, true]);
-    expect(r.recordCount).toBe(4);
+    const c = ok(validateRecords(marker, { origin: 'coordinator', now: NOW }));
+    expect(c.batches[0]!.isControl).toBe(true);
     const rec = new RecordBatch(marker).toArray()[0]!;
     expect(readEndTxnMarker(rec.key, rec.value)).toEqual({ commit: true, coordinatorEpoch: 4 });
+
+    const two = Buffer.concat([batch(), patch(marker, (b) => b.writeBigInt64BE(3n, 0), false)]);
+    expect(failed(validateRecords(two, { origin: 'coordinator' })).message).toMatch(/more than one batch/);
+    const r = ok(validateRecords(two, { origin: 'replication', now: NOW }));
+    expect(r.batches.map((b) => b.isControl)).toEqual([false, true]);
+    expect(r.recordCount).toBe(4);
+  });
+
+  it('replication appends skip LogValidator: timestamps and keys are not checked', () => {
+    const buf = encodeRecordBatch({ records: [{ key: null, value: 'v', timestamp: 5 }] });
+    ok(validateRecords(buf, { origin: 'replication', now: NOW, timestampBeforeMaxMs: 1, compactedTopic: true }));
+    expect(failed(validateRecords(buf, { origin: 'client', now: NOW, timestampBeforeMaxMs: 1, compactedTopic: true })).errorCode).toBe(87);
   });
 });
 
@@ -163,7 +174,10 @@ describe('records – validation: rejected batches', () => {
     const buf = batch();
     expect(failed(validateRecords(buf, { maxMessageBytes: buf.length - 1 })).errorCode).toBe(10);
     ok(validateRecords(buf, { maxMessageBytes: buf.length, now: NOW }));
-    expect(failed(validateRecords(Buffer.concat([buf, buf]), { segmentBytes: buf.length + 5 })).errorCode).toBe(18);
+    expect(failed(validateRecords(buf, { segmentBytes: buf.length - 1, now: NOW })).errorCode).toBe(18);
+    const moved = patch(buf, (b) => b.writeBigInt64BE(3n, 0), false);
+    const two = Buffer.concat([buf, moved]);
+    expect(failed(validateRecords(two, { origin: 'replication', segmentBytes: buf.length + 5 })).errorCode).toBe(18);
   });
 
   it('client batches need baseOffset 0', () => {
@@ -234,6 +248,27 @@ describe('records – validation: rejected batches', () => {
     const lat = batch({ timestampType: TimestampType.LOG_APPEND_TIME });
     expect(failed(validateRecords(lat, { timestampType: TimestampType.LOG_APPEND_TIME })).errorCode).toBe(32);
     ok(validateRecords(batch(), { timestampType: TimestampType.LOG_APPEND_TIME }));
+  });
+
+  it('a key error hides the same record\'s timestamp error; any timestamp error makes the batch INVALID_TIMESTAMP', () => {
+    const buf = encodeRecordBatch({
+      records: [
+        { key: null, value: 'a', timestamp: 1 },
+        { key: 'k', value: 'b', timestamp: NOW },
+      ],
+    });
+    const keyOnly = failed(validateRecords(buf, { now: NOW, timestampBeforeMaxMs: 1000, compactedTopic: true }));
+    expect(keyOnly.errorCode).toBe(87);
+    expect(keyOnly.recordErrors).toHaveLength(1);
+    const both = encodeRecordBatch({
+      records: [
+        { key: null, value: 'a', timestamp: NOW },
+        { key: 'k', value: 'b', timestamp: 1 },
+      ],
+    });
+    const r = failed(validateRecords(both, { now: NOW, timestampBeforeMaxMs: 1000, compactedTopic: true }));
+    expect(r.errorCode).toBe(32);
+    expect(r.recordErrors.map((e) => e.batchIndex)).toEqual([0, 1]);
   });
 
   it('compacted topics need keys → INVALID_RECORD', () => {

@@ -3,9 +3,13 @@
  * partition. Mirrors the checks of Kafka's KafkaApis.handleProduceRequest (ProduceRequest.validateRecords),
  * UnifiedLog.analyzeAndValidateRecords and LogValidator, and returns Kafka error codes instead of throwing.
  *
+ * Origins: 'client' gets every check; 'coordinator' skips the client-only batch checks (offset range,
+ * control batches, sequence); 'replication' (follower appends) skips LogValidator entirely, as Kafka
+ * does, leaving structure, size and CRC checks.
+ *
  * Uncompressed batches are walked without allocating per record. Compressed batches are decompressed
  * only when something needs the records: `deepCompressed` (default true, as Kafka always does),
- * CreateTime bounds, a compacted topic, or a LogAppendTime batch from a client.
+ * CreateTime bounds, a compacted topic, or a LogAppendTime batch.
  *
  * Deliberate differences from Kafka:
  * - Trailing bytes that do not form a complete batch are CORRUPT_MESSAGE (Kafka silently trims them);
@@ -176,6 +180,8 @@ function fail(code: number, message: string, batchIndex?: number, recordErrors?:
 interface Settings {
   produceVersion: number | undefined;
   client: boolean;
+  /** LogValidator runs (every origin but replication). */
+  validated: boolean;
   origin: AppendOrigin;
   maxMessageBytes: number;
   segmentBytes: number;
@@ -197,6 +203,7 @@ function settings(o: RecordsValidationOptions): Settings {
   return {
     produceVersion: o.produceVersion,
     client: origin === 'client',
+    validated: origin !== 'replication',
     origin,
     maxMessageBytes: o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     segmentBytes: o.segmentBytes ?? DEFAULT_SEGMENT_BYTES,
@@ -271,24 +278,19 @@ function run(records: Buffer, s: Settings): RecordsValidationOk {
     );
   }
 
-  // 2. Request-level rules (KafkaApis / ProduceRequest.validateRecords).
+  // 2. Request-level rules (ProduceRequest.validateRecords, run by KafkaApis before the append).
   if (s.produceVersion !== undefined && s.produceVersion >= 3) {
-    if (views.length === 0) {
-      fail(INVALID_RECORD, `Produce requests with version ${s.produceVersion} must have at least one record batch`);
+    const v = s.produceVersion;
+    if (views.length === 0) fail(INVALID_RECORD, `Produce requests with version ${v} must have at least one record batch per partition`);
+    const codec = views[0]!.buffer.readInt16BE(ATTRIBUTES_OFFSET) & COMPRESSION_CODEC_MASK;
+    if (v < 7 && codec === CompressionType.ZSTD) {
+      fail(UNSUPPORTED_COMPRESSION_TYPE, `Produce requests with version ${v} are not allowed to use ZStandard compression`, 0);
     }
     if (views.length > 1) {
-      fail(INVALID_RECORD, `Produce requests with version ${s.produceVersion} are only allowed to contain exactly one record batch`);
+      fail(INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`);
     }
-  } else if (views.length === 0) {
-    fail(INVALID_RECORD, 'The records contain no complete record batch');
   }
-  if (s.produceVersion !== undefined && s.produceVersion < 7) {
-    views.forEach((v, i) => {
-      if ((v.buffer.readInt16BE(ATTRIBUTES_OFFSET) & COMPRESSION_CODEC_MASK) === CompressionType.ZSTD) {
-        fail(UNSUPPORTED_COMPRESSION_TYPE, `Produce requests with version ${s.produceVersion} cannot use ZStandard compression`, i);
-      }
-    });
-  }
+
   // 3. Per-batch shallow checks (UnifiedLog.analyzeAndValidateRecords), in Kafka's order.
   for (let i = 0; i < views.length; i++) {
     const b = views[i]!.buffer;
@@ -310,12 +312,14 @@ function run(records: Buffer, s: Settings): RecordsValidationOk {
     const codec = b.readInt16BE(ATTRIBUTES_OFFSET) & COMPRESSION_CODEC_MASK;
     if (!isKnownCompression(codec)) fail(CORRUPT_MESSAGE, `Unknown compression type id: ${codec}`, i);
   }
-  const validBytes = it.position;
-  if (validBytes > s.segmentBytes) {
-    fail(RECORD_LIST_TOO_LARGE, `The size of the records (${validBytes}) is larger than the segment size of ${s.segmentBytes}`);
+  // 4. Batch and record checks (LogValidator). Appends that are validated (all but replication)
+  //    must hold exactly one v2 batch.
+  if (s.origin !== 'replication') {
+    if (views.length === 0) fail(INVALID_RECORD, 'Record batch has no batches at all');
+    if (views.length > 1) fail(INVALID_RECORD, 'Compressed outer record has more than one batch', 1);
+  } else if (views.length === 0) {
+    fail(INVALID_RECORD, 'The records contain no complete record batch');
   }
-
-  // 4. Batch and record checks (LogValidator).
   const batches: ValidatedBatch[] = [];
   let recordCount = 0;
   let maxTimestamp = -1n;
@@ -329,6 +333,11 @@ function run(records: Buffer, s: Settings): RecordsValidationOk {
       maxTimestampRecordIndex = info.offsetDeltaOfMaxTimestamp === null ? -1 : recordCount + info.offsetDeltaOfMaxTimestamp;
     }
     recordCount += info.recordCount;
+  }
+  // 5. The whole append must fit in a segment (UnifiedLog.append, after validation).
+  const validBytes = it.position;
+  if (validBytes > s.segmentBytes) {
+    fail(RECORD_LIST_TOO_LARGE, `The size of the records (${validBytes}) is larger than the segment size of ${s.segmentBytes}`);
   }
   return {
     ok: true,
@@ -386,11 +395,11 @@ function validateBatch(view: RecordBatch, position: number, index: number, s: Se
   }
 
   const timestampChecks =
-    s.client &&
+    s.validated &&
     ((s.timestampType === TimestampType.CREATE_TIME && (Number.isFinite(s.beforeMax) || Number.isFinite(s.afterMax))) ||
-      (s.timestampType === TimestampType.LOG_APPEND_TIME && batchTimestampType === TimestampType.LOG_APPEND_TIME));
-  const walk =
-    compression === CompressionType.NONE || s.deep || timestampChecks || s.compacted || (isControl && !s.client);
+      batchTimestampType === TimestampType.LOG_APPEND_TIME);
+  const keyChecks = s.validated && s.compacted;
+  const walk = compression === CompressionType.NONE || s.deep || timestampChecks || keyChecks || (isControl && !s.client);
 
   let recordsMaxTimestamp: bigint | null = null;
   let offsetDeltaOfMaxTimestamp: number | null = null;
@@ -407,6 +416,7 @@ function validateBatch(view: RecordBatch, position: number, index: number, s: Se
       baseOffset,
       s,
       checkTimestamps: timestampChecks,
+      checkKeys: keyChecks,
     });
     recordsMaxTimestamp = walked.maxTimestamp;
     offsetDeltaOfMaxTimestamp = walked.offsetDeltaOfMax;
@@ -454,6 +464,7 @@ interface WalkContext {
   baseOffset: bigint;
   s: Settings;
   checkTimestamps: boolean;
+  checkKeys: boolean;
 }
 
 interface WalkResult {
@@ -495,10 +506,10 @@ function walkRecords(payload: Buffer, count: number, batchIndex: number, ctx: Wa
       maxTs = ts;
       offsetDeltaOfMax = skim.offsetDelta;
     }
-    if (s.compacted && skim.keyIsNull) {
+    // LogValidator.validateRecord: a key error hides the timestamp check of the same record.
+    if (ctx.checkKeys && skim.keyIsNull) {
       addError(i, 'Compacted topic cannot accept message without key');
-    }
-    if (ctx.checkTimestamps) {
+    } else if (ctx.checkTimestamps) {
       if (s.timestampType === TimestampType.CREATE_TIME && ts !== -1) {
         if (ts < lower || ts > upper) {
           timestampError = true;
@@ -518,8 +529,10 @@ function walkRecords(payload: Buffer, count: number, batchIndex: number, ctx: Wa
     fail(INVALID_RECORD, 'Incorrect declared batch size, records still remaining in the batch', batchIndex);
   }
   if (recordErrors.length > 0) {
-    const code = timestampError ? INVALID_TIMESTAMP : INVALID_RECORD;
-    fail(code, `${recordErrors.length === 1 ? 'A record' : 'Records'} failed validation: ${recordErrors[0]!.message}`, batchIndex, recordErrors);
+    const message = timestampError
+      ? `One or more records were rejected for an invalid timestamp: ${recordErrors[0]!.message}`
+      : `One or more records were rejected (${recordErrors.length} record errors), first: ${recordErrors[0]!.message}`;
+    fail(timestampError ? INVALID_TIMESTAMP : INVALID_RECORD, message, batchIndex, recordErrors);
   }
   return {
     maxTimestamp: count > 0 && Number.isFinite(maxTs) ? BigInt(maxTs) : null,
