@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KafkaError } from '@samsa/protocol';
+import type { KafkaError } from '@samsa/protocol';
 import { assignReplicasToBrokers, rackAlternatedBrokerList, type BrokerMetadata } from './assignment.js';
 
 const brokers = (ids: number[], rack?: (id: number) => string): BrokerMetadata[] => ids.map((id) => ({ id, rack: rack ? rack(id) : null }));
