@@ -12,6 +12,7 @@
  */
 import { DOUBLE_MAX, INT_MAX, LONG_MAX } from './values.js';
 import type { ValueOfDef } from './values.js';
+import { freezeTable } from './types.js';
 import type { ConfigDef } from './types.js';
 
 const RO = 'read-only';
@@ -36,7 +37,7 @@ export const CLEANUP_POLICIES = ['compact', 'delete'] as const;
 /** The smallest legal segment: one legacy record's overhead (LegacyRecord.RECORD_OVERHEAD_V0). */
 export const MIN_SEGMENT_BYTES = 14;
 
-export const BROKER_CONFIGS = {
+export const BROKER_CONFIGS = freezeTable({
   // ZooKeeper
   'zookeeper.connect': { type: 'string', default: null, required: true, importance: 'high', dynamic: RO, doc: 'ZooKeeper ensemble as host:port[,host:port…], optionally followed by a chroot path such as /samsa.' },
   'zookeeper.session.timeout.ms': { type: 'int', default: 18000, min: 1, importance: 'high', dynamic: RO, doc: 'ZooKeeper session timeout requested by the broker.' },
@@ -175,7 +176,7 @@ export const BROKER_CONFIGS = {
   // Samsa
   'metrics.port': { type: 'int', default: null, min: 0, max: 65535, importance: 'low', dynamic: RO, samsa: 'extension', doc: 'Port of the HTTP metrics endpoint; unset disables it.' },
   'console.port': { type: 'int', default: null, min: 0, max: 65535, importance: 'low', dynamic: RO, samsa: 'extension', doc: 'Port of the web console; unset disables it.' },
-} as const satisfies Record<string, ConfigDef>;
+} as const satisfies Record<string, ConfigDef>);
 
 export type BrokerConfigDefs = typeof BROKER_CONFIGS;
 export type BrokerConfigName = keyof BrokerConfigDefs;

@@ -11,11 +11,12 @@ import { CLEANUP_POLICIES, COMPRESSION_TYPES, MIN_SEGMENT_BYTES, TIMESTAMP_TYPES
 import type { BrokerConfigName } from './definitions.js';
 import { brokerSynonymEntries } from './describe.js';
 import type { ConfigDescription, ConfigSynonym, DescribableBrokerConfig } from './describe.js';
+import { freezeTable } from './types.js';
 import type { TopicConfigDef } from './types.js';
 import { LONG_MAX, formatValue, parseValue } from './values.js';
 import type { ValueOfDef } from './values.js';
 
-export const TOPIC_CONFIGS = {
+export const TOPIC_CONFIGS = freezeTable({
   'cleanup.policy': { type: 'list', default: ['delete'], oneOf: CLEANUP_POLICIES, importance: 'medium', doc: 'What to do with old segments: delete, compact, or both.' },
   'compression.type': { type: 'string', default: 'producer', oneOf: COMPRESSION_TYPES, importance: 'medium', doc: 'Compression of stored batches; producer keeps what the producer sent.' },
   'delete.retention.ms': { type: 'long', default: 86400000, min: 0, importance: 'medium', doc: 'How long tombstones are kept in a compacted topic.' },
@@ -43,7 +44,7 @@ export const TOPIC_CONFIGS = {
   'segment.jitter.ms': { type: 'long', default: 0, min: 0, importance: 'medium', doc: 'Random jitter subtracted from the roll age.' },
   'segment.ms': { type: 'long', default: 604800000, min: 1, importance: 'medium', doc: 'Age at which a segment is rolled.' },
   'unclean.leader.election.enable': { type: 'boolean', default: false, importance: 'medium', doc: 'Allow an out-of-sync replica to become leader as a last resort (may lose data).' },
-} as const satisfies Record<string, TopicConfigDef>;
+} as const satisfies Record<string, TopicConfigDef>);
 
 export type TopicConfigDefs = typeof TOPIC_CONFIGS;
 export type TopicConfigName = keyof TopicConfigDefs;

@@ -98,3 +98,13 @@ export interface ConfigDef extends ValueSpec {
   readonly required?: true;
   readonly samsa?: SamsaNote;
 }
+
+/** Freezes a definition table, its rows and their arrays (the tables are shared constants). */
+export function freezeTable<T extends Record<string, ValueSpec & { readonly default: unknown }>>(table: T): T {
+  for (const def of Object.values(table)) {
+    if (Array.isArray(def.default)) Object.freeze(def.default);
+    if (def.oneOf) Object.freeze(def.oneOf);
+    Object.freeze(def);
+  }
+  return Object.freeze(table);
+}
