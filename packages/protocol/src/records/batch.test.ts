@@ -114,6 +114,17 @@ describe('records – encode/decode round trip', () => {
     expect(r0!.key!.byteOffset).toBeGreaterThan(buf.byteOffset);
   });
 
+  it('records serialise to JSON (bigints as strings, bytes as base64)', () => {
+    const [r] = new RecordBatch(encodeRecordBatch({ records: [{ key: 'k', value: null, timestamp: T0, headers: [{ key: 'h', value: 'v' }] }], baseOffset: 9n })).toArray();
+    expect(JSON.parse(JSON.stringify(r))).toEqual({
+      offset: '9',
+      timestamp: String(T0),
+      key: Buffer.from('k').toString('base64'),
+      value: null,
+      headers: [{ key: 'h', value: Buffer.from('v').toString('base64') }],
+    });
+  });
+
   it('decodes lazily: records before a corrupt one are yielded', () => {
     const buf = encodeRecordBatch({ records: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] });
     // Corrupt the third record's length varint to claim more bytes than remain.

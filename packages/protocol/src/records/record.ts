@@ -13,8 +13,7 @@
  * its decompressed payload).
  */
 import { KafkaError } from '../errors.js';
-import type { Cursor} from './varint.js';
-import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js';
+import { Cursor, sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js';
 
 const INVALID_RECORD = 87;
 
@@ -40,26 +39,79 @@ export interface KafkaRecord {
 
 const EMPTY_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 
+/**
+ * A record decoded from a payload buffer. Structure is fully checked when it is read; the key, value
+ * and headers are materialised (as zero-copy views) only when first accessed.
+ */
 class DecodedRecord implements KafkaRecord {
+  private keyView: Buffer | null | undefined;
+  private valueView: Buffer | null | undefined;
+  private headerList: readonly RecordHeader[] | undefined;
+
   constructor(
+    private readonly payload: Buffer,
     readonly attributes: number,
     readonly timestampDelta: number,
     readonly offsetDelta: number,
-    readonly key: Buffer | null,
-    readonly value: Buffer | null,
-    readonly headers: readonly RecordHeader[],
+    private readonly keyStart: number,
+    private readonly keySize: number,
+    private readonly valueStart: number,
+    private readonly valueSize: number,
+    private readonly headersStart: number,
+    private readonly headerCount: number,
     readonly sizeInBytes: number,
-    private readonly baseOffset: bigint,
-    private readonly baseTimestamp: bigint,
-    private readonly logAppendTime: bigint | null,
+    private readonly ctx: RecordContext,
   ) {}
 
+  get key(): Buffer | null {
+    if (this.keyView === undefined) {
+      this.keyView = this.keySize < 0 ? null : this.payload.subarray(this.keyStart, this.keyStart + this.keySize);
+    }
+    return this.keyView;
+  }
+
+  get value(): Buffer | null {
+    if (this.valueView === undefined) {
+      this.valueView = this.valueSize < 0 ? null : this.payload.subarray(this.valueStart, this.valueStart + this.valueSize);
+    }
+    return this.valueView;
+  }
+
+  get headers(): readonly RecordHeader[] {
+    if (this.headerList === undefined) {
+      if (this.headerCount === 0) {
+        this.headerList = EMPTY_HEADERS;
+      } else {
+        // Already validated by readRecord, so this cannot fail.
+        const c = new Cursor(this.payload, this.headersStart);
+        const list: RecordHeader[] = [];
+        for (let i = 0; i < this.headerCount; i++) {
+          const k = c.view(c.varint()).toString('utf8');
+          const vLen = c.varint();
+          list.push({ key: k, value: vLen >= 0 ? c.view(vLen) : null });
+        }
+        this.headerList = list;
+      }
+    }
+    return this.headerList;
+  }
+
   get offset(): bigint {
-    return this.baseOffset + BigInt(this.offsetDelta);
+    return this.ctx.baseOffset + BigInt(this.offsetDelta);
   }
 
   get timestamp(): bigint {
-    return this.logAppendTime ?? this.baseTimestamp + BigInt(this.timestampDelta);
+    return this.ctx.logAppendTime ?? this.ctx.baseTimestamp + BigInt(this.timestampDelta);
+  }
+
+  toJSON(): object {
+    return {
+      offset: this.offset.toString(),
+      timestamp: this.timestamp.toString(),
+      key: this.key?.toString('base64') ?? null,
+      value: this.value?.toString('base64') ?? null,
+      headers: this.headers.map((h) => ({ key: h.key, value: h.value?.toString('base64') ?? null })),
+    };
   }
 }
 
@@ -69,6 +121,13 @@ export interface RecordContext {
   baseTimestamp: bigint;
   /** Non-null for LogAppendTime batches: every record reports this timestamp. */
   logAppendTime: bigint | null;
+}
+
+function badSize(bodySize: number, read: number): never {
+  throw new KafkaError(
+    INVALID_RECORD,
+    `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${read}`,
+  );
 }
 
 /** Reads one record at the cursor; throws KafkaError INVALID_RECORD when malformed. */
@@ -84,49 +143,41 @@ export function readRecord(c: Cursor, ctx: RecordContext): KafkaRecord {
   }
   const outerEnd = c.end;
   c.end = bodyStart + bodySize;
-  try {
-    const attributes = c.int8();
-    const timestampDelta = c.varlong();
-    const offsetDelta = c.varint();
-    const keySize = c.varint();
-    const key = keySize >= 0 ? c.view(keySize) : null;
-    const valueSize = c.varint();
-    const value = valueSize >= 0 ? c.view(valueSize) : null;
-    const headerCount = c.varint();
-    if (headerCount < 0) throw new KafkaError(INVALID_RECORD, `Found invalid number of record headers ${headerCount}`);
-    let headers = EMPTY_HEADERS;
-    if (headerCount > 0) {
-      const list: RecordHeader[] = [];
-      for (let i = 0; i < headerCount; i++) {
-        const keyLen = c.varint();
-        if (keyLen < 0) throw new KafkaError(INVALID_RECORD, `Invalid negative header key size ${keyLen}`);
-        const k = c.view(keyLen).toString('utf8');
-        const vLen = c.varint();
-        list.push({ key: k, value: vLen >= 0 ? c.view(vLen) : null });
-      }
-      headers = list;
-    }
-    if (c.pos !== c.end) {
-      throw new KafkaError(
-        INVALID_RECORD,
-        `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${c.pos - bodyStart}`,
-      );
-    }
-    return new DecodedRecord(
-      attributes,
-      timestampDelta,
-      offsetDelta,
-      key,
-      value,
-      headers,
-      c.pos - start,
-      ctx.baseOffset,
-      ctx.baseTimestamp,
-      ctx.logAppendTime,
-    );
-  } finally {
-    c.end = outerEnd;
+  const attributes = c.int8();
+  const timestampDelta = c.varlong();
+  const offsetDelta = c.varint();
+  const keySize = c.varint();
+  const keyStart = c.pos;
+  if (keySize > 0) c.skip(keySize);
+  const valueSize = c.varint();
+  const valueStart = c.pos;
+  if (valueSize > 0) c.skip(valueSize);
+  const headerCount = c.varint();
+  if (headerCount < 0) throw new KafkaError(INVALID_RECORD, `Found invalid number of record headers ${headerCount}`);
+  const headersStart = c.pos;
+  for (let i = 0; i < headerCount; i++) {
+    const keyLen = c.varint();
+    if (keyLen < 0) throw new KafkaError(INVALID_RECORD, `Invalid negative header key size ${keyLen}`);
+    c.skip(keyLen);
+    const vLen = c.varint();
+    if (vLen > 0) c.skip(vLen);
   }
+  if (c.pos !== c.end) badSize(bodySize, c.pos - bodyStart);
+  c.end = outerEnd;
+  return new DecodedRecord(
+    c.buf,
+    attributes,
+    timestampDelta,
+    offsetDelta,
+    keyStart,
+    keySize,
+    valueStart,
+    valueSize,
+    headersStart,
+    headerCount,
+    c.pos - start,
+    ctx,
+  );
 }
 
 /** Result slots filled by `skimRecord` (reused across calls; no per-record allocation). */
