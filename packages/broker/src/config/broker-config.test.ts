@@ -7,7 +7,8 @@ import { BrokerConfig, buildBrokerConfig, generatedBrokerId, loadBrokerConfig } 
 import { BROKER_CONFIG_NAMES, BROKER_CONFIGS } from './definitions.js';
 import { ConfigError } from './errors.js';
 import { envVariableFor, parseOverride } from './sources.js';
-import { LONG_MAX, Password } from './values.js';
+import { LONG_MAX } from './values.js';
+import type { Password } from './values.js';
 
 const ZK = { 'zookeeper.connect': '127.0.0.1:2181' };
 const build = (properties: Record<string, string> = {}) => buildBrokerConfig({ properties: { ...ZK, ...properties } });

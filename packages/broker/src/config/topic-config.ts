@@ -133,9 +133,10 @@ function fromBroker(broker: DescribableBrokerConfig, name: TopicConfigName): { v
   for (const s of TOPIC_CONFIG_SYNONYMS[name]) {
     const v = broker.value(s.name);
     if (v === null) continue;
-    if (typeof v === 'number' && s.multiplier !== 1) return { value: v * s.multiplier, from: s.name };
-    if (name === 'retention.ms' && typeof v === 'number' && v < 0) return { value: -1, from: s.name };
-    return { value: v, from: s.name };
+    if (typeof v !== 'number') return { value: v, from: s.name };
+    const n = v * s.multiplier;
+    // KafkaConfig.logRetentionTimeMillis: any negative retention means "forever".
+    return { value: name === 'retention.ms' && n < 0 ? -1 : n, from: s.name };
   }
   return { value: TOPIC_CONFIGS[name].default, from: undefined };
 }
