@@ -211,6 +211,7 @@ describe('broker config – sources and precedence', () => {
   it('broker config – SAMSA_<KEY> variables: upper case, dots as underscores', () => {
     expect(envVariableFor('broker.id')).toBe('SAMSA_BROKER_ID');
     expect(envVariableFor('zookeeper.connect')).toBe('SAMSA_ZOOKEEPER_CONNECT');
+    expect(new Set(BROKER_CONFIG_NAMES.map(envVariableFor)).size).toBe(BROKER_CONFIG_NAMES.length);
     const c = buildBrokerConfig({
       env: {
         SAMSA_ZOOKEEPER_CONNECT: 'zk1:2181,zk2:2181/samsa',
@@ -307,10 +308,12 @@ describe('broker config – derived values', () => {
       'zookeeper.connection.timeout.ms': '2000',
     });
     expect(c.zookeeper.hosts).toEqual(['127.0.0.1:2181', '127.0.0.1:2182', '[::1]:2183']);
+    expect(c.zookeeper.connectString).toBe('127.0.0.1:2181,127.0.0.1:2182,[::1]:2183/kafka/prod');
+    expect(c.get('zookeeper.connect')).toBe('127.0.0.1:2181, 127.0.0.1:2182,[::1]:2183/kafka/prod');
     expect(c.zookeeper.chroot).toBe('/kafka/prod');
     expect(c.zookeeper.sessionTimeoutMs).toBe(6000);
     expect(c.zookeeper.connectionTimeoutMs).toBe(2000);
-    expect(build({ 'zookeeper.connect': 'zk/' }).zookeeper.chroot).toBe('');
+    expect(build({ 'zookeeper.connect': 'zk/' }).zookeeper).toMatchObject({ chroot: '', connectString: 'zk' });
   });
 
   it('broker config – a generated broker id lies above reserved.broker.max.id', () => {

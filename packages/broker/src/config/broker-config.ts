@@ -13,7 +13,7 @@ import { isBrokerConfigName } from './definitions.js';
 import type { BrokerConfigName, BrokerConfigValue, SecurityProtocol } from './definitions.js';
 import { describeBrokerConfig, describeBrokerConfigs } from './describe.js';
 import type { ConfigDescription } from './describe.js';
-import type { Endpoint } from './listeners.js';
+import type { ListenerEndpoint } from './listeners.js';
 import {
   mergeSettings,
   settingsFromEnv,
@@ -36,11 +36,11 @@ export function unknownConfigWarning(key: string): string {
 export class BrokerConfig implements ResolvedBrokerConfig {
   readonly brokerId: number;
   readonly securityProtocolMap: Readonly<Record<string, SecurityProtocol>>;
-  readonly listeners: readonly Endpoint[];
-  readonly advertisedListeners: readonly Endpoint[];
+  readonly listeners: readonly ListenerEndpoint[];
+  readonly advertisedListeners: readonly ListenerEndpoint[];
   readonly controlPlaneListenerName: string;
-  readonly controlPlaneListener: Endpoint;
-  readonly dataPlaneListeners: readonly Endpoint[];
+  readonly controlPlaneListener: ListenerEndpoint;
+  readonly dataPlaneListeners: readonly ListenerEndpoint[];
   readonly interBrokerListenerName: string;
   readonly interBrokerSecurityProtocol: SecurityProtocol;
   readonly logDirs: readonly string[];

@@ -7,7 +7,7 @@ import { ConfigError } from './errors.js';
 import { SECURITY_PROTOCOLS } from './definitions.js';
 import type { SecurityProtocol } from './definitions.js';
 
-export interface Endpoint {
+export interface ListenerEndpoint {
   /** Listener name, upper-cased as Kafka normalises it. */
   readonly listenerName: string;
   /** Host name or IP literal (IPv6 without brackets); `''` means all interfaces. */
@@ -21,7 +21,7 @@ export interface Endpoint {
 const ENDPOINT = /^(.*):\/\/\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)$/;
 
 /** `NAME://host:port`, IPv6 hosts in brackets, `NAME://:port` for all interfaces. */
-export function formatEndpoint(e: Pick<Endpoint, 'listenerName' | 'host' | 'port'>): string {
+export function formatEndpoint(e: Pick<ListenerEndpoint, 'listenerName' | 'host' | 'port'>): string {
   const host = e.host.includes(':') ? `[${e.host}]` : e.host;
   return `${e.listenerName}://${host}:${e.port}`;
 }
@@ -76,12 +76,12 @@ export function parseListeners(
   value: string,
   protocols: Readonly<Record<string, SecurityProtocol>>,
   opts: ParseListenersOptions = {},
-): readonly Endpoint[] {
+): readonly ListenerEndpoint[] {
   const key = opts.key ?? 'listeners';
   const fail = (reason: string) => new ConfigError(key, `Invalid value '${value}' for configuration '${key}': ${reason}.`);
   const trimmed = value.trim();
   if (trimmed === '') return Object.freeze([]);
-  const endpoints: Endpoint[] = [];
+  const endpoints: ListenerEndpoint[] = [];
   for (const item of trimmed.split(/\s*,\s*/)) {
     const m = ENDPOINT.exec(item);
     if (!m) throw fail(`'${item}' is not a NAME://host:port endpoint (IPv6 hosts in brackets, e.g. PLAINTEXT://[::1]:9092)`);
@@ -101,8 +101,8 @@ export function parseListeners(
   return Object.freeze(endpoints);
 }
 
-function checkDistinctPorts(endpoints: readonly Endpoint[], fail: (reason: string) => ConfigError): void {
-  const byPort = new Map<number, Endpoint[]>();
+function checkDistinctPorts(endpoints: readonly ListenerEndpoint[], fail: (reason: string) => ConfigError): void {
+  const byPort = new Map<number, ListenerEndpoint[]>();
   for (const e of endpoints) {
     if (e.port === 0) continue;
     byPort.set(e.port, [...(byPort.get(e.port) ?? []), e]);

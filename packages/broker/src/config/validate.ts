@@ -6,7 +6,7 @@ import { ConfigError } from './errors.js';
 import { BROKER_CONFIG_NAMES, BROKER_CONFIGS } from './definitions.js';
 import type { BrokerConfigName, BrokerConfigValue, SecurityProtocol } from './definitions.js';
 import { formatEndpoint, parseListeners, parseSecurityProtocolMap } from './listeners.js';
-import type { Endpoint } from './listeners.js';
+import type { ListenerEndpoint } from './listeners.js';
 import { describeOrigin } from './sources.js';
 import type { RawSetting } from './sources.js';
 import type { AnyConfigValue, ConfigDef } from './types.js';
@@ -31,7 +31,7 @@ export function decodeBrokerSettings(settings: ReadonlyMap<string, RawSetting>):
 }
 
 export interface ZookeeperSettings {
-  /** `host:port,…[/chroot]` as configured (what ZkClient takes). */
+  /** `host:port,…[/chroot]` (what ZkClient takes), without blanks and without a bare `/` chroot. */
   readonly connectString: string;
   readonly hosts: readonly string[];
   /** `''` when none. */
@@ -47,14 +47,14 @@ export interface ResolvedBrokerConfig {
   /** -1: to be generated from /brokers/seqid at startup. */
   readonly brokerId: number;
   readonly securityProtocolMap: Readonly<Record<string, SecurityProtocol>>;
-  readonly listeners: readonly Endpoint[];
+  readonly listeners: readonly ListenerEndpoint[];
   /** advertised.listeners, or listeners when unset. */
-  readonly advertisedListeners: readonly Endpoint[];
+  readonly advertisedListeners: readonly ListenerEndpoint[];
   readonly controlPlaneListenerName: string;
   /** The bound endpoint of the control-plane listener (from `listeners`). */
-  readonly controlPlaneListener: Endpoint;
+  readonly controlPlaneListener: ListenerEndpoint;
   /** Listeners serving clients and other brokers (all but the control plane). */
-  readonly dataPlaneListeners: readonly Endpoint[];
+  readonly dataPlaneListeners: readonly ListenerEndpoint[];
   readonly interBrokerListenerName: string;
   readonly interBrokerSecurityProtocol: SecurityProtocol;
   readonly logDirs: readonly string[];
@@ -264,7 +264,7 @@ function resolveZookeeper(
   }
   const sessionTimeoutMs = get('zookeeper.session.timeout.ms');
   return Object.freeze({
-    connectString,
+    connectString: hosts.join(',') + chroot,
     hosts: Object.freeze(hosts),
     chroot,
     sessionTimeoutMs,
