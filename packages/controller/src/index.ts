@@ -8,3 +8,4 @@ export * from './replica-state-machine.js';
 export * from './request-batch.js';
 export * from './requests.js';
 export * from './states.js';
+export * from './channel-manager.js';

@@ -1,0 +1,247 @@
+import { connect, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import {
+  ControlFrameDecoder,
+  ControlMessageType,
+  LeaderAndIsrType,
+  decodeControlMessage,
+  encodeControlMessage,
+  type Broker,
+  type ControlMessage,
+  type PartitionState,
+} from '@samsa/protocol';
+import type { BrokerInfo } from '@samsa/zk-paths';
+import type { BrokerChannel, ControlRequest, ControlResponse, PartitionStateInfo } from './requests.js';
+
+export interface ChannelManagerOptions {
+  /** control.plane.listener.name: the listener brokers serve control requests on. */
+  listenerName: string;
+  logger: Logger;
+  /** controller.socket.timeout.ms: per-request timeout before the connection is reset and the request resent. */
+  requestTimeoutMs?: number;
+  retryBackoffMs?: number;
+}
+
+export function toProtoBroker(b: BrokerInfo): Broker {
+  return {
+    brokerId: b.id,
+    endpoints: b.endpoints.map((e) => ({ listener: e.listenerName, host: e.host, port: e.port, securityProtocol: e.securityProtocol })),
+    rack: b.rack,
+  };
+}
+
+function toProtoPartition(p: PartitionStateInfo): PartitionState {
+  return {
+    topic: p.topic,
+    topicId: p.topicId,
+    partition: p.partition,
+    controllerEpoch: p.controllerEpoch,
+    leader: p.leader,
+    leaderEpoch: p.leaderEpoch,
+    isr: p.isr,
+    partitionEpoch: p.zkVersion,
+    replicas: p.replicas,
+    addingReplicas: p.addingReplicas,
+    removingReplicas: p.removingReplicas,
+    isNew: p.isNew,
+    offlineReplicas: p.offlineReplicas,
+    leaderRecoveryState: 0,
+  };
+}
+
+/** Encodes a controller request as a control-plane frame. */
+export function encodeControlRequest(correlationId: number, r: ControlRequest): Buffer {
+  switch (r.kind) {
+    case 'LeaderAndIsr':
+      return encodeControlMessage(correlationId, ControlMessageType.LEADER_AND_ISR_REQUEST, {
+        controllerId: r.controllerId,
+        controllerEpoch: r.controllerEpoch,
+        brokerEpoch: r.brokerEpoch,
+        type: r.full ? LeaderAndIsrType.FULL : LeaderAndIsrType.INCREMENTAL,
+        partitionStates: r.partitions.map(toProtoPartition),
+        liveLeaders: r.liveLeaders.map(toProtoBroker),
+      });
+    case 'UpdateMetadata':
+      return encodeControlMessage(correlationId, ControlMessageType.UPDATE_METADATA_REQUEST, {
+        controllerId: r.controllerId,
+        controllerEpoch: r.controllerEpoch,
+        brokerEpoch: r.brokerEpoch,
+        partitionStates: r.partitions.map(toProtoPartition),
+        liveBrokers: r.liveBrokers.map(toProtoBroker),
+      });
+    case 'StopReplica':
+      return encodeControlMessage(correlationId, ControlMessageType.STOP_REPLICA_REQUEST, {
+        controllerId: r.controllerId,
+        controllerEpoch: r.controllerEpoch,
+        brokerEpoch: r.brokerEpoch,
+        partitions: r.partitions,
+      });
+    default: {
+      const never: never = r;
+      throw new Error(`unknown control request ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function toResponse(m: ControlMessage): ControlResponse {
+  switch (m.type) {
+    case ControlMessageType.LEADER_AND_ISR_RESPONSE:
+    case ControlMessageType.STOP_REPLICA_RESPONSE:
+      return {
+        errorCode: m.body.errorCode,
+        partitionErrors: m.body.partitionErrors.map((e) => ({ topic: e.topic, partition: e.partition, errorCode: e.errorCode })),
+      };
+    case ControlMessageType.UPDATE_METADATA_RESPONSE:
+    case ControlMessageType.ERROR_RESPONSE:
+      return { errorCode: m.body.errorCode, partitionErrors: [] };
+    default:
+      return { errorCode: -1, partitionErrors: [] };
+  }
+}
+
+interface Pending {
+  request: ControlRequest;
+  onResponse: ((r: ControlResponse) => void) | undefined;
+}
+
+/**
+ * One queue per broker (Kafka's RequestSendThread): requests go out in order, one at a time, and
+ * are resent after a connection failure or timeout until they succeed or the broker is removed.
+ */
+class BrokerQueue {
+  private readonly queue: Pending[] = [];
+  private socket: Socket | undefined;
+  private decoder = new ControlFrameDecoder();
+  private inFlight: { correlationId: number; p: Pending; timer: NodeJS.Timeout } | undefined;
+  private correlationId = 0;
+  private closed = false;
+  private connecting = false;
+  private backoff: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly brokerId: number,
+    private readonly host: string,
+    private readonly port: number,
+    private readonly o: Required<Omit<ChannelManagerOptions, 'logger' | 'listenerName'>>,
+    private readonly log: Logger,
+  ) {}
+
+  push(p: Pending): void {
+    this.queue.push(p);
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.closed || this.inFlight || this.queue.length === 0 || this.backoff) return;
+    if (!this.socket) {
+      this.connect();
+      return;
+    }
+    if (this.connecting) return;
+    const p = this.queue[0]!;
+    const correlationId = ++this.correlationId;
+    const timer = setTimeout(() => this.fail(new Error(`no answer from broker ${this.brokerId} within ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
+    this.inFlight = { correlationId, p, timer };
+    this.socket.write(encodeControlRequest(correlationId, p.request));
+  }
+
+  private connect(): void {
+    this.connecting = true;
+    this.decoder = new ControlFrameDecoder();
+    const s = connect({ host: this.host, port: this.port, noDelay: true });
+    this.socket = s;
+    s.on('connect', () => {
+      this.connecting = false;
+      this.pump();
+    });
+    s.on('data', (d: Buffer) => {
+      let frames;
+      try {
+        frames = this.decoder.push(d);
+      } catch (err) {
+        this.fail(err as Error);
+        return;
+      }
+      for (const f of frames) this.onFrame(f.correlationId, decodeControlMessage(f));
+    });
+    s.on('error', (err) => this.fail(err));
+    s.on('close', () => {
+      if (this.socket === s) this.fail(new Error('connection closed'));
+    });
+  }
+
+  private onFrame(correlationId: number, m: ControlMessage): void {
+    const f = this.inFlight;
+    if (!f || f.correlationId !== correlationId) return;
+    clearTimeout(f.timer);
+    this.inFlight = undefined;
+    this.queue.shift();
+    f.p.onResponse?.(toResponse(m));
+    this.pump();
+  }
+
+  /** Drops the connection; the in-flight request stays at the head of the queue and is resent. */
+  private fail(err: Error): void {
+    if (this.inFlight) clearTimeout(this.inFlight.timer);
+    this.inFlight = undefined;
+    const s = this.socket;
+    this.socket = undefined;
+    this.connecting = false;
+    s?.destroy();
+    if (this.closed) return;
+    this.log.warn({ broker: this.brokerId, err: err.message }, 'control request to broker failed; retrying');
+    this.backoff = setTimeout(() => {
+      this.backoff = undefined;
+      this.pump();
+    }, this.o.retryBackoffMs);
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.backoff);
+    if (this.inFlight) clearTimeout(this.inFlight.timer);
+    this.queue.length = 0;
+    this.socket?.destroy();
+    this.socket = undefined;
+  }
+}
+
+/** The controller's connections to every live broker's control-plane listener. */
+export class ControllerChannelManager implements BrokerChannel {
+  private readonly queues = new Map<number, BrokerQueue>();
+  private readonly log: Logger;
+
+  constructor(private readonly o: ChannelManagerOptions) {
+    this.log = o.logger.child({ component: 'controller-channel' });
+  }
+
+  addBroker(b: BrokerInfo): void {
+    if (this.queues.has(b.id)) return;
+    const e = b.endpoints.find((x) => x.listenerName === this.o.listenerName) ?? b.endpoints[0];
+    if (!e) {
+      this.log.error({ broker: b.id }, 'broker registered without endpoints; cannot send control requests');
+      return;
+    }
+    const host = e.host === '' || e.host === '0.0.0.0' ? '127.0.0.1' : e.host;
+    this.queues.set(b.id, new BrokerQueue(b.id, host, e.port, { requestTimeoutMs: this.o.requestTimeoutMs ?? 30_000, retryBackoffMs: this.o.retryBackoffMs ?? 100 }, this.log));
+  }
+
+  removeBroker(id: number): void {
+    this.queues.get(id)?.close();
+    this.queues.delete(id);
+  }
+
+  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void): void {
+    const q = this.queues.get(brokerId);
+    if (!q) {
+      this.log.warn({ broker: brokerId, request: request.kind }, 'no channel to broker; request dropped');
+      return;
+    }
+    q.push({ request, onResponse });
+  }
+
+  async close(): Promise<void> {
+    for (const q of this.queues.values()) q.close();
+    this.queues.clear();
+  }
+}
