@@ -140,6 +140,20 @@ describe('broker config – defaults', () => {
     });
   });
 
+  it('broker config – update modes and importance follow Kafka\'s broker docs', () => {
+    const mode = (n: keyof typeof BROKER_CONFIGS) => BROKER_CONFIGS[n].dynamic;
+    for (const n of ['broker.id', 'zookeeper.connect', 'log.dirs', 'log.retention.hours', 'log.roll.hours', 'num.partitions', 'auto.create.topics.enable', 'replica.lag.time.max.ms', 'offsets.topic.replication.factor'] as const) {
+      expect(mode(n), n).toBe('read-only');
+    }
+    for (const n of ['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'ssl.key.password'] as const) expect(mode(n), n).toBe('per-broker');
+    for (const n of ['log.retention.ms', 'log.roll.ms', 'log.segment.bytes', 'log.cleanup.policy', 'message.max.bytes', 'min.insync.replicas', 'unclean.leader.election.enable', 'compression.type', 'num.io.threads', 'num.network.threads', 'num.replica.fetchers', 'log.flush.interval.ms'] as const) {
+      expect(mode(n), n).toBe('cluster-wide');
+    }
+    expect(BROKER_CONFIGS['broker.id'].importance).toBe('high');
+    expect(BROKER_CONFIGS['listener.security.protocol.map'].importance).toBe('low');
+    expect(BROKER_CONFIGS['offsets.topic.replication.factor'].type).toBe('short');
+  });
+
   it('broker config – every definition has a doc, an importance and a default of its type', () => {
     for (const name of BROKER_CONFIG_NAMES) {
       const def = BROKER_CONFIGS[name];

@@ -110,9 +110,9 @@ export class BrokerConfig implements ResolvedBrokerConfig {
     return this.#settings.get(name)?.origin ?? DEFAULT_ORIGIN;
   }
 
-  /** The raw settings supplied, known and unknown, with their origins. */
-  settings(): ReadonlyMap<string, RawSetting> {
-    return this.#settings;
+  /** The raw settings supplied, known and unknown, with their origins (a copy). */
+  settings(): Map<string, RawSetting> {
+    return new Map(this.#settings);
   }
 
   /** Every broker config as DescribeConfigs reports it, sorted by name. */

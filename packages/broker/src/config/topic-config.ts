@@ -70,7 +70,7 @@ const HOUR_MS = 3_600_000;
 const same = (name: BrokerConfigName): TopicConfigSynonym => ({ name, multiplier: 1 });
 
 /** Broker synonyms of each topic config, in order of precedence (ServerTopicConfigSynonyms). */
-export const TOPIC_CONFIG_SYNONYMS: { readonly [K in TopicConfigName]: readonly TopicConfigSynonym[] } = {
+export const TOPIC_CONFIG_SYNONYMS: { readonly [K in TopicConfigName]: readonly TopicConfigSynonym[] } = deepFreeze({
   'cleanup.policy': [same('log.cleanup.policy')],
   'compression.type': [same('compression.type')],
   'delete.retention.ms': [same('log.cleaner.delete.retention.ms')],
@@ -98,7 +98,15 @@ export const TOPIC_CONFIG_SYNONYMS: { readonly [K in TopicConfigName]: readonly 
   'segment.jitter.ms': [same('log.roll.jitter.ms'), { name: 'log.roll.jitter.hours', multiplier: HOUR_MS }],
   'segment.ms': [same('log.roll.ms'), { name: 'log.roll.hours', multiplier: HOUR_MS }],
   'unclean.leader.election.enable': [same('unclean.leader.election.enable')],
-};
+});
+
+function deepFreeze<T extends Record<string, readonly object[]>>(o: T): T {
+  for (const list of Object.values(o)) {
+    for (const item of list) Object.freeze(item);
+    Object.freeze(list);
+  }
+  return Object.freeze(o);
+}
 
 /** The broker config that stands for a topic config (`retention.ms` → `log.retention.ms`). */
 export function brokerSynonymOf(name: TopicConfigName): BrokerConfigName | undefined {
