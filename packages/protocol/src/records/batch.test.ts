@@ -299,6 +299,50 @@ describe('records – compression codecs', () => {
     expect(() => decompress(CompressionType.LZ4, frame.subarray(0, frame.length - 2))).toThrowError(expect.objectContaining({ code: 2 }));
   });
 
+  it('lz4 frames with linked (dependent) blocks', async () => {
+    const { compressSync } = await import('lz4-napi');
+    const part1 = Buffer.from('The quick brown fox jumps over the lazy dog. '.repeat(50));
+    const part2 = Buffer.from('The quick brown fox jumps over the lazy dog! '.repeat(50));
+    const b1 = compressSync(part1).subarray(4);
+    const b2 = compressSync(part2, part1).subarray(4);
+    const frame = Buffer.concat([
+      Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x40, 0x40, 0x00]), // FLG 0x40: linked blocks
+      u32le(b1.length),
+      b1,
+      u32le(b2.length),
+      b2,
+      u32le(0),
+    ]);
+    expect(decompress(CompressionType.LZ4, frame).equals(Buffer.concat([part1, part2]))).toBe(true);
+  });
+
+  it('bounds decompressed size before allocating (decompression bombs)', async () => {
+    const { CompressStream } = await import('zstd-napi');
+    const zeros = Buffer.alloc(8 * 1024 * 1024);
+    // zstd with a declared content size, and streamed without one
+    expect(() => decompress(CompressionType.ZSTD, compress(CompressionType.ZSTD, zeros), { maxBytes: 1 << 20 })).toThrowError(
+      expect.objectContaining({ code: 2 }),
+    );
+    const streamed = await new Promise<Buffer>((resolve) => {
+      const parts: Buffer[] = [];
+      const cs = new CompressStream();
+      cs.on('data', (d: Buffer) => parts.push(d));
+      cs.on('end', () => resolve(Buffer.concat(parts)));
+      cs.end(zeros);
+    });
+    expect(decompress(CompressionType.ZSTD, streamed).length).toBe(zeros.length);
+    expect(() => decompress(CompressionType.ZSTD, streamed, { maxBytes: 1 << 20 })).toThrowError(expect.objectContaining({ code: 2 }));
+    // a raw snappy block whose length preamble claims 2 GiB
+    const liar = Buffer.from([0x80, 0x80, 0x80, 0x80, 0x08, 0x00, 0x41]);
+    const t = performance.now();
+    expect(() => decompress(CompressionType.SNAPPY, liar)).toThrowError(expect.objectContaining({ code: 2 }));
+    expect(performance.now() - t).toBeLessThan(50);
+    // gzip and lz4 honour the limit too
+    for (const type of [CompressionType.GZIP, CompressionType.LZ4, CompressionType.SNAPPY]) {
+      expect(() => decompress(type, compress(type, zeros), { maxBytes: 1 << 20 })).toThrowError(expect.objectContaining({ code: 2 }));
+    }
+  });
+
   it('decodes snappy-java (Xerial) stream vectors', () => {
     const header = [130, 83, 78, 65, 80, 80, 89, 0, 0, 0, 0, 1, 0, 0, 0, 1];
     const vectors: [string, number[]][] = [

@@ -5,21 +5,19 @@
  * - snappy: decodes both the Xerial/snappy-java framing (what the Java client writes) and a plain raw
  *   snappy block (what librdkafka and kafkajs-snappy write). Encodes Xerial framing by default.
  * - lz4: the standard LZ4 frame format (magic 0x184D2204) with independent blocks. The "broken header
- *   checksum" variant only exists for message format v0, which Samsa does not accept; the fast decode
- *   path does not check the header checksum anyway (frames with linked blocks or a dictionary id go
- *   through lz4-napi's frame decoder, which does).
+ *   checksum" variant only exists for message format v0, which Samsa does not accept (and the decoder
+ *   here does not check the header checksum at all; the batch CRC covers the payload).
  * - zstd: a standard zstd frame (content size may be absent; streaming-produced frames are fine).
  *
  * All functions are synchronous; failures surface as KafkaError CORRUPT_MESSAGE.
  */
+import buffer from 'node:buffer';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { compressSync as snappyCompress, uncompressSync as snappyUncompress } from 'snappy';
-import {
-  compressFrameSync as lz4CompressFrame,
-  decompressFrameSync as lz4DecompressFrame,
-  uncompressSync as lz4UncompressBlock,
-} from 'lz4-napi';
-import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi';
+import { compressFrameSync as lz4CompressFrame, uncompressSync as lz4UncompressBlock } from 'lz4-napi';
+import { compress as zstdCompress } from 'zstd-napi';
+// The native binding is a CommonJS module without detectable named exports: use its default export.
+import zstdBinding from 'zstd-napi/binding.js';
 import { KafkaError } from '../errors.js';
 
 export const CompressionType = {
@@ -64,8 +62,15 @@ export interface CompressOptions {
   zstdLevel?: number;
 }
 
+/**
+ * Default ceiling for one decompressed batch payload. Compressed input is small (max.message.bytes),
+ * but a crafted payload can claim or produce gigabytes; every codec path checks this limit before or
+ * while allocating.
+ */
+export const DEFAULT_MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
+
 export interface DecompressOptions {
-  /** Reject payloads that decompress to more than this many bytes (default: no limit). */
+  /** Reject payloads that decompress to more than this many bytes (default 256 MiB). */
   maxBytes?: number;
 }
 
@@ -79,7 +84,23 @@ export function isXerialSnappy(data: Uint8Array): boolean {
   return true;
 }
 
-function snappyBlock(data: Buffer): Buffer {
+/** A raw snappy block starts with its uncompressed length as a varint; check it before the binding allocates. */
+function snappyDeclaredLength(data: Buffer): number {
+  let v = 0;
+  for (let i = 0; i < 5 && i < data.length; i++) {
+    const b = data[i]!;
+    v += (b & 0x7f) * 2 ** (7 * i);
+    if ((b & 0x80) === 0) return v;
+  }
+  throw new Error('invalid snappy length preamble');
+}
+
+function snappyBlock(data: Buffer, maxBytes: number): Buffer {
+  const declared = snappyDeclaredLength(data);
+  // A snappy element expands at most ~21x (a 3-byte copy yields 64 bytes).
+  if (declared > maxBytes || declared > data.length * 24 + 64) {
+    throw new Error(`snappy block declares ${declared} bytes from ${data.length} compressed bytes`);
+  }
   // copyOutputData avoids the (much slower) external-buffer path of the binding.
   return snappyUncompress(data, { copyOutputData: true }) as Buffer;
 }
@@ -88,13 +109,13 @@ const LZ4_MAGIC = 0x184d2204;
 const LZ4_BLOCK_SIZES = [0, 0, 0, 0, 64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024];
 
 /**
- * LZ4 frame decoder for the common case (independent blocks, no dictionary id): parses the frame in
- * JS and decodes each block with the binding's block decoder, which is several times faster than its
- * frame decoder. Header, block and content checksums (xxhash32) are not verified here: the batch
- * CRC-32C already covers the payload. Returns undefined for frames it does not handle.
+ * LZ4 frame decoder: parses the frame in JS and decodes each block with the binding's block decoder
+ * (several times faster than its frame decoder, and it lets us bound the output). Linked blocks use
+ * the previous 64 KiB of output as dictionary. Header, block and content checksums (xxhash32) are not
+ * verified: the batch CRC-32C already covers the payload. Frames with a dictionary id are rejected.
  */
-function lz4FrameFast(data: Buffer, maxBytes: number): Buffer | undefined {
-  if (data.length < 7 || data.readUInt32LE(0) !== LZ4_MAGIC) return undefined;
+function lz4Frame(data: Buffer, maxBytes: number): Buffer {
+  if (data.length < 7 || data.readUInt32LE(0) !== LZ4_MAGIC) throw new Error('not an LZ4 frame');
   const flg = data[4]!;
   const bd = data[5]!;
   if (flg >> 6 !== 1) throw new Error(`unsupported LZ4 frame version ${flg >> 6}`);
@@ -102,29 +123,33 @@ function lz4FrameFast(data: Buffer, maxBytes: number): Buffer | undefined {
   const blockChecksum = (flg & 0x10) !== 0;
   const contentSize = (flg & 0x08) !== 0;
   const contentChecksum = (flg & 0x04) !== 0;
-  const dictId = (flg & 0x01) !== 0;
-  if (!independent || dictId) return undefined;
+  if ((flg & 0x01) !== 0) throw new Error('LZ4 frames with a dictionary id are not supported');
   const maxBlock = LZ4_BLOCK_SIZES[(bd >> 4) & 0x07] ?? 0;
   if (maxBlock === 0) throw new Error(`invalid LZ4 block size code ${(bd >> 4) & 0x07}`);
   let pos = 6 + (contentSize ? 8 : 0) + 1; // + header checksum byte
   const parts: Buffer[] = [];
   let total = 0;
-  const scratch = Buffer.allocUnsafe(4 + maxBlock);
-  scratch.writeUInt32LE(maxBlock, 0);
+  let scratch: Buffer | undefined;
   for (;;) {
     if (pos + 4 > data.length) throw new Error('truncated LZ4 frame');
     const word = data.readUInt32LE(pos);
     pos += 4;
     if (word === 0) break; // end mark
-    const uncompressed = (word & 0x80000000) !== 0;
+    const stored = (word & 0x80000000) !== 0;
     const size = word & 0x7fffffff;
     if (size > maxBlock || pos + size > data.length) throw new Error(`invalid LZ4 block size ${size}`);
     let block: Buffer;
-    if (uncompressed) {
+    if (stored) {
       block = data.subarray(pos, pos + size);
     } else {
+      // The binding wants "uncompressed size (LE u32) + block"; an upper bound works as the size.
+      const bound = Math.min(maxBlock, maxBytes - total);
+      if (bound <= 0) throw new Error(`decompressed size exceeds ${maxBytes} bytes`);
+      scratch ??= Buffer.allocUnsafe(4 + maxBlock);
+      scratch.writeUInt32LE(bound, 0);
       data.copy(scratch, 4, pos, pos + size);
-      block = lz4UncompressBlock(scratch.subarray(0, 4 + size));
+      const input = scratch.subarray(0, 4 + size);
+      block = independent || parts.length === 0 ? lz4UncompressBlock(input) : lz4UncompressBlock(input, lz4Window(parts));
     }
     pos += size + (blockChecksum ? 4 : 0);
     total += block.length;
@@ -136,6 +161,68 @@ function lz4FrameFast(data: Buffer, maxBytes: number): Buffer | undefined {
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
 }
 
+/** The last 64 KiB of output so far: the dictionary for a linked block. */
+function lz4Window(parts: Buffer[]): Buffer {
+  const window = 64 * 1024;
+  const last = parts[parts.length - 1]!;
+  if (last.length >= window || parts.length === 1) return last.subarray(Math.max(0, last.length - window));
+  const tail: Buffer[] = [];
+  let n = 0;
+  for (let i = parts.length - 1; i >= 0 && n < window; i--) {
+    tail.unshift(parts[i]!);
+    n += parts[i]!.length;
+  }
+  const joined = Buffer.concat(tail, n);
+  return joined.subarray(Math.max(0, n - window));
+}
+
+const { DCtx, dStreamOutSize, findFrameCompressedSize, getFrameContentSize } = zstdBinding;
+let zstdContext: InstanceType<typeof DCtx> | undefined;
+const ZSTD_STREAM_OUT = dStreamOutSize();
+
+/**
+ * zstd decompression that never trusts the frame header for allocation beyond `maxBytes`: frames that
+ * declare their size are decoded in one pass after the check; others are streamed with a running limit.
+ */
+function zstdBounded(data: Buffer, maxBytes: number): Buffer {
+  let declared = 0;
+  let known = true;
+  for (let frame = data; frame.length > 0; ) {
+    const size = getFrameContentSize(frame);
+    if (size === null) {
+      known = false;
+      break;
+    }
+    declared += size;
+    if (declared > maxBytes) throw new Error(`zstd frames declare ${declared} bytes, more than ${maxBytes}`);
+    frame = frame.subarray(findFrameCompressedSize(frame));
+  }
+  zstdContext ??= new DCtx();
+  if (known) {
+    const out = Buffer.allocUnsafe(declared);
+    const n = zstdContext.decompress(out, data);
+    if (n !== declared) throw new Error(`zstd produced ${n} bytes, frames declared ${declared}`);
+    return out;
+  }
+  const ctx = new DCtx();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let input = data;
+  let hint = 1;
+  while (input.length > 0) {
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(ZSTD_STREAM_OUT, input.length), maxBytes - total + 1));
+    const [next, produced, consumed] = ctx.decompressStream(chunk, input);
+    hint = next;
+    total += produced;
+    if (total > maxBytes) throw new Error(`decompressed size exceeds ${maxBytes} bytes`);
+    if (produced === 0 && consumed === 0) throw new Error('zstd stream made no progress');
+    chunks.push(chunk.subarray(0, produced));
+    input = input.subarray(consumed);
+  }
+  if (hint !== 0) throw new Error('truncated zstd frame');
+  return Buffer.concat(chunks, total);
+}
+
 function decodeXerial(data: Buffer, maxBytes: number): Buffer {
   const parts: Buffer[] = [];
   let total = 0;
@@ -145,7 +232,7 @@ function decodeXerial(data: Buffer, maxBytes: number): Buffer {
     const len = data.readInt32BE(pos);
     pos += 4;
     if (len < 0 || pos + len > data.length) throw new Error(`invalid xerial block length ${len}`);
-    const block = snappyBlock(data.subarray(pos, pos + len));
+    const block = snappyBlock(data.subarray(pos, pos + len), maxBytes - total);
     pos += len;
     total += block.length;
     if (total > maxBytes) throw new Error(`decompressed size exceeds ${maxBytes} bytes`);
@@ -190,23 +277,23 @@ export function compress(type: CompressionType, data: Buffer, options: CompressO
 
 /** Decompresses a records payload. Throws KafkaError CORRUPT_MESSAGE on malformed input. */
 export function decompress(type: number, data: Buffer, options: DecompressOptions = {}): Buffer {
-  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
   let out: Buffer;
   try {
     switch (type) {
       case CompressionType.NONE:
         return data;
       case CompressionType.GZIP:
-        out = Number.isFinite(maxBytes) ? gunzipSync(data, { maxOutputLength: maxBytes }) : gunzipSync(data);
+        out = gunzipSync(data, { maxOutputLength: Math.min(maxBytes, buffer.constants.MAX_LENGTH) });
         break;
       case CompressionType.SNAPPY:
-        out = isXerialSnappy(data) ? decodeXerial(data, maxBytes) : snappyBlock(data);
+        out = isXerialSnappy(data) ? decodeXerial(data, maxBytes) : snappyBlock(data, maxBytes);
         break;
       case CompressionType.LZ4:
-        out = lz4FrameFast(data, maxBytes) ?? lz4DecompressFrame(data);
+        out = lz4Frame(data, maxBytes);
         break;
       case CompressionType.ZSTD:
-        out = zstdDecompress(data);
+        out = zstdBounded(data, maxBytes);
         break;
       default:
         throw new KafkaError(2, `Unknown compression type id ${type}`);
