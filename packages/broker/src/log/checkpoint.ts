@@ -1,0 +1,159 @@
+/**
+ * Kafka's checkpoint file format and atomic file replacement.
+ *
+ *   <version>\n<count>\n<entry>\n...        e.g. recovery-point-offset-checkpoint:
+ *   0                                            0
+ *   2                                            2
+ *   orders 0 1234                                orders 0 1234
+ *   orders 1 99                                  orders 1 99
+ *
+ * Writes go to `<file>.tmp`, are fsynced, renamed over the file and the directory is fsynced, so a
+ * crash leaves either the old or the new content (Kafka's CheckpointFile).
+ */
+import { open, rename, readFile, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { CorruptCheckpointError } from './errors.js';
+import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
+
+/** fsync a directory so a rename in it is durable (no-op where directories cannot be fsynced). */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw err;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** Replaces `path` with `data` atomically: write temp, fsync it, rename, fsync the directory. */
+export async function writeFileAtomically(path: string, data: string | Buffer): Promise<void> {
+  const tmp = `${path}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  await fsyncDirectory(dirname(path));
+}
+
+export interface CheckpointFormat<T> {
+  toLine(entry: T): string;
+  /** Parses one entry line; returns null when malformed. */
+  fromLine(line: string): T | null;
+}
+
+/** Renders entries in Kafka's checkpoint text format. */
+export function formatCheckpoint<T>(version: number, entries: Iterable<T>, format: CheckpointFormat<T>): string {
+  const lines: string[] = [];
+  for (const e of entries) lines.push(format.toLine(e));
+  return `${version}\n${lines.length}\n${lines.length ? `${lines.join('\n')}\n` : ''}`;
+}
+
+/** Parses Kafka's checkpoint text format; throws CorruptCheckpointError on any inconsistency. */
+export function parseCheckpoint<T>(text: string, version: number, format: CheckpointFormat<T>, source = 'checkpoint'): T[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const fail = (why: string): never => {
+    throw new CorruptCheckpointError(`Malformed checkpoint file ${source}: ${why}`);
+  };
+  const versionLine = lines[0];
+  if (versionLine === undefined) return fail('empty file');
+  if (!/^\s*\d+\s*$/.test(versionLine) || Number(versionLine) !== version) {
+    return fail(`unrecognized version "${versionLine.trim()}" (expected ${version})`);
+  }
+  const countLine = lines[1];
+  if (countLine === undefined || !/^\s*\d+\s*$/.test(countLine)) return fail(`bad entry count line "${countLine ?? ''}"`);
+  const count = Number(countLine);
+  const entries: T[] = [];
+  for (let i = 2; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line.trim() === '') continue;
+    const e = format.fromLine(line.trim());
+    if (e === null) return fail(`malformed line "${line}"`);
+    entries.push(e);
+  }
+  if (entries.length !== count) return fail(`expected ${count} entries but found ${entries.length}`);
+  return entries;
+}
+
+/** A checkpoint file on disk with one writer at a time. Reads of a missing file give []. */
+export class CheckpointFile<T> {
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly path: string,
+    readonly version: number,
+    readonly format: CheckpointFormat<T>,
+  ) {}
+
+  write(entries: Iterable<T>): Promise<void> {
+    const text = formatCheckpoint(this.version, entries, this.format);
+    const next = this.writing.catch(() => undefined).then(() => writeFileAtomically(this.path, text));
+    this.writing = next;
+    return next;
+  }
+
+  async read(): Promise<T[]> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    return parseCheckpoint(text, this.version, this.format, this.path);
+  }
+}
+
+export interface TopicPartitionOffset extends TopicPartition {
+  offset: bigint;
+}
+
+const INT_RE = /^-?\d+$/;
+
+export const OFFSET_CHECKPOINT_FORMAT: CheckpointFormat<TopicPartitionOffset> = {
+  toLine: (e) => `${e.topic} ${e.partition} ${e.offset}`,
+  fromLine: (line) => {
+    const parts = line.split(/\s+/);
+    if (parts.length !== 3) return null;
+    const [topic, partition, offset] = parts as [string, string, string];
+    if (!INT_RE.test(partition) || !INT_RE.test(offset)) return null;
+    return { topic, partition: Number(partition), offset: BigInt(offset) };
+  },
+};
+
+/**
+ * `recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`, `replication-offset-checkpoint`
+ * (version 0, `topic partition offset` lines).
+ */
+export class OffsetCheckpointFile {
+  static readonly VERSION = 0;
+  private readonly file: CheckpointFile<TopicPartitionOffset>;
+
+  constructor(readonly path: string) {
+    this.file = new CheckpointFile(path, OffsetCheckpointFile.VERSION, OFFSET_CHECKPOINT_FORMAT);
+  }
+
+  write(entries: Iterable<TopicPartitionOffset>): Promise<void> {
+    return this.file.write(entries);
+  }
+
+  /** Entries keyed by `topic-partition`. */
+  async read(): Promise<Map<string, bigint>> {
+    const map = new Map<string, bigint>();
+    for (const e of await this.file.read()) map.set(topicPartitionKey(e), e.offset);
+    return map;
+  }
+}

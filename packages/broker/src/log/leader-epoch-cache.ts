@@ -1,0 +1,175 @@
+/**
+ * Leader epoch cache (Kafka's LeaderEpochFileCache): for each leader epoch, the first offset the
+ * leader of that epoch wrote. Persisted in `leader-epoch-checkpoint`:
+ *
+ *   0            version
+ *   2            number of entries
+ *   0 0          epoch startOffset
+ *   3 1250
+ *
+ * Entries are strictly increasing in both epoch and start offset. Every change is written
+ * atomically (temp file, fsync, rename, fsync dir).
+ */
+import type { Logger } from 'pino';
+import { CheckpointFile, type CheckpointFormat } from './checkpoint.js';
+
+export interface EpochEntry {
+  epoch: number;
+  startOffset: bigint;
+}
+
+export const UNDEFINED_EPOCH = -1;
+export const UNDEFINED_EPOCH_OFFSET = -1n;
+
+export const LEADER_EPOCH_CHECKPOINT_VERSION = 0;
+
+export const EPOCH_ENTRY_FORMAT: CheckpointFormat<EpochEntry> = {
+  toLine: (e) => `${e.epoch} ${e.startOffset}`,
+  fromLine: (line) => {
+    const parts = line.split(/\s+/);
+    if (parts.length !== 2) return null;
+    const [epoch, offset] = parts as [string, string];
+    if (!/^-?\d+$/.test(epoch) || !/^-?\d+$/.test(offset)) return null;
+    return { epoch: Number(epoch), startOffset: BigInt(offset) };
+  },
+};
+
+export interface EpochEndOffset {
+  epoch: number;
+  endOffset: bigint;
+}
+
+export class LeaderEpochFileCache {
+  private entries: EpochEntry[];
+
+  private constructor(
+    private readonly file: CheckpointFile<EpochEntry>,
+    entries: EpochEntry[],
+    private readonly logger: Logger | undefined,
+  ) {
+    this.entries = entries;
+  }
+
+  /** Loads `path` (missing file = empty cache). */
+  static async load(path: string, logger?: Logger): Promise<LeaderEpochFileCache> {
+    const file = new CheckpointFile(path, LEADER_EPOCH_CHECKPOINT_VERSION, EPOCH_ENTRY_FORMAT);
+    const raw = await file.read();
+    const cache = new LeaderEpochFileCache(file, [], logger);
+    // Re-apply through assign so a hand-edited file cannot break monotonicity.
+    for (const e of raw) cache.assignInMemory(e.epoch, e.startOffset);
+    return cache;
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  /** A copy of the entries, oldest first. */
+  epochEntries(): EpochEntry[] {
+    return this.entries.map((e) => ({ ...e }));
+  }
+
+  get isEmpty(): boolean {
+    return this.entries.length === 0;
+  }
+
+  get latestEntry(): EpochEntry | undefined {
+    return this.entries.at(-1);
+  }
+
+  get latestEpoch(): number | undefined {
+    return this.entries.at(-1)?.epoch;
+  }
+
+  get earliestEntry(): EpochEntry | undefined {
+    return this.entries[0];
+  }
+
+  /**
+   * Records that `epoch` starts at `startOffset`. A no-op if `epoch` is already the latest and does
+   * not move back; entries with epoch >= `epoch` or start offset >= `startOffset` are removed first.
+   * Returns whether the cache changed (it was then persisted).
+   */
+  async assign(epoch: number, startOffset: bigint): Promise<boolean> {
+    if (!this.assignInMemory(epoch, startOffset)) return false;
+    await this.flush();
+    return true;
+  }
+
+  private assignInMemory(epoch: number, startOffset: bigint): boolean {
+    if (epoch < 0 || startOffset < 0n) throw new RangeError(`Invalid leader epoch entry (epoch ${epoch}, start offset ${startOffset})`);
+    const latest = this.latestEntry;
+    if (latest && !(epoch !== latest.epoch || startOffset < latest.startOffset)) return false;
+    const removed: EpochEntry[] = [];
+    while (this.entries.length > 0) {
+      const last = this.entries.at(-1) as EpochEntry;
+      if (last.epoch >= epoch || last.startOffset >= startOffset) removed.unshift(this.entries.pop() as EpochEntry);
+      else break;
+    }
+    if (removed.length > 1 || (removed.length === 1 && removed[0]?.startOffset !== startOffset)) {
+      this.logger?.warn(
+        { epoch, startOffset: startOffset.toString(), removed: removed.map((e) => `${e.epoch}@${e.startOffset}`) },
+        'new leader epoch entry truncated conflicting entries',
+      );
+    }
+    this.entries.push({ epoch, startOffset });
+    return true;
+  }
+
+  /**
+   * OffsetForLeaderEpoch: the largest epoch <= `requestedEpoch` and the offset where the next epoch
+   * starts (LEO for the latest epoch); (-1, -1) when the epoch is undefined or newer than any known.
+   */
+  endOffsetFor(requestedEpoch: number, logEndOffset: bigint): EpochEndOffset {
+    if (requestedEpoch === UNDEFINED_EPOCH) return { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+    const latest = this.latestEntry;
+    if (latest && latest.epoch === requestedEpoch) return { epoch: requestedEpoch, endOffset: logEndOffset };
+    const higherIdx = this.entries.findIndex((e) => e.epoch > requestedEpoch);
+    const higher = higherIdx >= 0 ? this.entries[higherIdx] : undefined;
+    if (!higher) return { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+    const floor = higherIdx > 0 ? this.entries[higherIdx - 1] : undefined;
+    if (!floor) return { epoch: requestedEpoch, endOffset: higher.startOffset };
+    return { epoch: floor.epoch, endOffset: higher.startOffset };
+  }
+
+  /** The epoch of the leader that wrote `offset` (largest entry starting at or before it). */
+  epochForOffset(offset: bigint): number | undefined {
+    let epoch: number | undefined;
+    for (const e of this.entries) {
+      if (e.startOffset > offset) break;
+      epoch = e.epoch;
+    }
+    return epoch;
+  }
+
+  /** Removes entries starting at or after `endOffset` (log truncated to `endOffset`). */
+  async truncateFromEnd(endOffset: bigint): Promise<void> {
+    if (endOffset < 0n) return;
+    const before = this.entries.length;
+    while (this.entries.length > 0 && (this.entries.at(-1) as EpochEntry).startOffset >= endOffset) this.entries.pop();
+    if (this.entries.length !== before) await this.flush();
+  }
+
+  /**
+   * The log now starts at `startOffset`: entries starting at or before it collapse into one entry
+   * (the latest of them) moved to `startOffset`.
+   */
+  async truncateFromStart(startOffset: bigint): Promise<void> {
+    let n = 0;
+    while (n < this.entries.length && (this.entries[n] as EpochEntry).startOffset <= startOffset) n++;
+    if (n === 0) return;
+    const lastRemoved = this.entries[n - 1] as EpochEntry;
+    if (n === 1 && lastRemoved.startOffset === startOffset) return;
+    this.entries.splice(0, n, { epoch: lastRemoved.epoch, startOffset });
+    await this.flush();
+  }
+
+  async clearAndFlush(): Promise<void> {
+    this.entries = [];
+    await this.flush();
+  }
+
+  flush(): Promise<void> {
+    return this.file.write(this.entries);
+  }
+}

@@ -1,0 +1,761 @@
+/**
+ * Log: one partition's replica on disk (Kafka's UnifiedLog + LocalLog without tiered storage,
+ * producer state or transactions).
+ *
+ * Segments are kept in an array ordered by base offset (copy-on-write, so readers iterate a stable
+ * snapshot while appends, rolls, retention and truncation replace it). Mutations run one at a time
+ * behind an async lock; reads do not take it.
+ */
+import { pino, type Logger } from 'pino';
+import {
+  ATTRIBUTES_OFFSET,
+  BASE_OFFSET_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  CRC_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  TIMESTAMP_TYPE_MASK,
+  analyzeRecords,
+  computeBatchCrc,
+  readInt64AsNumber,
+  writeInt64FromNumber,
+  type Decompressor,
+} from './batch-header.js';
+import { DELETED_FILE_SUFFIX, TimestampType, systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
+import { LogClosedError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordBatchTooLargeError, UnexpectedAppendOffsetError } from './errors.js';
+import { FileRecordsSlice } from './file-records.js';
+import { UNDEFINED_EPOCH_OFFSET, type EpochEndOffset, type LeaderEpochFileCache } from './leader-epoch-cache.js';
+import { LogLoader, maxBig, minBig, type LoadedLog } from './loader.js';
+import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
+import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
+
+export interface LogOptions {
+  /** The partition directory `<log.dir>/<topic>-<partition>`. */
+  dir: string;
+  topicPartition: TopicPartition;
+  config: LogConfig;
+  clock?: Clock;
+  logger?: Logger;
+  /** From recovery-point-offset-checkpoint; default 0 (recover everything after an unclean shutdown). */
+  recoveryPoint?: bigint;
+  /** From log-start-offset-checkpoint; default 0. */
+  logStartOffset?: bigint;
+  /** The log dir had `.kafka_cleanshutdown`; default false. */
+  hadCleanShutdown?: boolean;
+  /** Initial high watermark (replication-offset-checkpoint); default the log start offset. */
+  highWatermark?: bigint;
+  /** For ListOffsets by time inside compressed batches (else answered at batch granularity). */
+  decompress?: Decompressor;
+  /** How many inactive segments may keep their indexes in memory after reads. Default 2. */
+  maxLoadedInactiveSegments?: number;
+}
+
+export interface LogAppendInfo {
+  firstOffset: bigint;
+  lastOffset: bigint;
+  /** Largest batch maxTimestamp (-1 if none); equals logAppendTime under LogAppendTime. */
+  maxTimestamp: bigint;
+  offsetOfMaxTimestamp: bigint;
+  /** The append time stamped on the batches, or -1 under CreateTime. */
+  logAppendTime: bigint;
+  logStartOffset: bigint;
+  recordCount: number;
+  batchCount: number;
+  validBytes: number;
+}
+
+/** Special ListOffsets timestamps. */
+export const ListOffsetsTimestamp = {
+  LATEST: -1n,
+  EARLIEST: -2n,
+  MAX_TIMESTAMP: -3n,
+  EARLIEST_LOCAL: -4n,
+} as const;
+
+export interface OffsetForTimestamp {
+  timestamp: bigint;
+  offset: bigint;
+  /** Leader epoch of the offset, when the epoch cache knows it. */
+  leaderEpoch: number | undefined;
+}
+
+interface PendingDelete {
+  segments: LogSegment[];
+  timer: NodeJS.Timeout | null;
+  done: Promise<void>;
+  run: () => Promise<void>;
+}
+
+const silentLogger: Logger = pino({ enabled: false });
+
+export class Log {
+  private segs: LogSegment[];
+  private startOffset: bigint;
+  private nextOffsetMeta: LogOffsetMetadata;
+  private recoveryPt: bigint;
+  private hw: bigint;
+  private cfg: LogConfig;
+  private closed = false;
+  private lockTail: Promise<unknown> = Promise.resolve();
+  private flushChain: Promise<void> = Promise.resolve();
+  private readonly pending = new Set<PendingDelete>();
+  private boundCache: { segments: LogSegment[]; meta: LogOffsetMetadata } | null = null;
+  private loadedInactive: LogSegment[] = [];
+  private lastFlush: number;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly decompress: Decompressor | undefined;
+  private readonly maxLoadedInactive: number;
+
+  /** The leader epoch cache (`leader-epoch-checkpoint`). */
+  readonly epochs: LeaderEpochFileCache;
+
+  private constructor(
+    private dirPath: string,
+    readonly topicPartition: TopicPartition,
+    loaded: LoadedLog,
+    opts: LogOptions,
+    clock: Clock,
+    logger: Logger,
+  ) {
+    this.segs = loaded.segments;
+    this.startOffset = loaded.logStartOffset;
+    this.recoveryPt = loaded.recoveryPoint;
+    this.epochs = loaded.leaderEpochCache;
+    this.cfg = opts.config;
+    this.clock = clock;
+    this.log = logger;
+    this.decompress = opts.decompress;
+    this.maxLoadedInactive = opts.maxLoadedInactiveSegments ?? 2;
+    const active = this.activeSegment;
+    this.nextOffsetMeta = { messageOffset: loaded.nextOffset, segmentBaseOffset: active.baseOffset, relativePositionInSegment: active.size };
+    this.hw = this.clampHighWatermark(opts.highWatermark ?? this.startOffset);
+    this.lastFlush = clock.now();
+  }
+
+  /** Loads (and if needed recovers) the partition directory. */
+  static async open(opts: LogOptions): Promise<Log> {
+    validateLogConfig(opts.config);
+    const clock = opts.clock ?? systemClock;
+    const logger = (opts.logger ?? silentLogger).child({ topic: opts.topicPartition.topic, partition: opts.topicPartition.partition });
+    const loaded = await LogLoader.load({
+      dir: opts.dir,
+      topicPartition: opts.topicPartition,
+      config: opts.config,
+      clock,
+      logger,
+      recoveryPoint: opts.recoveryPoint ?? 0n,
+      logStartOffset: opts.logStartOffset,
+      hadCleanShutdown: opts.hadCleanShutdown ?? false,
+    });
+    const log = new Log(opts.dir, opts.topicPartition, loaded, opts, clock, logger);
+    logger.info(
+      {
+        logStartOffset: log.logStartOffset.toString(),
+        logEndOffset: log.logEndOffset.toString(),
+        segments: log.numberOfSegments,
+        recoveredSegments: loaded.recoveredSegments,
+        truncatedBytes: loaded.truncatedBytes,
+      },
+      'loaded log',
+    );
+    return log;
+  }
+
+  // ---- state -------------------------------------------------------------------------------
+
+  get dir(): string {
+    return this.dirPath;
+  }
+  get name(): string {
+    return topicPartitionKey(this.topicPartition);
+  }
+  get config(): LogConfig {
+    return this.cfg;
+  }
+  get logStartOffset(): bigint {
+    return this.startOffset;
+  }
+  /** LEO: the offset the next appended record gets. */
+  get logEndOffset(): bigint {
+    return this.nextOffsetMeta.messageOffset;
+  }
+  get logEndOffsetMetadata(): LogOffsetMetadata {
+    return { ...this.nextOffsetMeta };
+  }
+  get recoveryPoint(): bigint {
+    return this.recoveryPt;
+  }
+  get highWatermark(): bigint {
+    return this.hw;
+  }
+  get lastFlushTime(): number {
+    return this.lastFlush;
+  }
+  get activeSegment(): LogSegment {
+    return this.segs.at(-1) as LogSegment;
+  }
+  /** Snapshot of the segments, ascending by base offset. */
+  get segments(): readonly LogSegment[] {
+    return this.segs;
+  }
+  get numberOfSegments(): number {
+    return this.segs.length;
+  }
+  /** Bytes in all segments. */
+  get size(): number {
+    let n = 0;
+    for (const s of this.segs) n += s.size;
+    return n;
+  }
+  get latestEpoch(): number | undefined {
+    return this.epochs.latestEpoch;
+  }
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  updateConfig(config: LogConfig): Promise<void> {
+    validateLogConfig(config);
+    return this.locked(async () => {
+      const resize = config.maxIndexSize !== this.cfg.maxIndexSize;
+      this.cfg = config;
+      for (const s of this.segs) s.updateConfig(config);
+      if (resize) {
+        await this.activeSegment.offsetIndex.resize(config.maxIndexSize);
+        await this.activeSegment.timeIndex.resize(config.maxIndexSize);
+      }
+    });
+  }
+
+  /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
+  updateHighWatermark(offset: bigint): bigint {
+    this.hw = this.clampHighWatermark(offset);
+    return this.hw;
+  }
+
+  private clampHighWatermark(offset: bigint): bigint {
+    return offset < this.startOffset ? this.startOffset : offset > this.logEndOffset ? this.logEndOffset : offset;
+  }
+
+  // ---- append ------------------------------------------------------------------------------
+
+  /**
+   * Appends records produced to this leader. Checks framing (complete v2 batches, sizes, optionally
+   * CRCs — the produce path has already validated them with `@samsa/protocol`), assigns offsets from
+   * the LEO and stamps `leaderEpoch` in place (the CRC does not cover those fields), applies
+   * LogAppendTime when the topic uses it (CRC recomputed), rolls if needed and writes.
+   */
+  async appendAsLeader(records: Buffer, leaderEpoch: number, opts: { verifyCrc?: boolean } = {}): Promise<LogAppendInfo> {
+    const summary = analyzeRecords(records, { maxMessageBytes: this.cfg.maxMessageBytes, verifyCrc: opts.verifyCrc ?? false });
+    if (records.length > this.cfg.segmentBytes) {
+      throw new RecordBatchTooLargeError(`Append of ${records.length} bytes to ${this.name} exceeds segment.bytes (${this.cfg.segmentBytes})`);
+    }
+    return this.locked(async () => {
+      this.ensureOpen();
+      const firstOffset = this.logEndOffset;
+      if (summary.batchCount === 0) return this.emptyAppendInfo(firstOffset);
+      const logAppendTime = this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? this.clock.now() : -1;
+      let next = firstOffset;
+      let maxTs = -1;
+      let offsetOfMaxTs = firstOffset;
+      for (let pos = 0; pos < records.length; ) {
+        const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+        records.writeBigInt64BE(next, pos + BASE_OFFSET_OFFSET);
+        records.writeInt32BE(leaderEpoch, pos + PARTITION_LEADER_EPOCH_OFFSET);
+        if (logAppendTime >= 0) {
+          records.writeInt16BE(records.readInt16BE(pos + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK, pos + ATTRIBUTES_OFFSET);
+          writeInt64FromNumber(records, logAppendTime, pos + MAX_TIMESTAMP_OFFSET);
+          records.writeUInt32BE(computeBatchCrc(records, pos, size), pos + CRC_OFFSET);
+        }
+        const last = next + BigInt(records.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
+        const ts = readInt64AsNumber(records, pos + MAX_TIMESTAMP_OFFSET);
+        if (ts > maxTs) {
+          maxTs = ts;
+          offsetOfMaxTs = last;
+        }
+        next = last + 1n;
+        pos += size;
+      }
+      const lastOffset = next - 1n;
+      const segment = await this.maybeRoll(records.length, firstOffset, lastOffset, maxTs);
+      await segment.append(lastOffset, maxTs, offsetOfMaxTs, records);
+      this.advanceLogEnd(next, segment);
+      if (leaderEpoch >= 0) await this.maybeAssignEpoch(leaderEpoch, firstOffset);
+      return {
+        firstOffset,
+        lastOffset,
+        maxTimestamp: BigInt(maxTs),
+        offsetOfMaxTimestamp: offsetOfMaxTs,
+        logAppendTime: BigInt(logAppendTime),
+        logStartOffset: this.startOffset,
+        recordCount: summary.recordCount,
+        batchCount: summary.batchCount,
+        validBytes: records.length,
+      };
+    });
+  }
+
+  /**
+   * Appends records fetched from the leader, keeping their offsets and epochs. The first offset must
+   * be >= the LEO (UnexpectedAppendOffsetError) and batches strictly increasing
+   * (OffsetsOutOfOrderError); gaps are allowed (compacted leaders). Batch sizes are not limited by
+   * max.message.bytes (as in Kafka); CRCs are verified unless `verifyCrc` is false.
+   */
+  async appendAsFollower(records: Buffer, opts: { verifyCrc?: boolean } = {}): Promise<LogAppendInfo> {
+    const summary = analyzeRecords(records, { maxMessageBytes: Number.MAX_SAFE_INTEGER, verifyCrc: opts.verifyCrc ?? true });
+    if (summary.batchCount > 0 && !summary.offsetsMonotonic) {
+      throw new OffsetsOutOfOrderError(`Out of order offsets found in append to ${this.name}`);
+    }
+    return this.locked(async () => {
+      this.ensureOpen();
+      if (summary.batchCount === 0) return this.emptyAppendInfo(this.logEndOffset);
+      if (summary.firstOffset < this.logEndOffset) {
+        throw new UnexpectedAppendOffsetError(
+          `Unexpected offset in append to ${this.name}. First offset ${summary.firstOffset} is less than the next offset ${this.logEndOffset}. ` +
+            `First 10 offsets in append: ${summary.firstOffset}, last offset in append: ${summary.lastOffset}.`,
+          summary.firstOffset,
+          summary.lastOffset,
+        );
+      }
+      if (summary.lastOffset - summary.firstOffset > 0x7fffffffn) {
+        throw new OffsetsOutOfOrderError(`Append to ${this.name} spans offsets ${summary.firstOffset}..${summary.lastOffset}, more than one segment can hold`);
+      }
+      const segment = await this.maybeRoll(records.length, summary.firstOffset, summary.lastOffset, summary.maxTimestamp);
+      await segment.append(summary.lastOffset, summary.maxTimestamp, summary.offsetOfMaxTimestamp, records);
+      this.advanceLogEnd(summary.lastOffset + 1n, segment);
+      for (let pos = 0; pos < records.length; ) {
+        const epoch = records.readInt32BE(pos + PARTITION_LEADER_EPOCH_OFFSET);
+        if (epoch >= 0) await this.maybeAssignEpoch(epoch, records.readBigInt64BE(pos + BASE_OFFSET_OFFSET));
+        pos += records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+      }
+      return {
+        firstOffset: summary.firstOffset,
+        lastOffset: summary.lastOffset,
+        maxTimestamp: BigInt(summary.maxTimestamp),
+        offsetOfMaxTimestamp: summary.offsetOfMaxTimestamp,
+        logAppendTime: -1n,
+        logStartOffset: this.startOffset,
+        recordCount: summary.recordCount,
+        batchCount: summary.batchCount,
+        validBytes: records.length,
+      };
+    });
+  }
+
+  private emptyAppendInfo(next: bigint): LogAppendInfo {
+    return {
+      firstOffset: next,
+      lastOffset: next - 1n,
+      maxTimestamp: -1n,
+      offsetOfMaxTimestamp: -1n,
+      logAppendTime: -1n,
+      logStartOffset: this.startOffset,
+      recordCount: 0,
+      batchCount: 0,
+      validBytes: 0,
+    };
+  }
+
+  private async maybeAssignEpoch(epoch: number, startOffset: bigint): Promise<void> {
+    const latest = this.epochs.latestEntry;
+    if (latest && latest.epoch === epoch && startOffset >= latest.startOffset) return;
+    await this.epochs.assign(epoch, startOffset);
+  }
+
+  private advanceLogEnd(next: bigint, segment: LogSegment): void {
+    this.nextOffsetMeta = { messageOffset: next, segmentBaseOffset: segment.baseOffset, relativePositionInSegment: segment.size };
+  }
+
+  // ---- roll / flush ------------------------------------------------------------------------
+
+  private async maybeRoll(messagesSize: number, firstOffset: bigint, maxOffset: bigint, maxTimestamp: number): Promise<LogSegment> {
+    const seg = this.activeSegment;
+    const now = this.clock.now();
+    if (!seg.shouldRoll({ messagesSize, maxTimestampInMessages: maxTimestamp, maxOffsetInMessages: maxOffset, now })) return seg;
+    this.log.debug(
+      {
+        segmentBaseOffset: seg.baseOffset.toString(),
+        size: seg.size,
+        offsetIndexEntries: seg.offsetIndex.entries,
+        timeIndexEntries: seg.timeIndex.entries,
+        timeWaitedForRoll: seg.timeWaitedForRoll(now, maxTimestamp),
+      },
+      'rolling new log segment',
+    );
+    return this.rollLocked(firstOffset);
+  }
+
+  /** Starts a new active segment at max(expectedNextOffset, LEO). */
+  roll(expectedNextOffset?: bigint): Promise<LogSegment> {
+    return this.locked(() => {
+      this.ensureOpen();
+      return this.rollLocked(expectedNextOffset);
+    });
+  }
+
+  private async rollLocked(expectedNextOffset?: bigint): Promise<LogSegment> {
+    const newOffset = maxBig(expectedNextOffset ?? 0n, this.logEndOffset);
+    const active = this.activeSegment;
+    let segs = this.segs;
+    if (segs.some((s) => s.baseOffset === newOffset)) {
+      if (active.baseOffset === newOffset && active.size === 0) {
+        this.log.warn({ offset: newOffset.toString() }, 'rolling a new segment at the base offset of the empty active segment; replacing it');
+        segs = segs.slice(0, -1);
+        await active.deleteFiles();
+      } else {
+        throw new Error(`Trying to roll a new log segment for ${this.name} with start offset ${newOffset} while it already exists`);
+      }
+    } else if (newOffset < active.baseOffset) {
+      throw new Error(`Trying to roll a new log segment for ${this.name} with start offset ${newOffset} lower than the active segment's ${active.baseOffset}`);
+    } else {
+      await active.onBecomeInactive();
+    }
+    const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log });
+    this.segs = [...segs, seg];
+    this.nextOffsetMeta = { messageOffset: this.logEndOffset, segmentBaseOffset: seg.baseOffset, relativePositionInSegment: 0 };
+    this.log.info({ baseOffset: newOffset.toString() }, 'rolled new log segment');
+    // Flush the segments before it in the background (Kafka schedules the same), then move the recovery point.
+    void this.flush(newOffset).catch((err: unknown) => this.log.error({ err }, 'background flush after roll failed'));
+    return seg;
+  }
+
+  /**
+   * fsyncs every segment holding offsets in [recoveryPoint, offset) and moves the recovery point to
+   * `offset` (default: the LEO, i.e. everything). Flushes run one at a time.
+   */
+  flush(offset?: bigint): Promise<void> {
+    const run = async (): Promise<void> => {
+      const upTo = offset ?? this.logEndOffset;
+      if (upTo <= this.recoveryPt) return;
+      const segs = this.segs;
+      for (let i = 0; i < segs.length; i++) {
+        const seg = segs[i] as LogSegment;
+        const next = segs[i + 1];
+        if (seg.baseOffset >= upTo) break;
+        if (next && next.baseOffset <= this.recoveryPt) continue;
+        if (seg.log.isOpen) await seg.flush();
+      }
+      if (upTo > this.recoveryPt) this.recoveryPt = minBig(upTo, this.logEndOffset);
+      this.lastFlush = this.clock.now();
+    };
+    const p = this.flushChain.then(run);
+    this.flushChain = p.catch(() => undefined);
+    return p;
+  }
+
+  // ---- read --------------------------------------------------------------------------------
+
+  /**
+   * Reads from `startOffset`: up to `maxBytes` (but the whole first batch when `minOneMessage`,
+   * KIP-74), never at or past `maxOffset` (the high watermark for consumers; default the LEO).
+   * Returns a file slice, not bytes. OffsetOutOfRangeError outside [logStartOffset, LEO].
+   */
+  async read(startOffset: bigint, maxBytes: number, maxOffset?: bigint, minOneMessage = false): Promise<FetchDataInfo> {
+    if (this.closed) throw new LogClosedError(`Log ${this.name} is closed`);
+    const leo = this.nextOffsetMeta;
+    const segs = this.segs;
+    if (startOffset === leo.messageOffset) return empty(leo);
+    if (startOffset > leo.messageOffset || startOffset < this.startOffset) {
+      throw new OffsetOutOfRangeError(
+        `Received request for offset ${startOffset} for partition ${this.name}, but we only have log segments from offset ${this.startOffset} up to ${leo.messageOffset}.`,
+      );
+    }
+    const bound = maxOffset === undefined || maxOffset >= leo.messageOffset ? leo : await this.offsetMetadata(maxOffset, segs);
+    if (startOffset >= bound.messageOffset) {
+      // Kafka answers beyond the bound with "message offset only" metadata (segment and position unknown).
+      return empty(startOffset === bound.messageOffset ? bound : { messageOffset: startOffset, segmentBaseOffset: -1n, relativePositionInSegment: -1 });
+    }
+    for (let i = floorIndex(segs, startOffset); i < segs.length; i++) {
+      const seg = segs[i] as LogSegment;
+      if (seg.baseOffset > bound.segmentBaseOffset) break;
+      const maxPosition = seg.baseOffset < bound.segmentBaseOffset ? seg.size : bound.relativePositionInSegment;
+      const info = await seg.read(startOffset, maxBytes, maxPosition, minOneMessage);
+      if (seg !== segs.at(-1)) this.touchInactive(seg);
+      if (info) return info;
+    }
+    return empty(leo);
+  }
+
+  /** Position metadata of `offset` (the batch holding it), cached for the high watermark. */
+  private async offsetMetadata(offset: bigint, segs: LogSegment[]): Promise<LogOffsetMetadata> {
+    const cached = this.boundCache;
+    if (cached && cached.segments === segs && cached.meta.messageOffset === offset) return cached.meta;
+    let meta: LogOffsetMetadata | null = null;
+    for (let i = Math.max(0, floorIndex(segs, offset)); i < segs.length && !meta; i++) {
+      const seg = segs[i] as LogSegment;
+      const found = await seg.translateOffset(offset);
+      if (found) meta = { messageOffset: offset, segmentBaseOffset: seg.baseOffset, relativePositionInSegment: found.position };
+    }
+    meta ??= { ...this.nextOffsetMeta, messageOffset: offset };
+    this.boundCache = { segments: segs, meta };
+    return meta;
+  }
+
+  /** Keeps at most `maxLoadedInactiveSegments` inactive segments' indexes in memory. */
+  private touchInactive(seg: LogSegment): void {
+    const list = this.loadedInactive;
+    const i = list.indexOf(seg);
+    if (i >= 0) list.splice(i, 1);
+    list.push(seg);
+    while (list.length > this.maxLoadedInactive) list.shift()?.releaseIndexes();
+  }
+
+  // ---- ListOffsets / OffsetForLeaderEpoch --------------------------------------------------
+
+  /**
+   * ListOffsets: -1 latest (LEO), -2 earliest (log start), -3 max timestamp, -4 earliest local, or
+   * the first record with timestamp >= `timestamp`. Null when no record qualifies.
+   */
+  async offsetForTimestamp(timestamp: bigint): Promise<OffsetForTimestamp | null> {
+    if (this.closed) throw new LogClosedError(`Log ${this.name} is closed`);
+    if (timestamp === ListOffsetsTimestamp.LATEST) {
+      return { timestamp: -1n, offset: this.logEndOffset, leaderEpoch: this.epochs.latestEpoch };
+    }
+    if (timestamp === ListOffsetsTimestamp.EARLIEST || timestamp === ListOffsetsTimestamp.EARLIEST_LOCAL) {
+      return { timestamp: -1n, offset: this.startOffset, leaderEpoch: this.epochs.epochForOffset(this.startOffset) };
+    }
+    const segs = this.segs;
+    if (timestamp === ListOffsetsTimestamp.MAX_TIMESTAMP) {
+      let best: { timestamp: number; offset: bigint } | null = null;
+      for (const s of segs) {
+        const m = await s.maxTimestampSoFar();
+        if (m.timestamp >= 0 && (!best || m.timestamp > best.timestamp)) best = m;
+      }
+      if (!best || best.offset < this.startOffset) return null;
+      return { timestamp: BigInt(best.timestamp), offset: best.offset, leaderEpoch: this.epochs.epochForOffset(best.offset) };
+    }
+    if (timestamp < 0n) return null;
+    const target = Number(timestamp);
+    const start = this.startOffset;
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i] as LogSegment;
+      const next = segs[i + 1];
+      if (next && next.baseOffset <= start) continue;
+      if ((await seg.largestTimestamp()) < target) continue;
+      const found = await seg.findOffsetByTimestamp(target, start, this.decompress);
+      if (seg !== segs.at(-1)) this.touchInactive(seg);
+      if (found) return { timestamp: BigInt(found.timestamp), offset: found.offset, leaderEpoch: this.epochs.epochForOffset(found.offset) };
+    }
+    return null;
+  }
+
+  /** OffsetForLeaderEpoch: (largest epoch <= `epoch`, end offset of it), or null if unknown. */
+  endOffsetForEpoch(epoch: number): EpochEndOffset | null {
+    const r = this.epochs.endOffsetFor(epoch, this.logEndOffset);
+    return r.endOffset === UNDEFINED_EPOCH_OFFSET ? null : r;
+  }
+
+  // ---- retention / log start offset --------------------------------------------------------
+
+  /**
+   * Deletes whole inactive segments below the high watermark that are entirely before the log start
+   * offset, or beyond retention.bytes, or older than retention.ms. Returns how many were deleted.
+   */
+  deleteOldSegments(): Promise<number> {
+    return this.locked(async () => {
+      if (this.closed) return 0;
+      let n = await this.deleteSegmentsWhile((_s, next) => next.baseOffset <= this.startOffset, 'log start offset breach');
+      if (this.cfg.retentionBytes >= 0) {
+        let diff = this.size - this.cfg.retentionBytes;
+        if (diff > 0) {
+          n += await this.deleteSegmentsWhile((s) => {
+            if (diff - s.size < 0) return false;
+            diff -= s.size;
+            return true;
+          }, `retention size ${this.cfg.retentionBytes} breach`);
+        }
+      }
+      if (this.cfg.retentionMs >= 0) {
+        const now = this.clock.now();
+        n += await this.deleteSegmentsWhile(async (s) => now - (await s.largestTimestamp()) > this.cfg.retentionMs, `retention time ${this.cfg.retentionMs}ms breach`);
+      }
+      return n;
+    });
+  }
+
+  private async deleteSegmentsWhile(pred: (seg: LogSegment, next: LogSegment) => boolean | Promise<boolean>, reason: string): Promise<number> {
+    const segs = this.segs;
+    let n = 0;
+    while (n < segs.length - 1) {
+      const seg = segs[n] as LogSegment;
+      const next = segs[n + 1] as LogSegment;
+      if (next.baseOffset > this.hw || !(await pred(seg, next))) break;
+      n++;
+    }
+    if (n === 0) return 0;
+    const deleted = segs.slice(0, n);
+    this.segs = segs.slice(n);
+    this.log.info({ reason, segments: deleted.map((s) => s.baseOffset.toString()) }, 'deleting segments');
+    const first = (this.segs[0] as LogSegment).baseOffset;
+    if (first > this.startOffset) {
+      this.startOffset = first;
+      await this.epochs.truncateFromStart(first);
+    }
+    await this.asyncDeleteSegments(deleted);
+    return n;
+  }
+
+  /**
+   * Moves the log start offset forward (DeleteRecords); segments wholly below it go at the next
+   * retention run. OffsetOutOfRangeError if beyond the high watermark.
+   */
+  async maybeIncrementLogStartOffset(newLogStartOffset: bigint, reason = 'client delete records'): Promise<boolean> {
+    return this.locked(async () => {
+      this.ensureOpen();
+      if (newLogStartOffset > this.hw) {
+        throw new OffsetOutOfRangeError(
+          `Cannot increment the log start offset to ${newLogStartOffset} of partition ${this.name} since it is larger than the high watermark ${this.hw}`,
+        );
+      }
+      if (newLogStartOffset <= this.startOffset) return false;
+      this.log.info({ logStartOffset: newLogStartOffset.toString(), reason }, 'incremented log start offset');
+      this.startOffset = newLogStartOffset;
+      await this.epochs.truncateFromStart(newLogStartOffset);
+      return true;
+    });
+  }
+
+  // ---- truncation --------------------------------------------------------------------------
+
+  /** Removes everything at and after `targetOffset` (a follower diverged); false if nothing to do. */
+  async truncateTo(targetOffset: bigint): Promise<boolean> {
+    if (targetOffset < 0n) throw new RangeError(`Cannot truncate partition ${this.name} to a negative offset (${targetOffset})`);
+    return this.locked(async () => {
+      this.ensureOpen();
+      if (targetOffset >= this.logEndOffset) {
+        this.log.info({ targetOffset: targetOffset.toString(), logEndOffset: this.logEndOffset.toString() }, 'truncation has no effect: target is at or beyond the log end');
+        return false;
+      }
+      this.log.info({ targetOffset: targetOffset.toString() }, 'truncating log');
+      if ((this.segs[0] as LogSegment).baseOffset > targetOffset) {
+        await this.truncateFullyLocked(targetOffset);
+        return true;
+      }
+      const keep = this.segs.filter((s) => s.baseOffset <= targetOffset);
+      const drop = this.segs.filter((s) => s.baseOffset > targetOffset);
+      this.segs = keep;
+      this.boundCache = null;
+      await this.asyncDeleteSegments(drop);
+      const active = keep.at(-1) as LogSegment;
+      await active.truncateTo(targetOffset);
+      await active.makeActive();
+      this.loadedInactive = this.loadedInactive.filter((s) => s !== active);
+      this.advanceLogEnd(await active.readNextOffset(), active);
+      await this.epochs.truncateFromEnd(this.logEndOffset);
+      this.startOffset = minBig(this.startOffset, this.logEndOffset);
+      this.recoveryPt = minBig(this.recoveryPt, this.logEndOffset);
+      this.hw = minBig(this.hw, this.logEndOffset);
+      return true;
+    });
+  }
+
+  /** Deletes every segment and starts an empty log at `newOffset` (also the new log start offset). */
+  async truncateFullyAndStartAt(newOffset: bigint): Promise<void> {
+    if (newOffset < 0n) throw new RangeError(`Cannot start partition ${this.name} at a negative offset (${newOffset})`);
+    return this.locked(async () => {
+      this.ensureOpen();
+      await this.truncateFullyLocked(newOffset);
+    });
+  }
+
+  private async truncateFullyLocked(newOffset: bigint): Promise<void> {
+    this.log.info({ newOffset: newOffset.toString() }, 'truncating fully and starting at offset');
+    const old = this.segs;
+    await this.activeSegment.onBecomeInactive();
+    // The old files are renamed to .deleted first, so the new segment may reuse a base offset.
+    await this.asyncDeleteSegments(old);
+    const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log });
+    this.segs = [seg];
+    this.boundCache = null;
+    this.loadedInactive = [];
+    this.advanceLogEnd(newOffset, seg);
+    await this.epochs.clearAndFlush();
+    this.startOffset = newOffset;
+    this.recoveryPt = minBig(this.recoveryPt, newOffset);
+    this.hw = newOffset;
+  }
+
+  // ---- deletion of segment files -----------------------------------------------------------
+
+  /** Renames the segments' files to `.deleted` now and removes them after file.delete.delay.ms. */
+  private async asyncDeleteSegments(segments: LogSegment[]): Promise<void> {
+    if (segments.length === 0) return;
+    this.loadedInactive = this.loadedInactive.filter((s) => !segments.includes(s));
+    for (const s of segments) await s.changeFileSuffixes('', DELETED_FILE_SUFFIX);
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    const entry: PendingDelete = {
+      segments,
+      timer: null,
+      done,
+      run: async () => {
+        if (entry.timer) clearTimeout(entry.timer);
+        entry.timer = null;
+        if (!this.pending.delete(entry)) return done;
+        try {
+          await this.flushChain;
+          for (const s of segments) await s.deleteFiles();
+          this.log.info({ segments: segments.map((s) => s.baseOffset.toString()) }, 'deleted segment files');
+        } catch (err) {
+          this.log.error({ err }, 'failed to delete segment files');
+        } finally {
+          resolve();
+        }
+      },
+    };
+    this.pending.add(entry);
+    entry.timer = setTimeout(() => void entry.run(), this.cfg.fileDeleteDelayMs);
+    entry.timer.unref();
+  }
+
+  /** Resolves when every scheduled segment deletion has run. */
+  async awaitPendingDeletes(): Promise<void> {
+    await Promise.all([...this.pending].map((p) => p.done));
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------
+
+  /** Closes all files (no flush; call `flush()` first for a clean shutdown). Pending deletions run now. */
+  close(): Promise<void> {
+    return this.locked(async () => {
+      if (this.closed) return;
+      this.closed = true;
+      await this.flushChain;
+      await Promise.all([...this.pending].map((p) => p.run()));
+      for (const s of this.segs) await s.close();
+    });
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new LogClosedError(`Log ${this.name} is closed`);
+  }
+
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lockTail.then(fn);
+    this.lockTail = run.catch(() => undefined);
+    return run;
+  }
+
+  toString(): string {
+    return `Log(dir=${this.dirPath}, logStartOffset=${this.startOffset}, logEndOffset=${this.logEndOffset})`;
+  }
+}
+
+function empty(meta: LogOffsetMetadata): FetchDataInfo {
+  return { fetchOffsetMetadata: meta, records: FileRecordsSlice.EMPTY, firstEntryIncomplete: false };
+}
+
+/** Index of the last segment with baseOffset <= offset (0 if none). */
+function floorIndex(segs: readonly LogSegment[], offset: bigint): number {
+  let lo = 0;
+  let hi = segs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((segs[mid] as LogSegment).baseOffset <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
