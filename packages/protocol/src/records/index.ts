@@ -1,3 +1,15 @@
+/**
+ * Kafka record batches (magic v2): zero-copy views and lazy record iteration (`RecordBatch`,
+ * `recordBatches`/`scanRecordSet` for whole records buffers), encoding (`encodeRecordBatch`), the
+ * five codecs (`compress`/`decompress`), in-place header rewrites that keep the CRC valid
+ * (`setBaseOffset`, `setPartitionLeaderEpoch`, `assignOffsets`; `setMaxTimestamp` recomputes it),
+ * transaction markers, and broker-side validation returning Kafka error codes (`validateRecords`).
+ *
+ * Produce path sketch: `validateRecords(records, { produceVersion, timestampType, ... })`; on success
+ * `assignOffsets(records, logEndOffset, leaderEpoch)` and, for LogAppendTime topics,
+ * `setMaxTimestamp(records, LOG_APPEND_TIME, now)` (Kafka also rewrites a CreateTime batch's
+ * maxTimestamp when it differs from `recordsMaxTimestamp`).
+ */
 export * from './constants.js';
 export { crc32c, computeBatchCrc } from './crc.js';
 export {
