@@ -1,1 +1,10 @@
-export {};
+export * from './address.js';
+export * from './errors.js';
+export * from './logger.js';
+export * from './framing.js';
+export * from './connection.js';
+export * from './cluster.js';
+export * from './admin.js';
+// In-process fake brokers, for tests of code built on this client.
+export * from './testing/fake-broker.js';
+export * from './testing/fake-cluster.js';

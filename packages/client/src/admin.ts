@@ -1,0 +1,535 @@
+import {
+  API_KEYS,
+  ErrorCode,
+  KafkaError,
+  ZERO_UUID,
+  uuidToBase64,
+  type ApiKey,
+  type ApiResponseMap,
+  type CreateTopicsRequestCreatableTopic,
+  type DescribeConfigsResponseResourceResult,
+  type MetadataResponseTopic,
+} from '@samsa/protocol';
+import { Cluster, type BrokerNode, type ClusterOptions } from './cluster.js';
+import type { Connection, Response } from './connection.js';
+import { BatchError, brokerError } from './errors.js';
+
+// ---- types ------------------------------------------------------------------------------
+
+/** Kafka's internal topics (TopicCommand and Metadata v0 have no isInternal flag to go by). */
+export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state']);
+
+/** Kafka's all-zero topic id, as a string. */
+export const ZERO_TOPIC_ID = uuidToBase64(ZERO_UUID);
+
+export interface OperationOptions {
+  /** Deadline of the whole operation, retries included. Default: the cluster's defaultApiTimeoutMs. */
+  timeoutMs?: number;
+}
+
+export interface ListTopicsOptions extends OperationOptions {
+  /** Include internal topics (__consumer_offsets, ...). Default false. */
+  listInternal?: boolean;
+}
+
+export interface PartitionInfo {
+  partition: number;
+  /** The leader's broker id; null when there is none (-1) or it is not a live broker. */
+  leader: number | null;
+  leaderEpoch: number;
+  replicas: number[];
+  isr: number[];
+  /** Replicas on offline brokers or log dirs (Metadata v5+). */
+  offline: number[];
+}
+
+export interface TopicDescription {
+  name: string;
+  /** Base64url topic id; ZERO_TOPIC_ID when the broker does not send one (Metadata < v10). */
+  topicId: string;
+  isInternal: boolean;
+  /** Sorted by partition. */
+  partitions: PartitionInfo[];
+}
+
+/** Replica assignment: partition → broker ids (an array is indexed by partition). */
+export type ReplicaAssignment = ReadonlyMap<number, readonly number[]> | ReadonlyArray<readonly number[]>;
+
+export interface NewTopic {
+  name: string;
+  /** Default -1: the broker's num.partitions (needs CreateTopics v4+). Ignored with replicaAssignment. */
+  numPartitions?: number;
+  /** Default -1: the broker's default.replication.factor (v4+). Ignored with replicaAssignment. */
+  replicationFactor?: number;
+  replicaAssignment?: ReplicaAssignment;
+  configs?: Readonly<Record<string, string>>;
+}
+
+export interface CreateTopicsOptions extends OperationOptions {
+  /** Validate only, create nothing. */
+  validateOnly?: boolean;
+}
+
+export interface CreatedTopic {
+  name: string;
+  /** ZERO_TOPIC_ID before CreateTopics v7. */
+  topicId: string;
+  /** -1 before CreateTopics v5. */
+  numPartitions: number;
+  /** -1 before CreateTopics v5. */
+  replicationFactor: number;
+  /** The topic's configs (v5+), else null. */
+  configs: Array<{ name: string; value: string | null; readOnly: boolean; source: number; isSensitive: boolean }> | null;
+}
+
+export interface NewPartitions {
+  topic: string;
+  /** The new total partition count. */
+  count: number;
+  /** Replicas of each new partition (count − current entries), or the broker's choice. */
+  assignments?: ReadonlyArray<readonly number[]>;
+}
+
+export interface CreatePartitionsOptions extends OperationOptions {
+  validateOnly?: boolean;
+}
+
+export interface ClusterDescription {
+  clusterId: string | null;
+  controllerId: number;
+  controller: BrokerNode | null;
+  brokers: BrokerNode[];
+}
+
+export const ConfigResourceType = { Unknown: 0, Topic: 2, Broker: 4, BrokerLogger: 8 } as const;
+export type ConfigResourceType = (typeof ConfigResourceType)[keyof typeof ConfigResourceType];
+
+/** Where a config value comes from (DescribeConfigs ConfigSource ids). */
+export const ConfigSource = {
+  Unknown: 0,
+  DynamicTopicConfig: 1,
+  DynamicBrokerConfig: 2,
+  DynamicDefaultBrokerConfig: 3,
+  StaticBrokerConfig: 4,
+  DefaultConfig: 5,
+  DynamicBrokerLoggerConfig: 6,
+  ClientMetricsConfig: 7,
+} as const;
+export type ConfigSource = (typeof ConfigSource)[keyof typeof ConfigSource];
+
+const CONFIG_SOURCE_NAMES = [
+  'UNKNOWN',
+  'DYNAMIC_TOPIC_CONFIG',
+  'DYNAMIC_BROKER_CONFIG',
+  'DYNAMIC_DEFAULT_BROKER_CONFIG',
+  'STATIC_BROKER_CONFIG',
+  'DEFAULT_CONFIG',
+  'DYNAMIC_BROKER_LOGGER_CONFIG',
+  'CLIENT_METRICS_CONFIG',
+];
+
+/** Kafka's name of a config source (e.g. `DYNAMIC_TOPIC_CONFIG`). */
+export function configSourceName(source: number): string {
+  return CONFIG_SOURCE_NAMES[source] ?? `UNKNOWN(${source})`;
+}
+
+export interface ConfigResource {
+  type: ConfigResourceType;
+  /** Topic name, or broker id as a string. */
+  name: string;
+  /** Only these keys (default: all). */
+  configNames?: readonly string[];
+}
+
+export interface ConfigSynonym {
+  name: string;
+  value: string | null;
+  source: number;
+}
+
+export interface ConfigEntry {
+  name: string;
+  value: string | null;
+  source: number;
+  /** source === DefaultConfig (Kafka's ConfigEntry.isDefault). */
+  isDefault: boolean;
+  isReadOnly: boolean;
+  isSensitive: boolean;
+  synonyms: ConfigSynonym[];
+  /** DescribeConfigs v3+ config type id, 0 (unknown) otherwise. */
+  type: number;
+  documentation: string | null;
+}
+
+export interface ConfigResourceResult {
+  type: ConfigResourceType;
+  name: string;
+  entries: ConfigEntry[];
+}
+
+export interface DescribeConfigsOptions extends OperationOptions {
+  includeSynonyms?: boolean;
+  includeDocumentation?: boolean;
+}
+
+export interface PartitionReassignment {
+  topic: string;
+  partition: number;
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
+}
+
+export type AdminOptions = ClusterOptions;
+
+// ---- admin ------------------------------------------------------------------------------
+
+/**
+ * Kafka's AdminClient for topics and cluster metadata. Requests that only the controller serves
+ * (CreateTopics, DeleteTopics, CreatePartitions, ListPartitionReassignments) go to the controller
+ * and are retried against the new one on NOT_CONTROLLER; every operation retries retriable failures
+ * until its deadline. Per-topic failures are KafkaErrors (Kafka's error names and the broker's
+ * messages) collected in a BatchError; an API the broker does not advertise fails with
+ * UnsupportedApiError naming it.
+ */
+export class Admin {
+  readonly cluster: Cluster;
+  private readonly ownsCluster: boolean;
+
+  constructor(opts: AdminOptions | { cluster: Cluster }) {
+    if ('cluster' in opts) {
+      this.cluster = opts.cluster;
+      this.ownsCluster = false;
+    } else {
+      this.cluster = new Cluster(opts);
+      this.ownsCluster = true;
+    }
+  }
+
+  /** Closes the connections (when this Admin created the Cluster). */
+  async close(): Promise<void> {
+    if (this.ownsCluster) await this.cluster.close();
+  }
+
+  /** Topic names, sorted. */
+  async listTopics(opts: ListTopicsOptions = {}): Promise<string[]> {
+    const res = await this.cluster.retry('listTopics', () => this.cluster.fetchMetadata(null), opts);
+    const names: string[] = [];
+    for (const t of res.body.topics) {
+      if (t.name === null) continue;
+      if (!opts.listInternal && isInternal(t, res.version)) continue;
+      names.push(t.name);
+    }
+    return names.sort();
+  }
+
+  /** Descriptions in the order asked; rejects with BatchError if any topic failed (e.g. UNKNOWN_TOPIC_OR_PARTITION). */
+  async describeTopics(names: readonly string[], opts: OperationOptions = {}): Promise<TopicDescription[]> {
+    const wanted = [...new Set(names)];
+    const errors = new Map<string, KafkaError>();
+    const valid = wanted.filter((n) => {
+      if (n.length > 0) return true;
+      errors.set(n, new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic name is illegal, it can\'t be empty'));
+      return false;
+    });
+    const out: TopicDescription[] = [];
+    if (valid.length > 0) {
+      const res = await this.cluster.retry('describeTopics', () => this.cluster.fetchMetadata(valid), opts);
+      const live = new Set(res.body.brokers.map((b) => b.nodeId));
+      const byName = new Map(res.body.topics.map((t) => [t.name, t]));
+      for (const name of valid) {
+        const t = byName.get(name);
+        if (!t) errors.set(name, new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' is not in the Metadata response`));
+        else if (t.errorCode !== ErrorCode.NONE) errors.set(name, topicError(t.errorCode, name));
+        else out.push(toDescription(t, res.version, live));
+      }
+    }
+    if (errors.size > 0) throw new BatchError('describeTopics', errors, out.map((d) => d.name));
+    return out;
+  }
+
+  /** Creates topics on the controller. Rejects with BatchError (per-topic KafkaErrors) if any failed. */
+  async createTopics(topics: readonly NewTopic[], opts: CreateTopicsOptions = {}): Promise<CreatedTopic[]> {
+    const names = topics.map((t) => t.name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new TypeError(`Duplicate topic name in createTopics: ${dup}`);
+    const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
+    const creatable = topics.map(toCreatable);
+    // -1 (broker defaults) needs v4 (KIP-464); validateOnly needs v1
+    const usesDefaults = creatable.some((t) => t.assignments.length === 0 && (t.numPartitions === -1 || t.replicationFactor === -1));
+    const minVersion = Math.max(usesDefaults ? 4 : 0, opts.validateOnly ? 1 : 0);
+    const res = await this.controllerCall('createTopics', timeoutMs, (conn) =>
+      conn.request(API_KEYS.CreateTopics, { topics: creatable, timeoutMs, validateOnly: opts.validateOnly ?? false }, { minVersion, timeoutMs: this.requestTimeout(timeoutMs) }),
+      (body) => body.topics.map((t) => t.errorCode),
+    );
+    const errors = new Map<string, KafkaError>();
+    const created: CreatedTopic[] = [];
+    const byName = new Map(res.body.topics.map((t) => [t.name, t]));
+    for (const name of names) {
+      const t = byName.get(name);
+      if (!t) errors.set(name, new KafkaError('UNKNOWN_SERVER_ERROR', `The CreateTopics response has no result for topic '${name}'`));
+      else if (t.errorCode !== ErrorCode.NONE) errors.set(name, brokerError(t.errorCode, t.errorMessage));
+      else {
+        created.push({
+          name,
+          topicId: res.version >= 7 ? uuidToBase64(t.topicId) : ZERO_TOPIC_ID,
+          numPartitions: res.version >= 5 ? t.numPartitions : -1,
+          replicationFactor: res.version >= 5 ? t.replicationFactor : -1,
+          configs:
+            res.version >= 5 && t.configs
+              ? t.configs.map((c) => ({ name: c.name, value: c.value, readOnly: c.readOnly, source: c.configSource, isSensitive: c.isSensitive }))
+              : null,
+        });
+      }
+    }
+    if (errors.size > 0) throw new BatchError('createTopics', errors, created.map((c) => c.name));
+    return created;
+  }
+
+  /** Deletes topics (by name) on the controller. Rejects with BatchError if any failed. */
+  async deleteTopics(names: readonly string[], opts: OperationOptions = {}): Promise<void> {
+    const topics = [...new Set(names)];
+    const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
+    const res = await this.controllerCall('deleteTopics', timeoutMs, (conn) =>
+      conn.request(
+        API_KEYS.DeleteTopics,
+        (v) => ({
+          topics: v >= 6 ? topics.map((name) => ({ name, topicId: ZERO_UUID })) : [],
+          topicNames: v < 6 ? topics : [],
+          timeoutMs,
+        }),
+        { timeoutMs: this.requestTimeout(timeoutMs) },
+      ),
+      (body) => body.responses.map((r) => r.errorCode),
+    );
+    const errors = new Map<string, KafkaError>();
+    const byName = new Map(res.body.responses.map((r) => [r.name, r]));
+    for (const name of topics) {
+      const r = byName.get(name);
+      if (!r) errors.set(name, new KafkaError('UNKNOWN_SERVER_ERROR', `The DeleteTopics response has no result for topic '${name}'`));
+      else if (r.errorCode !== ErrorCode.NONE) errors.set(name, r.errorMessage ? brokerError(r.errorCode, r.errorMessage) : topicError(r.errorCode, name));
+    }
+    if (errors.size > 0) throw new BatchError('deleteTopics', errors, topics.filter((t) => !errors.has(t)));
+  }
+
+  /** Increases partition counts on the controller. Rejects with BatchError if any topic failed. */
+  async createPartitions(newPartitions: readonly NewPartitions[], opts: CreatePartitionsOptions = {}): Promise<void> {
+    const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
+    const topics = newPartitions.map((p) => ({
+      name: p.topic,
+      count: p.count,
+      assignments: p.assignments ? p.assignments.map((brokerIds) => ({ brokerIds: [...brokerIds] })) : null,
+    }));
+    const res = await this.controllerCall('createPartitions', timeoutMs, (conn) =>
+      conn.request(API_KEYS.CreatePartitions, { topics, timeoutMs, validateOnly: opts.validateOnly ?? false }, { timeoutMs: this.requestTimeout(timeoutMs) }),
+      (body) => body.results.map((r) => r.errorCode),
+    );
+    const errors = new Map<string, KafkaError>();
+    const byName = new Map(res.body.results.map((r) => [r.name, r]));
+    for (const { name } of topics) {
+      const r = byName.get(name);
+      if (!r) errors.set(name, new KafkaError('UNKNOWN_SERVER_ERROR', `The CreatePartitions response has no result for topic '${name}'`));
+      else if (r.errorCode !== ErrorCode.NONE) errors.set(name, r.errorMessage ? brokerError(r.errorCode, r.errorMessage) : topicError(r.errorCode, name));
+    }
+    if (errors.size > 0) throw new BatchError('createPartitions', errors, topics.map((t) => t.name).filter((t) => !errors.has(t)));
+  }
+
+  /** Brokers, controller and cluster id: DescribeCluster when advertised, Metadata otherwise. */
+  async describeCluster(opts: OperationOptions = {}): Promise<ClusterDescription> {
+    return this.cluster.retry(
+      'describeCluster',
+      async () => {
+        const conn = await this.cluster.anyConnection();
+        if (conn.supports(API_KEYS.DescribeCluster)) {
+          const body = await conn.send(API_KEYS.DescribeCluster, { includeClusterAuthorizedOperations: false, endpointType: 1 });
+          if (body.errorCode !== ErrorCode.NONE) throw brokerError(body.errorCode, body.errorMessage);
+          const brokers = body.brokers
+            .map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack }))
+            .sort((a, b) => a.nodeId - b.nodeId);
+          return describe(body.clusterId, body.controllerId, brokers);
+        }
+        const res = await this.cluster.fetchMetadata([]);
+        const brokers = res.body.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })).sort((a, b) => a.nodeId - b.nodeId);
+        return describe(res.body.clusterId, res.body.controllerId, brokers);
+      },
+      opts,
+    );
+  }
+
+  /**
+   * Configs of topics and brokers. Topic resources go to any broker, broker resources to that
+   * broker. Rejects with BatchError (keyed by resource name) if any resource failed.
+   */
+  async describeConfigs(resources: readonly ConfigResource[], opts: DescribeConfigsOptions = {}): Promise<ConfigResourceResult[]> {
+    const groups = new Map<number | 'any', ConfigResource[]>();
+    for (const r of resources) {
+      let key: number | 'any' = 'any';
+      if (r.type === ConfigResourceType.Broker || r.type === ConfigResourceType.BrokerLogger) {
+        key = Number(r.name);
+        if (r.name === '' || !Number.isInteger(key)) throw new TypeError(`Broker config resource name must be a broker id, got ${JSON.stringify(r.name)}`);
+      }
+      const g = groups.get(key) ?? [];
+      g.push(r);
+      groups.set(key, g);
+    }
+    const results = new Map<string, ConfigResourceResult>();
+    const errors = new Map<string, KafkaError>();
+    await Promise.all(
+      [...groups].map(async ([target, group]) => {
+        const res = await this.cluster.retry(
+          'describeConfigs',
+          async () => {
+            const conn = target === 'any' ? await this.cluster.anyConnection() : await this.cluster.connectionTo(target);
+            return conn.request(API_KEYS.DescribeConfigs, {
+              resources: group.map((r) => ({ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ? [...r.configNames] : null })),
+              includeSynonyms: opts.includeSynonyms ?? false,
+              includeDocumentation: opts.includeDocumentation ?? false,
+            }, { minVersion: opts.includeDocumentation ? 3 : opts.includeSynonyms ? 1 : 0 });
+          },
+          opts,
+        );
+        for (const r of res.body.results) {
+          const key = `${r.resourceType}:${r.resourceName}`;
+          if (r.errorCode !== ErrorCode.NONE) errors.set(r.resourceName, brokerError(r.errorCode, r.errorMessage));
+          else {
+            results.set(key, {
+              type: r.resourceType as ConfigResourceType,
+              name: r.resourceName,
+              entries: r.configs.map((c) => toConfigEntry(c, res.version, r.resourceType)),
+            });
+          }
+        }
+      }),
+    );
+    const out: ConfigResourceResult[] = [];
+    for (const r of resources) {
+      const got = results.get(`${r.type}:${r.name}`);
+      if (got) out.push(got);
+      else if (!errors.has(r.name)) errors.set(r.name, new KafkaError('UNKNOWN_SERVER_ERROR', `The DescribeConfigs response has no result for ${r.name}`));
+    }
+    if (errors.size > 0) throw new BatchError('describeConfigs', errors, out.map((r) => r.name));
+    return out;
+  }
+
+  /** Ongoing reassignments (all, or of the given partitions), from the controller. */
+  async listPartitionReassignments(
+    partitions: ReadonlyArray<{ topic: string; partitions: readonly number[] }> | null = null,
+    opts: OperationOptions = {},
+  ): Promise<PartitionReassignment[]> {
+    const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
+    const res = await this.controllerCall('listPartitionReassignments', timeoutMs, (conn) =>
+      conn.request(
+        API_KEYS.ListPartitionReassignments,
+        { timeoutMs, topics: partitions ? partitions.map((p) => ({ name: p.topic, partitionIndexes: [...p.partitions] })) : null },
+        { timeoutMs: this.requestTimeout(timeoutMs) },
+      ),
+      (body) => [body.errorCode],
+    );
+    if (res.body.errorCode !== ErrorCode.NONE) throw brokerError(res.body.errorCode, res.body.errorMessage);
+    return res.body.topics.flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        replicas: p.replicas,
+        addingReplicas: p.addingReplicas,
+        removingReplicas: p.removingReplicas,
+      })),
+    );
+  }
+
+  // ---- internals ------------------------------------------------------------------------
+
+  /** Per-request timeout for a request carrying a server-side `timeoutMs`. */
+  private requestTimeout(serverTimeoutMs: number): number {
+    return Math.max(this.cluster.requestTimeoutMs, serverTimeoutMs + 5_000);
+  }
+
+  /**
+   * Sends to the controller, with retries. A response whose error codes include NOT_CONTROLLER
+   * (the controller moved) is thrown as retriable so the call goes to the new controller.
+   */
+  private controllerCall<K extends ApiKey>(
+    operation: string,
+    timeoutMs: number,
+    send: (conn: Connection) => Promise<Response<K>>,
+    codes: (body: ApiResponseMap[K]) => number[],
+  ): Promise<Response<K>> {
+    return this.cluster.retry(
+      operation,
+      async () => {
+        const conn = await this.cluster.controllerConnection();
+        const res = await send(conn);
+        if (codes(res.body).includes(ErrorCode.NOT_CONTROLLER)) {
+          this.cluster.invalidateController();
+          throw new KafkaError('NOT_CONTROLLER', `Broker ${conn.describe()} is not the controller`);
+        }
+        return res;
+      },
+      { timeoutMs },
+    );
+  }
+}
+
+function describe(clusterId: string | null, controllerId: number, brokers: BrokerNode[]): ClusterDescription {
+  return { clusterId, controllerId, controller: brokers.find((b) => b.nodeId === controllerId) ?? null, brokers };
+}
+
+function isInternal(t: MetadataResponseTopic, version: number): boolean {
+  return version >= 1 ? t.isInternal : t.name !== null && INTERNAL_TOPICS.has(t.name);
+}
+
+function topicError(code: number, topic: string): KafkaError {
+  if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) return new KafkaError(code, `Topic '${topic}' does not exist (UNKNOWN_TOPIC_OR_PARTITION)`);
+  return new KafkaError(code);
+}
+
+function toDescription(t: MetadataResponseTopic, version: number, liveBrokers: ReadonlySet<number>): TopicDescription {
+  return {
+    name: t.name!,
+    topicId: version >= 10 ? uuidToBase64(t.topicId) : ZERO_TOPIC_ID,
+    isInternal: isInternal(t, version),
+    partitions: t.partitions
+      .map((p) => ({
+        partition: p.partitionIndex,
+        leader: p.leaderId >= 0 && liveBrokers.has(p.leaderId) ? p.leaderId : null,
+        leaderEpoch: version >= 7 ? p.leaderEpoch : -1,
+        replicas: p.replicaNodes,
+        isr: p.isrNodes,
+        offline: version >= 5 ? p.offlineReplicas : [],
+      }))
+      .sort((a, b) => a.partition - b.partition),
+  };
+}
+
+function toCreatable(t: NewTopic): CreateTopicsRequestCreatableTopic {
+  const assignments: Array<{ partitionIndex: number; brokerIds: number[] }> = [];
+  if (t.replicaAssignment) {
+    const entries: Array<[number, readonly number[]]> =
+      t.replicaAssignment instanceof Map ? [...(t.replicaAssignment as ReadonlyMap<number, readonly number[]>)] : [...(t.replicaAssignment as ReadonlyArray<readonly number[]>).entries()];
+    for (const [partitionIndex, brokerIds] of entries.sort((a, b) => a[0] - b[0])) assignments.push({ partitionIndex, brokerIds: [...brokerIds] });
+  }
+  const withAssignment = assignments.length > 0;
+  return {
+    name: t.name,
+    numPartitions: withAssignment ? -1 : (t.numPartitions ?? -1),
+    replicationFactor: withAssignment ? -1 : (t.replicationFactor ?? -1),
+    assignments,
+    configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })),
+  };
+}
+
+function toConfigEntry(c: DescribeConfigsResponseResourceResult, version: number, resourceType: number): ConfigEntry {
+  // v0 has only isDefault: derive the source as the Java client does
+  const source = version >= 1 ? c.configSource : c.isDefault ? ConfigSource.DefaultConfig : resourceType === ConfigResourceType.Topic ? ConfigSource.DynamicTopicConfig : ConfigSource.StaticBrokerConfig;
+  return {
+    name: c.name,
+    value: c.value,
+    source,
+    isDefault: source === ConfigSource.DefaultConfig,
+    isReadOnly: c.readOnly,
+    isSensitive: c.isSensitive,
+    synonyms: version >= 1 ? c.synonyms.map((s) => ({ name: s.name, value: s.value, source: s.source })) : [],
+    type: version >= 3 ? c.configType : 0,
+    documentation: version >= 3 ? c.documentation : null,
+  };
+}
