@@ -22,6 +22,8 @@ export abstract class AbstractIndex {
   private fh: FileHandle | null = null;
   private dirtyFrom = Number.POSITIVE_INFINITY;
   private dirtyTo = 0;
+  /** Loaded from or trimmed on disk and not reopened: no room for more entries. */
+  private sealed = false;
   private filePath: string;
   private maxSize: number;
 
@@ -44,9 +46,9 @@ export abstract class AbstractIndex {
   get maxIndexSize(): number {
     return this.maxSize;
   }
-  /** Preallocated capacity while writable; once trimmed (inactive) the index is full. */
+  /** Preallocated capacity; an index loaded or trimmed and not reopened for writing is full (as Kafka's). */
   get maxEntries(): number {
-    return this.fh ? Math.floor(this.maxSize / this.entrySize) : this.count;
+    return this.sealed ? this.count : Math.floor(this.maxSize / this.entrySize);
   }
   get isFull(): boolean {
     return this.count >= this.maxEntries;
@@ -78,6 +80,7 @@ export abstract class AbstractIndex {
     await this.closeHandle();
     this.buf = Buffer.alloc(MIN_CAPACITY - (MIN_CAPACITY % this.entrySize));
     this.count = 0;
+    this.sealed = false;
     this.clearDirty();
     this.onEntriesChanged();
     this.fh = await open(this.filePath, 'w+');
@@ -92,6 +95,7 @@ export abstract class AbstractIndex {
     }
     this.buf = content;
     this.count = content.length / this.entrySize;
+    this.sealed = true;
     this.clearDirty();
     try {
       this.sanityCheck(logSize);
@@ -109,6 +113,7 @@ export abstract class AbstractIndex {
     if (!this.buf) throw new Error(`Index ${this.filePath} must be loaded before it is opened for writing`);
     const fh = await open(this.filePath, constants.O_RDWR | constants.O_CREAT, 0o644);
     this.fh = fh;
+    this.sealed = false;
     await fh.truncate(Math.max(this.roundDown(this.maxSize), this.sizeInBytes));
     // Changes made in memory while the file was closed (e.g. a truncation) are written now.
     await this.writeDirty();
@@ -148,6 +153,7 @@ export abstract class AbstractIndex {
     if (!this.fh) return;
     await this.writeDirty();
     await this.fh.truncate(this.sizeInBytes);
+    this.sealed = true;
     await this.closeHandle();
   }
 
@@ -174,6 +180,7 @@ export abstract class AbstractIndex {
     if (this.buf) this.buf.fill(0, 0, this.sizeInBytes);
     else this.buf = Buffer.alloc(MIN_CAPACITY - (MIN_CAPACITY % this.entrySize));
     this.count = 0;
+    this.sealed = false;
     this.clearDirty();
     this.onEntriesChanged();
     if (this.fh) {

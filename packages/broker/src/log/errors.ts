@@ -12,6 +12,7 @@ export const LogErrorCode = {
   CORRUPT_MESSAGE: 2,
   MESSAGE_TOO_LARGE: 10,
   RECORD_LIST_TOO_LARGE: 18,
+  INCONSISTENT_TOPIC_ID: 103,
   INCONSISTENT_CLUSTER_ID: 104,
   KAFKA_STORAGE_ERROR: 56,
   INVALID_RECORD: 87,
@@ -116,6 +117,14 @@ export class InconsistentClusterIdError extends LogError {
   constructor(message: string) {
     super(LogErrorCode.INCONSISTENT_CLUSTER_ID, message);
     this.name = 'InconsistentClusterIdError';
+  }
+}
+
+/** partition.metadata names another topic id (Kafka's InconsistentTopicIdException). */
+export class InconsistentTopicIdError extends LogError {
+  constructor(message: string) {
+    super(LogErrorCode.INCONSISTENT_TOPIC_ID, message);
+    this.name = 'InconsistentTopicIdError';
   }
 }
 

@@ -1,0 +1,58 @@
+export { DEFAULT_LOG_CONFIG, TimestampType, filenamePrefixFromOffset, logConfig, offsetFromFileName, systemClock, validateLogConfig } from './config.js';
+export type { Clock, LogConfig } from './config.js';
+export {
+  CorruptCheckpointError,
+  CorruptIndexError,
+  CorruptRecordError,
+  InconsistentBrokerIdError,
+  InconsistentClusterIdError,
+  InconsistentTopicIdError,
+  KafkaStorageError,
+  LogClosedError,
+  LogError,
+  LogErrorCode,
+  OffsetOutOfRangeError,
+  OffsetsOutOfOrderError,
+  RecordBatchTooLargeError,
+  RecordTooLargeError,
+  UnexpectedAppendOffsetError,
+} from './errors.js';
+export type { Decompressor } from './batch-header.js';
+export {
+  CheckpointFile,
+  OFFSET_CHECKPOINT_FORMAT,
+  OffsetCheckpointFile,
+  formatCheckpoint,
+  fsyncDirectory,
+  parseCheckpoint,
+  writeFileAtomically,
+} from './checkpoint.js';
+export type { CheckpointFormat, TopicPartitionOffset } from './checkpoint.js';
+export { deleteDirName, parsePartitionDirName, topicPartitionKey } from './topic-partition.js';
+export type { ParsedPartitionDir, PartitionDirKind } from './topic-partition.js';
+export { OffsetIndex } from './offset-index.js';
+export type { OffsetPosition } from './offset-index.js';
+export { TimeIndex } from './time-index.js';
+export type { TimestampOffset } from './time-index.js';
+export { BatchScanner, FileRecords, FileRecordsSlice, ScanStatus } from './file-records.js';
+export { LogSegment, segmentFilePaths } from './segment.js';
+export type { FetchDataInfo, LogOffsetMetadata, LogOffsetPosition, RollParams, SegmentOptions } from './segment.js';
+export { LeaderEpochFileCache, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './leader-epoch-cache.js';
+export type { EpochEndOffset, EpochEntry } from './leader-epoch-cache.js';
+export { LogLoader } from './loader.js';
+export type { LoadLogParams, LoadedLog } from './loader.js';
+export { ListOffsetsTimestamp, Log } from './log.js';
+export type { LogAppendInfo, LogOptions, OffsetForTimestamp } from './log.js';
+export {
+  CLEAN_SHUTDOWN_FILE,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  LogManager,
+  META_PROPERTIES_FILE,
+  PARTITION_METADATA_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  formatMetaProperties,
+  formatPartitionMetadata,
+  parseMetaProperties,
+} from './manager.js';
+export type { LogManagerOptions } from './manager.js';

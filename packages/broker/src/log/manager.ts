@@ -1,0 +1,509 @@
+/**
+ * LogManager: the broker's log.dirs (Kafka's LogManager).
+ *
+ * Per log dir:
+ *   meta.properties                    version=0, broker.id, cluster.id (when known)
+ *   recovery-point-offset-checkpoint   offsets up to which each log is fsynced
+ *   log-start-offset-checkpoint        log start offsets above the first segment's base offset
+ *   .kafka_cleanshutdown               written after a clean shutdown, deleted once the logs loaded
+ *   <topic>-<partition>/               one Log each
+ *   <topic>-<partition>.<uuid>-delete/ deleted partitions, removed after file.delete.delay.ms
+ *
+ * Loads every partition at startup (bounded parallelism), runs retention and checkpoint tasks, and
+ * flushes, checkpoints and marks a clean shutdown on `shutdown()`.
+ */
+import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { OffsetCheckpointFile, writeFileAtomically, type TopicPartitionOffset } from './checkpoint.js';
+import { systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
+import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from './errors.js';
+import type { Decompressor } from './batch-header.js';
+import { Log } from './log.js';
+import { deleteDirName, parsePartitionDirName, topicPartitionKey, type TopicPartition } from './topic-partition.js';
+
+export const META_PROPERTIES_FILE = 'meta.properties';
+export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
+export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
+export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';
+export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
+export const PARTITION_METADATA_FILE = 'partition.metadata';
+
+/** Kafka's `partition.metadata` (KIP-516): `version: 0` and `topic_id: <base64 uuid>`. */
+export function formatPartitionMetadata(topicId: string): string {
+  return `version: 0\ntopic_id: ${topicId}\n`;
+}
+
+export interface LogManagerOptions {
+  /** log.dirs */
+  logDirs: readonly string[];
+  /** broker.id, checked against and written to meta.properties. */
+  brokerId: number;
+  /** The cluster id, when already known (see `setClusterId`). */
+  clusterId?: string | undefined;
+  /** Broker-level log defaults. */
+  defaultConfig: LogConfig;
+  /** Effective config of a topic (topic overrides over the defaults); default `defaultConfig`. */
+  configFor?: (topic: string) => LogConfig;
+  clock?: Clock;
+  logger?: Logger;
+  /** Partitions loaded at once per log dir (num.recovery.threads.per.data.dir). Default 4. */
+  recoveryConcurrency?: number;
+  /** log.retention.check.interval.ms. Default 300000. */
+  retentionCheckIntervalMs?: number;
+  /** log.flush.offset.checkpoint.interval.ms. Default 60000. */
+  recoveryPointCheckpointIntervalMs?: number;
+  /** log.flush.start.offset.checkpoint.interval.ms. Default 60000. */
+  logStartOffsetCheckpointIntervalMs?: number;
+  decompress?: Decompressor;
+}
+
+/** Java-properties style parse of meta.properties (key=value or key: value, # and ! comments). */
+export function parseMetaProperties(text: string): Map<string, string> {
+  const props = new Map<string, string>();
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || line.startsWith('!')) continue;
+    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
+    if (m) props.set(m[1] as string, (m[2] as string).trim());
+  }
+  return props;
+}
+
+export function formatMetaProperties(brokerId: number, clusterId: string | undefined, now = new Date()): string {
+  const lines = ['#', `#${now.toString()}`];
+  if (clusterId !== undefined) lines.push(`cluster.id=${clusterId}`);
+  lines.push('version=0', `broker.id=${brokerId}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const LEGAL_TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+
+interface DirState {
+  path: string;
+  hadCleanShutdown: boolean;
+  recoveryCheckpoint: OffsetCheckpointFile;
+  startCheckpoint: OffsetCheckpointFile;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time; rejects with the first error after all settle. */
+async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let firstError: unknown = null;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await fn(item);
+      } catch (err) {
+        firstError ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (firstError !== null) throw firstError;
+}
+
+export class LogManager {
+  private readonly logs = new Map<string, { log: Log; dir: DirState }>();
+  private readonly creating = new Map<string, Promise<Log>>();
+  private readonly dirs: DirState[];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly pendingDirDeletes = new Map<string, { timer: NodeJS.Timeout; done: Promise<void> }>();
+  private running = new Set<Promise<unknown>>();
+  private retentionRunning = false;
+  private clusterIdValue: string | undefined;
+  private shutDown = false;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  private constructor(private readonly opts: LogManagerOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.log = (opts.logger ?? pino({ enabled: false })).child({ component: 'log-manager' });
+    this.clusterIdValue = opts.clusterId;
+    const paths = [...new Set(opts.logDirs.map((d) => resolve(d)))];
+    if (paths.length === 0) throw new RangeError('log.dirs is empty');
+    this.dirs = paths.map((path) => ({
+      path,
+      hadCleanShutdown: false,
+      recoveryCheckpoint: new OffsetCheckpointFile(join(path, RECOVERY_POINT_CHECKPOINT_FILE)),
+      startCheckpoint: new OffsetCheckpointFile(join(path, LOG_START_OFFSET_CHECKPOINT_FILE)),
+    }));
+  }
+
+  /** Creates and validates the log dirs, then loads every partition in them. */
+  static async open(opts: LogManagerOptions): Promise<LogManager> {
+    validateLogConfig(opts.defaultConfig);
+    const m = new LogManager(opts);
+    for (const d of m.dirs) await m.initDir(d);
+    await Promise.all(m.dirs.map((d) => m.loadDir(d)));
+    return m;
+  }
+
+  get clusterId(): string | undefined {
+    return this.clusterIdValue;
+  }
+  get logDirs(): string[] {
+    return this.dirs.map((d) => d.path);
+  }
+  /** Whether `dir` had `.kafka_cleanshutdown` when the manager opened it. */
+  hadCleanShutdown(dir: string): boolean {
+    return this.dirs.find((d) => d.path === resolve(dir))?.hadCleanShutdown ?? false;
+  }
+
+  private configFor(topic: string): LogConfig {
+    return this.opts.configFor?.(topic) ?? this.opts.defaultConfig;
+  }
+
+  // ---- log dirs and meta.properties --------------------------------------------------------
+
+  private async initDir(d: DirState): Promise<void> {
+    try {
+      await mkdir(d.path, { recursive: true });
+      await this.checkMetaProperties(d.path);
+      await this.writeMetaProperties(d.path);
+    } catch (err) {
+      if (err instanceof InconsistentBrokerIdError || err instanceof InconsistentClusterIdError) throw err;
+      throw new KafkaStorageError(`Failed to initialise log dir ${d.path}`, { cause: err });
+    }
+  }
+
+  private async checkMetaProperties(dir: string): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(join(dir, META_PROPERTIES_FILE), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const props = parseMetaProperties(text);
+    const version = props.get('version');
+    if (version !== '0') throw new KafkaStorageError(`${join(dir, META_PROPERTIES_FILE)} has version ${version ?? '(none)'}; only version 0 (ZooKeeper mode) is supported`);
+    const brokerId = props.get('broker.id');
+    if (brokerId !== undefined && Number(brokerId) !== this.opts.brokerId) {
+      throw new InconsistentBrokerIdError(
+        `Configured broker.id ${this.opts.brokerId} doesn't match stored broker.id ${brokerId} in ${join(dir, META_PROPERTIES_FILE)}. ` +
+          'If you moved your data, make sure your configured broker.id matches.',
+      );
+    }
+    const clusterId = props.get('cluster.id');
+    if (clusterId !== undefined) {
+      if (this.clusterIdValue !== undefined && clusterId !== this.clusterIdValue) {
+        throw new InconsistentClusterIdError(`The cluster id ${this.clusterIdValue} doesn't match stored cluster id ${clusterId} in ${join(dir, META_PROPERTIES_FILE)}`);
+      }
+      this.clusterIdValue ??= clusterId;
+    }
+  }
+
+  private writeMetaProperties(dir: string): Promise<void> {
+    return writeFileAtomically(join(dir, META_PROPERTIES_FILE), formatMetaProperties(this.opts.brokerId, this.clusterIdValue));
+  }
+
+  /** Records the cluster id (from ZooKeeper) in every dir's meta.properties; a different stored id is an error. */
+  async setClusterId(clusterId: string): Promise<void> {
+    if (this.clusterIdValue !== undefined && this.clusterIdValue !== clusterId) {
+      throw new InconsistentClusterIdError(`The cluster id ${clusterId} doesn't match the stored cluster id ${this.clusterIdValue}`);
+    }
+    this.clusterIdValue = clusterId;
+    for (const d of this.dirs) await this.writeMetaProperties(d.path);
+  }
+
+  // ---- loading -----------------------------------------------------------------------------
+
+  private async loadDir(d: DirState): Promise<void> {
+    const started = this.clock.now();
+    const marker = join(d.path, CLEAN_SHUTDOWN_FILE);
+    d.hadCleanShutdown = await exists(marker);
+    const recoveryPoints = await d.recoveryCheckpoint.read().catch((err: unknown) => {
+      this.log.warn({ dir: d.path, err }, 'error reading recovery-point-offset-checkpoint; recovering all logs from offset 0');
+      return new Map<string, bigint>();
+    });
+    const startOffsets = await d.startCheckpoint.read().catch((err: unknown) => {
+      this.log.warn({ dir: d.path, err }, 'error reading log-start-offset-checkpoint; using segment base offsets');
+      return new Map<string, bigint>();
+    });
+    const toLoad: { name: string; tp: TopicPartition }[] = [];
+    for (const ent of await readdir(d.path, { withFileTypes: true })) {
+      if (!ent.isDirectory()) continue;
+      const parsed = parsePartitionDirName(ent.name);
+      if (!parsed) {
+        this.log.warn({ dir: d.path, name: ent.name }, 'ignoring directory that is not a partition directory');
+      } else if (parsed.kind === 'delete') {
+        this.scheduleDirDelete(join(d.path, ent.name));
+      } else if (parsed.kind !== 'log') {
+        this.log.warn({ dir: d.path, name: ent.name }, `ignoring ${parsed.kind} partition directory (not supported)`);
+      } else {
+        toLoad.push({ name: ent.name, tp: { topic: parsed.topic, partition: parsed.partition } });
+      }
+    }
+    await forEachBounded(toLoad, this.opts.recoveryConcurrency ?? 4, async ({ name, tp }) => {
+      const key = topicPartitionKey(tp);
+      const log = await Log.open({
+        dir: join(d.path, name),
+        topicPartition: tp,
+        config: this.configFor(tp.topic),
+        clock: this.clock,
+        logger: this.opts.logger ?? this.log,
+        recoveryPoint: recoveryPoints.get(key) ?? 0n,
+        logStartOffset: startOffsets.get(key),
+        hadCleanShutdown: d.hadCleanShutdown,
+        ...(this.opts.decompress ? { decompress: this.opts.decompress } : {}),
+      }).catch((err: unknown) => {
+        throw new KafkaStorageError(`Failed to load log ${key} in ${d.path}`, { cause: err });
+      });
+      const dup = this.logs.get(key);
+      if (dup) {
+        await log.close();
+        throw new KafkaStorageError(`Duplicate log directories for ${key} are found in both ${dup.log.dir} and ${log.dir}`);
+      }
+      this.logs.set(key, { log, dir: d });
+    });
+    if (d.hadCleanShutdown) await unlink(marker).catch(() => undefined);
+    this.log.info(
+      { dir: d.path, logs: toLoad.length, hadCleanShutdown: d.hadCleanShutdown, ms: this.clock.now() - started },
+      'loaded logs in log dir',
+    );
+  }
+
+  // ---- logs --------------------------------------------------------------------------------
+
+  getLog(tp: TopicPartition): Log | undefined {
+    return this.logs.get(topicPartitionKey(tp))?.log;
+  }
+
+  allLogs(): Log[] {
+    return [...this.logs.values()].map((e) => e.log);
+  }
+
+  /**
+   * Returns the partition's log, creating it in the dir with the fewest partitions if needed. With
+   * `topicId`, `partition.metadata` is written (or checked: a different stored id is an error).
+   */
+  async getOrCreateLog(tp: TopicPartition, config?: LogConfig, topicId?: string): Promise<Log> {
+    const key = topicPartitionKey(tp);
+    let log = this.logs.get(key)?.log;
+    if (!log) {
+      let inFlight = this.creating.get(key);
+      if (!inFlight) {
+        inFlight = this.createLog(tp, config).finally(() => this.creating.delete(key));
+        this.creating.set(key, inFlight);
+      }
+      log = await inFlight;
+    }
+    if (topicId !== undefined) await this.checkTopicId(log, topicId);
+    return log;
+  }
+
+  private async checkTopicId(log: Log, topicId: string): Promise<void> {
+    const path = join(log.dir, PARTITION_METADATA_FILE);
+    let text: string | null = null;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const stored = text === null ? undefined : parseMetaProperties(text).get('topic_id');
+    if (stored === undefined) await writeFileAtomically(path, formatPartitionMetadata(topicId));
+    else if (stored !== topicId) {
+      throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${stored} stored in ${path}`);
+    }
+  }
+
+  /** The topic id in the partition's `partition.metadata`, if any. */
+  async topicIdOf(tp: TopicPartition): Promise<string | undefined> {
+    const log = this.getLog(tp);
+    if (!log) return undefined;
+    try {
+      return parseMetaProperties(await readFile(join(log.dir, PARTITION_METADATA_FILE), 'utf8')).get('topic_id');
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async createLog(tp: TopicPartition, config?: LogConfig): Promise<Log> {
+    if (this.shutDown) throw new KafkaStorageError('Log manager is shut down');
+    if (!LEGAL_TOPIC.test(tp.topic) || tp.topic === '.' || tp.topic === '..') throw new RangeError(`Illegal topic name "${tp.topic}"`);
+    if (!Number.isInteger(tp.partition) || tp.partition < 0) throw new RangeError(`Illegal partition ${tp.partition}`);
+    const counts = new Map<DirState, number>(this.dirs.map((d) => [d, 0]));
+    for (const e of this.logs.values()) counts.set(e.dir, (counts.get(e.dir) ?? 0) + 1);
+    const d = [...counts.entries()].sort((a, b) => a[1] - b[1])[0]?.[0] as DirState;
+    const key = topicPartitionKey(tp);
+    const dir = join(d.path, key);
+    await mkdir(dir, { recursive: true });
+    const log = await Log.open({
+      dir,
+      topicPartition: tp,
+      config: config ?? this.configFor(tp.topic),
+      clock: this.clock,
+      logger: this.opts.logger ?? this.log,
+      hadCleanShutdown: true,
+      ...(this.opts.decompress ? { decompress: this.opts.decompress } : {}),
+    });
+    this.logs.set(key, { log, dir: d });
+    this.log.info({ topic: tp.topic, partition: tp.partition, dir }, 'created log');
+    return log;
+  }
+
+  /** Applies a topic's new config to its loaded logs. */
+  async updateTopicConfig(topic: string, config: LogConfig): Promise<void> {
+    for (const { log } of this.logs.values()) if (log.topicPartition.topic === topic) await log.updateConfig(config);
+  }
+
+  /**
+   * Deletes a partition: closes its log, renames the dir to `<topic>-<p>.<uuid>-delete`, drops it
+   * from the checkpoints and removes the dir after file.delete.delay.ms. False if there is no such log.
+   */
+  async asyncDelete(tp: TopicPartition): Promise<boolean> {
+    const key = topicPartitionKey(tp);
+    const entry = this.logs.get(key);
+    if (!entry) return false;
+    this.logs.delete(key);
+    await entry.log.close();
+    const target = join(entry.dir.path, deleteDirName(tp));
+    await rename(entry.log.dir, target);
+    this.log.info({ topic: tp.topic, partition: tp.partition, dir: target }, 'log renamed for deletion');
+    await this.checkpointDir(entry.dir);
+    this.scheduleDirDelete(target);
+    return true;
+  }
+
+  /** `asyncDelete` for callers that do not care whether the log existed. */
+  async deleteLog(tp: TopicPartition): Promise<void> {
+    await this.asyncDelete(tp);
+  }
+
+  private scheduleDirDelete(path: string): void {
+    if (this.pendingDirDeletes.has(path)) return;
+    let resolveDone!: () => void;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    const timer = setTimeout(() => {
+      void rm(path, { recursive: true, force: true })
+        .then(() => this.log.info({ dir: path }, 'deleted log dir'))
+        .catch((err: unknown) => this.log.error({ dir: path, err }, 'failed to delete log dir'))
+        .finally(() => {
+          this.pendingDirDeletes.delete(path);
+          resolveDone();
+        });
+    }, this.opts.defaultConfig.fileDeleteDelayMs);
+    timer.unref();
+    this.pendingDirDeletes.set(path, { timer, done });
+  }
+
+  /** Resolves once every scheduled directory deletion has run. */
+  async awaitPendingDeletes(): Promise<void> {
+    await Promise.all([...this.pendingDirDeletes.values()].map((p) => p.done));
+  }
+
+  // ---- checkpoints -------------------------------------------------------------------------
+
+  private logsIn(d: DirState): Log[] {
+    return [...this.logs.values()].filter((e) => e.dir === d).map((e) => e.log);
+  }
+
+  async checkpointRecoveryOffsets(): Promise<void> {
+    for (const d of this.dirs) await this.checkpointRecoveryOffsetsIn(d);
+  }
+
+  async checkpointLogStartOffsets(): Promise<void> {
+    for (const d of this.dirs) await this.checkpointLogStartOffsetsIn(d);
+  }
+
+  private async checkpointDir(d: DirState): Promise<void> {
+    await this.checkpointRecoveryOffsetsIn(d);
+    await this.checkpointLogStartOffsetsIn(d);
+  }
+
+  private checkpointRecoveryOffsetsIn(d: DirState): Promise<void> {
+    const entries: TopicPartitionOffset[] = this.logsIn(d).map((l) => ({ ...l.topicPartition, offset: l.recoveryPoint }));
+    return d.recoveryCheckpoint.write(entries);
+  }
+
+  /** Only logs whose start offset is above their first segment's base offset (as Kafka). */
+  private checkpointLogStartOffsetsIn(d: DirState): Promise<void> {
+    const entries: TopicPartitionOffset[] = this.logsIn(d)
+      .filter((l) => l.segments.length > 0 && l.logStartOffset > (l.segments[0] as { baseOffset: bigint }).baseOffset)
+      .map((l) => ({ ...l.topicPartition, offset: l.logStartOffset }));
+    return d.startCheckpoint.write(entries);
+  }
+
+  // ---- background tasks --------------------------------------------------------------------
+
+  /** Starts retention and checkpoint tasks. */
+  startup(): void {
+    const every = (ms: number, name: string, task: () => Promise<unknown>): void => {
+      let busy = false;
+      const t = setInterval(() => {
+        if (busy || this.shutDown) return;
+        busy = true;
+        const p = task()
+          .catch((err: unknown) => this.log.error({ err, task: name }, 'log manager task failed'))
+          .finally(() => {
+            busy = false;
+            this.running.delete(p);
+          });
+        this.running.add(p);
+      }, ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(this.opts.retentionCheckIntervalMs ?? 300_000, 'retention', () => this.cleanupLogs());
+    every(this.opts.recoveryPointCheckpointIntervalMs ?? 60_000, 'recovery-point-checkpoint', () => this.checkpointRecoveryOffsets());
+    every(this.opts.logStartOffsetCheckpointIntervalMs ?? 60_000, 'log-start-offset-checkpoint', () => this.checkpointLogStartOffsets());
+  }
+
+  /** One retention pass over every log; returns the number of segments deleted. */
+  async cleanupLogs(): Promise<number> {
+    if (this.retentionRunning) return 0;
+    this.retentionRunning = true;
+    const started = this.clock.now();
+    let total = 0;
+    try {
+      for (const log of this.allLogs()) {
+        try {
+          total += await log.deleteOldSegments();
+        } catch (err) {
+          this.log.error({ err, topic: log.topicPartition.topic, partition: log.topicPartition.partition }, 'retention failed for log');
+        }
+      }
+    } finally {
+      this.retentionRunning = false;
+    }
+    this.log.debug({ segmentsDeleted: total, ms: this.clock.now() - started }, 'log cleanup completed');
+    return total;
+  }
+
+  /** Stops tasks, flushes and closes every log, writes checkpoints and the clean shutdown marker. */
+  async shutdown(): Promise<void> {
+    if (this.shutDown) return;
+    this.shutDown = true;
+    for (const t of this.timers) clearInterval(t);
+    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.creating.values()]);
+    for (const p of this.pendingDirDeletes.values()) clearTimeout(p.timer);
+    this.pendingDirDeletes.clear();
+    let failed = false;
+    await forEachBounded(this.allLogs(), this.opts.recoveryConcurrency ?? 4, async (log) => {
+      try {
+        await log.flush();
+        await log.close();
+      } catch (err) {
+        failed = true;
+        this.log.error({ err, topic: log.topicPartition.topic, partition: log.topicPartition.partition }, 'error flushing log at shutdown');
+      }
+    });
+    for (const d of this.dirs) {
+      await this.checkpointDir(d);
+      if (!failed) await writeFileAtomically(join(d.path, CLEAN_SHUTDOWN_FILE), '');
+    }
+    this.log.info({ logs: this.logs.size, clean: !failed }, 'log manager shut down');
+  }
+}

@@ -1,0 +1,111 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { CorruptIndexError } from './errors.js';
+import { OffsetIndex } from './offset-index.js';
+import { makeTempDir } from './test-support.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+afterEach(async () => cleanup());
+
+describe('offset index', () => {
+  test('offset index – preallocated, lookup returns the largest entry <= target, trimmed on close', async () => {
+    const path = join(dir, '00000000000000000100.index');
+    const idx = new OffsetIndex(path, 100n, 1024);
+    await idx.createEmpty();
+    expect((await stat(path)).size).toBe(1024);
+    expect(idx.lookup(150n)).toEqual({ offset: 100n, position: 0 });
+    idx.append(110n, 4000);
+    idx.append(120n, 8200);
+    idx.append(135n, 12500);
+    await idx.writeDirty();
+    expect(idx.lookup(99n)).toEqual({ offset: 100n, position: 0 });
+    expect(idx.lookup(109n)).toEqual({ offset: 100n, position: 0 });
+    expect(idx.lookup(110n)).toEqual({ offset: 110n, position: 4000 });
+    expect(idx.lookup(134n)).toEqual({ offset: 120n, position: 8200 });
+    expect(idx.lookup(10_000n)).toEqual({ offset: 135n, position: 12500 });
+    expect(idx.lastOffset).toBe(135n);
+    await idx.closeWritable();
+    const bytes = await readFile(path);
+    expect(bytes.length).toBe(24);
+    expect([bytes.readInt32BE(0), bytes.readInt32BE(4), bytes.readInt32BE(16), bytes.readInt32BE(20)]).toEqual([10, 4000, 35, 12500]);
+    const again = new OffsetIndex(path, 100n, 1024);
+    await again.load(20_000);
+    expect(again.entries).toBe(3);
+    expect(again.lookup(125n)).toEqual({ offset: 120n, position: 8200 });
+  });
+
+  test('offset index – rejects non-increasing offsets and knows when it is full', async () => {
+    const idx = new OffsetIndex(join(dir, 'a.index'), 0n, 24);
+    await idx.createEmpty();
+    idx.append(5n, 100);
+    expect(() => idx.append(5n, 200)).toThrow(CorruptIndexError);
+    idx.append(6n, 200);
+    idx.append(7n, 300);
+    expect(idx.isFull).toBe(true);
+    expect(() => idx.append(8n, 400)).toThrow(RangeError);
+    expect(() => idx.append(0x80000000n, 500)).toThrow(RangeError);
+  });
+
+  test('offset index – truncateTo removes entries >= offset, on disk too', async () => {
+    const path = join(dir, 'b.index');
+    const idx = new OffsetIndex(path, 0n, 4096);
+    await idx.createEmpty();
+    for (let i = 1; i <= 10; i++) idx.append(BigInt(i * 10), i * 1000);
+    await idx.writeDirty();
+    idx.truncateTo(55n);
+    expect(idx.entries).toBe(5);
+    expect(idx.lastOffset).toBe(50n);
+    idx.truncateTo(50n);
+    expect(idx.entries).toBe(4);
+    await idx.writeDirty();
+    const raw = await readFile(path);
+    expect(raw.readInt32BE(4 * 8)).toBe(0); // zeroed, not stale
+    idx.append(45n, 4500);
+    expect(idx.lookup(47n)).toEqual({ offset: 45n, position: 4500 });
+    idx.truncateTo(0n);
+    expect(idx.entries).toBe(0);
+    await idx.close();
+  });
+
+  test('offset index – sanity check rejects non-monotonic entries, zero tails and positions past the log', async () => {
+    const path = join(dir, 'c.index');
+    const b = Buffer.alloc(32);
+    b.writeInt32BE(10, 0);
+    b.writeInt32BE(100, 4);
+    b.writeInt32BE(20, 8);
+    b.writeInt32BE(200, 12); // then two zero entries: an untrimmed preallocated tail
+    await writeFile(path, b);
+    await expect(new OffsetIndex(path, 0n, 1024).load(1000)).rejects.toThrow(CorruptIndexError);
+    await writeFile(path, b.subarray(0, 16));
+    await expect(new OffsetIndex(path, 0n, 1024).load(150)).rejects.toThrow(/beyond the log size/);
+    await writeFile(path, b.subarray(0, 12));
+    await expect(new OffsetIndex(path, 0n, 1024).load()).rejects.toThrow(/multiple of 8/);
+    await writeFile(path, b.subarray(0, 16));
+    const ok = new OffsetIndex(path, 0n, 1024);
+    await ok.load(1000);
+    expect(ok.entries).toBe(2);
+  });
+
+  test('offset index – lookup agrees with a linear scan (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { maxLength: 200 }), fc.integer({ min: -10, max: 100_010 }), async (rels, target) => {
+        const sorted = [...rels].sort((a, b) => a - b);
+        const idx = new OffsetIndex(join(dir, 'p.index'), 1000n, 1 << 16);
+        await idx.createEmpty();
+        sorted.forEach((r, i) => idx.append(1000n + BigInt(r), (i + 1) * 10));
+        const t = 1000n + BigInt(target);
+        let expected = { offset: 1000n, position: 0 };
+        sorted.forEach((r, i) => {
+          if (1000n + BigInt(r) <= t) expected = { offset: 1000n + BigInt(r), position: (i + 1) * 10 };
+        });
+        expect(idx.lookup(t)).toEqual(expected);
+        await idx.close();
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
