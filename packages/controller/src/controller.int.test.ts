@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ZooKeeperEnsemble } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient, newTopicId, type BrokerInfo } from '@samsa/zk-paths';
 import { KafkaController } from './controller.js';
-import type { BrokerChannel, ControlRequest } from './requests.js';
+import type { BrokerChannel, ControlRequest, ControlResponse } from './requests.js';
 
 const logger = pino({ level: process.env['SAMSA_TEST_LOG'] ?? 'silent' });
 
@@ -20,8 +20,14 @@ class RecordingChannel implements BrokerChannel {
   removeBroker(id: number) {
     this.brokers.delete(id);
   }
-  send(brokerId: number, request: ControlRequest) {
+  /** Brokers that answer StopReplica with an error (to test retries). */
+  readonly failing = new Set<number>();
+  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void) {
     this.sent.push({ brokerId, request });
+    if (request.kind === 'StopReplica' && onResponse) {
+      const errorCode = this.failing.has(brokerId) ? 56 : 0;
+      setImmediate(() => onResponse({ errorCode: 0, partitionErrors: request.partitions.map((p) => ({ topic: p.topic, partition: p.partition, errorCode })) }));
+    }
   }
   async close() {}
 }
@@ -192,5 +198,25 @@ describe('controller against real ZooKeeper', () => {
     const now = await until(() => brokers.find((b) => b.controller.isActive && b.controller.epoch > firstEpoch), 're-election');
     expect(now.controller.epoch).toBe(firstEpoch + 1);
     expect(brokers.filter((b) => b.controller.isActive)).toHaveLength(1);
+  });
+
+  it('controller – a topic in /admin/delete_topics is stopped, deleted on every replica and its znodes removed', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1, 2].map(startBroker));
+    const active = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const admin = new KafkaZk(await zkClient());
+    await admin.createTopic('doomed', newTopicId(), new Map([[0, [0, 1, 2]], [1, [1, 2, 0]]]), { 'retention.ms': '1000' });
+    await until(() => admin.getPartitionState({ topic: 'doomed', partition: 1 }), 'partition state');
+    await admin.zk.create('/admin/delete_topics/doomed', null, { mkdirp: true });
+    await until(async () => !(await admin.topicExists('doomed')), 'topic znode removed');
+    expect(await admin.zk.exists('/config/topics/doomed')).toBeNull();
+    await until(async () => (await admin.zk.exists('/admin/delete_topics/doomed')) === null, 'deletion marker removed');
+    const stops = active.channel.sent.filter((x) => x.request.kind === 'StopReplica');
+    const deletes = new Set(stops.filter((x) => x.request.kind === 'StopReplica' && x.request.partitions.some((p) => p.deletePartition)).map((x) => x.brokerId));
+    expect(deletes).toEqual(new Set([0, 1, 2]));
+    // brokers were told the topic is going (leader -2) before the replicas were deleted
+    const um = active.channel.sent.find((x) => x.request.kind === 'UpdateMetadata' && x.request.partitions.some((p) => p.topic === 'doomed' && p.leader === -2));
+    expect(um).toBeDefined();
+    expect(active.controller.ctx.hasTopic('doomed')).toBe(false);
   });
 });

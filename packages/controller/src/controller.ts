@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import {
   BrokerIdsZNode,
   ControllerMovedError,
+  DeleteTopicsZNode,
   ControllerZNode,
   TopicZNode,
   TopicsZNode,
@@ -18,6 +19,7 @@ import { PartitionStateMachine } from './partition-state-machine.js';
 import { ReplicaStateMachine } from './replica-state-machine.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel } from './requests.js';
+import { TopicDeletionManager } from './topic-deletion.js';
 
 export interface ControllerOptions {
   brokerId: number;
@@ -28,6 +30,8 @@ export interface ControllerOptions {
   stateChangeLogger: Logger;
   /** Broker default of unclean.leader.election.enable (topic configs override it). */
   uncleanLeaderElectionEnable: boolean;
+  /** delete.topic.enable. Default true. */
+  deleteTopicEnable?: boolean;
 }
 
 /**
@@ -42,6 +46,7 @@ export class KafkaController {
   private readonly batch: RequestBatch;
   private readonly psm: PartitionStateMachine;
   private readonly rsm: ReplicaStateMachine;
+  private readonly deletion: TopicDeletionManager;
   private readonly controllerWatches: Unwatch[] = [];
   private readonly partitionWatches = new Map<string, Unwatch>();
   private controllerNodeWatch: Unwatch | undefined;
@@ -56,6 +61,14 @@ export class KafkaController {
     const deps = { ctx: this.ctx, kzk: o.kzk, batch: this.batch, stateChangeLog: o.stateChangeLogger };
     this.psm = new PartitionStateMachine({ ...deps, uncleanLeaderElectionEnabled: (t) => this.uncleanEnabled(t) });
     this.rsm = new ReplicaStateMachine(deps);
+    this.deletion = new TopicDeletionManager({
+      ...deps,
+      psm: this.psm,
+      rsm: this.rsm,
+      log: this.log,
+      deleteTopicEnable: o.deleteTopicEnable ?? true,
+      onStopReplicaResponse: (brokerId, partitionErrors) => this.events.put({ type: 'TopicDeletionStopReplicaResponseReceived', brokerId, partitionErrors }),
+    });
     this.events = new ControllerEventManager(
       (e) => this.process(e),
       (e, err) => this.log.error({ err, event: e.type }, 'controller event failed'),
@@ -124,6 +137,12 @@ export class KafkaController {
       case 'PartitionModifications':
         if (this.isActive) await this.processPartitionModifications(e.topic);
         return;
+      case 'TopicDeletion':
+        if (this.isActive) await this.deletion.onDeleteTopicsChange(await this.o.kzk.zk.getChildren(DeleteTopicsZNode.path).catch(() => []));
+        return;
+      case 'TopicDeletionStopReplicaResponseReceived':
+        if (this.isActive) await this.deletion.onStopReplicaResponse(e.brokerId, e.partitionErrors);
+        return;
       case 'ShutdownEventThread':
         return;
       default: {
@@ -177,6 +196,7 @@ export class KafkaController {
     this.controllerWatches.push(
       zk.watchChildren(BrokerIdsZNode.path, () => this.events.put({ type: 'BrokerChange' })),
       zk.watchChildren(TopicsZNode.path, () => this.events.put({ type: 'TopicChange' })),
+      zk.watchChildren(DeleteTopicsZNode.path, () => this.events.put({ type: 'TopicDeletion' })),
     );
     await this.initializeContext();
     // everyone learns the full metadata first, then replicas and partitions come online
@@ -281,6 +301,7 @@ export class KafkaController {
     this.batch.send();
     await this.psm.triggerOnlinePartitionStateChange();
     this.batch.send();
+    await this.deletion.resumeDeletions();
   }
 
   private async onBrokerFailure(ids: number[]): Promise<void> {
@@ -293,6 +314,7 @@ export class KafkaController {
     await this.psm.triggerOnlinePartitionStateChange();
     const replicas = this.ctx.replicasOnBrokers(ids).filter((r) => !this.ctx.topicsToBeDeleted.has(r.tp.topic));
     await this.rsm.handleStateChanges(replicas, 'OfflineReplica');
+    await this.deletion.onBrokerFailure(ids);
     // every live broker learns the broker is gone even when it hosted nothing
     this.batch.addUpdateMetadata(this.ctx.liveBrokerIds(), []);
     this.batch.send();

@@ -8,6 +8,8 @@ export type ControllerEvent =
   | { type: 'BrokerChange' }
   | { type: 'TopicChange' }
   | { type: 'PartitionModifications'; topic: string }
+  | { type: 'TopicDeletion' }
+  | { type: 'TopicDeletionStopReplicaResponseReceived'; brokerId: number; partitionErrors: Array<{ topic: string; partition: number; errorCode: number }> }
   | { type: 'ShutdownEventThread' };
 
 export type ControllerEventType = ControllerEvent['type'];

@@ -9,3 +9,4 @@ export * from './request-batch.js';
 export * from './requests.js';
 export * from './states.js';
 export * from './channel-manager.js';
+export * from './topic-deletion.js';

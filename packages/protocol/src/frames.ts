@@ -91,6 +91,29 @@ export function encodeResponse<K extends ApiKey>(apiKey: K, apiVersion: number, 
   return frame;
 }
 
+/**
+ * Like `encodeResponse`, but `byReference` buffers found in the body (records) are not copied:
+ * the frame comes back as chunks to write in order (the size prefix counts them all).
+ */
+export function encodeResponseChunks<K extends ApiKey>(
+  apiKey: K,
+  apiVersion: number,
+  correlationId: number,
+  body: ApiResponseMap[K],
+  byReference: Iterable<Buffer>,
+): Buffer[] {
+  const api = lookup(apiKey, apiVersion);
+  const w = new Writer(1024);
+  for (const b of byReference) w.byReference(b);
+  w.writeInt32(0);
+  writeResponseHeader(w, responseHeaderVersion(apiKey, isFlexibleVersion(api, apiVersion)), { correlationId });
+  (api as ApiEntry<K>).writeResponse(w, apiVersion, body);
+  const total = w.totalLength;
+  const chunks = w.finishChunks();
+  chunks[0]!.writeInt32BE(total - 4, 0);
+  return chunks;
+}
+
 /** Encodes a request frame, 4-byte size prefix included (client side; used by tests and tools). */
 export function encodeRequest<K extends ApiKey>(
   apiKey: K,

@@ -358,3 +358,22 @@ describe('codec', () => {
     expect(() => new Reader(hex('00'), 0, 2)).toThrow(RangeError);
   });
 });
+
+describe('codec – writer by reference', () => {
+  it('codec – buffers marked by reference are not copied and chunks reassemble the same bytes', () => {
+    const big = Buffer.from('record-bytes-here');
+    const a = new Writer(8);
+    a.writeInt32(7);
+    a.writeNullableBytes(big);
+    a.writeInt16(3);
+    const b = new Writer(8);
+    b.byReference(big);
+    b.writeInt32(7);
+    b.writeNullableBytes(big);
+    b.writeInt16(3);
+    const chunks = b.finishChunks();
+    expect(chunks.some((c) => c === big)).toBe(true);
+    expect(b.totalLength).toBe(a.length);
+    expect(Buffer.concat(chunks).equals(a.finish())).toBe(true);
+  });
+});

@@ -13,6 +13,9 @@ const INT64_MAX = 2n ** 63n - 1n;
 export class Writer {
   buf: Buffer;
   offset = 0;
+  /** Buffers written by reference instead of copied (see `byReference`). */
+  private refs: Set<Buffer> | undefined;
+  private refAt: Array<{ at: number; data: Buffer }> = [];
 
   constructor(initialCapacity = 512) {
     this.buf = Buffer.allocUnsafe(Math.max(16, initialCapacity));
@@ -47,6 +50,36 @@ export class Writer {
 
   reset(): void {
     this.offset = 0;
+    this.refAt = [];
+  }
+
+  /**
+   * Marks buffers that `writeRaw` (and so bytes/records fields) must not copy: they are kept by
+   * reference and `finishChunks()` returns the output as [bytes, ref, bytes, ref, …, bytes], ready
+   * for a vectored socket write. Fetch uses it so record data is copied once, file to memory.
+   */
+  byReference(data: Buffer): void {
+    (this.refs ??= new Set()).add(data);
+  }
+
+  /** Total output length, referenced buffers included. */
+  get totalLength(): number {
+    let n = this.offset;
+    for (const r of this.refAt) n += r.data.length;
+    return n;
+  }
+
+  /** The output as chunks (views of this writer's buffer interleaved with the referenced buffers). */
+  finishChunks(): Buffer[] {
+    const out: Buffer[] = [];
+    let prev = 0;
+    for (const r of this.refAt) {
+      if (r.at > prev) out.push(this.buf.subarray(prev, r.at));
+      if (r.data.length > 0) out.push(r.data);
+      prev = r.at;
+    }
+    out.push(this.buf.subarray(prev, this.offset));
+    return out;
   }
 
   // ---- fixed-width -------------------------------------------------------------------------
@@ -232,6 +265,10 @@ export class Writer {
   // ---- bytes -------------------------------------------------------------------------------
 
   writeRaw(data: Buffer): void {
+    if (this.refs?.has(data)) {
+      this.refAt.push({ at: this.offset, data });
+      return;
+    }
     const n = data.length;
     this.ensure(n);
     data.copy(this.buf, this.offset);
