@@ -148,7 +148,10 @@ export class Cluster {
     return this.connectionTo(id);
   }
 
-  /** The connection to broker `nodeId`, opened if needed (the broker must be in the metadata). */
+  /**
+   * The connection to broker `nodeId`, opened if needed. A broker missing from the metadata even
+   * after a refresh is BROKER_NOT_AVAILABLE (not retried).
+   */
   async connectionTo(nodeId: number): Promise<Connection> {
     this.assertOpen();
     const existing = this.nodeConns.get(nodeId);
@@ -161,8 +164,13 @@ export class Cluster {
       }
       if (this.nodeConns.get(nodeId) === existing) this.nodeConns.delete(nodeId);
     }
-    const node = this.meta?.brokers.find((b) => b.nodeId === nodeId);
-    if (!node) throw new ConnectionError(`node ${nodeId}`, `Broker ${nodeId} is not in the cluster metadata`);
+    let node = this.meta?.brokers.find((b) => b.nodeId === nodeId);
+    if (!node) {
+      // maybe it just joined: look again with fresh metadata
+      await this.refreshMetadata();
+      node = this.meta?.brokers.find((b) => b.nodeId === nodeId);
+      if (!node) throw new KafkaError('BROKER_NOT_AVAILABLE', `Broker ${nodeId} is not in the cluster metadata (brokers: ${this.meta!.brokers.map((b) => b.nodeId).join(',')})`);
+    }
     const p = this.open({ host: node.host, port: node.port, nodeId });
     this.nodeConns.set(nodeId, p);
     const drop = () => {
