@@ -1,0 +1,83 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { LeaderEpochFileCache } from './leader-epoch-cache.js';
+import { capturingLogger, makeTempDir } from './test-support.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let path: string;
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir());
+  path = join(dir, 'leader-epoch-checkpoint');
+});
+afterEach(async () => cleanup());
+
+describe('leader epoch cache', () => {
+  test('log – leader epoch cache: assign persists `epoch startOffset` lines atomically', async () => {
+    const c = await LeaderEpochFileCache.load(path);
+    expect(c.isEmpty).toBe(true);
+    expect(await c.assign(0, 0n)).toBe(true);
+    expect(await c.assign(0, 10n)).toBe(false); // same epoch, later offset: no change
+    expect(await c.assign(1, 150n)).toBe(true);
+    expect(await c.assign(4, 300n)).toBe(true);
+    expect(await readFile(path, 'utf8')).toBe('0\n3\n0 0\n1 150\n4 300\n');
+    const again = await LeaderEpochFileCache.load(path);
+    expect(again.epochEntries()).toEqual(c.epochEntries());
+    expect(again.latestEpoch).toBe(4);
+    await expect(c.assign(-1, 5n)).rejects.toThrow(RangeError);
+  });
+
+  test('log – leader epoch cache: a conflicting assign truncates later entries (warn)', async () => {
+    const { logger, lines } = capturingLogger();
+    const c = await LeaderEpochFileCache.load(path, logger);
+    await c.assign(1, 0n);
+    await c.assign(2, 100n);
+    await c.assign(3, 200n);
+    await c.assign(2, 150n);
+    expect(c.epochEntries()).toEqual([
+      { epoch: 1, startOffset: 0n },
+      { epoch: 2, startOffset: 150n },
+    ]);
+    expect(lines.some((l) => l.msg === 'new leader epoch entry truncated conflicting entries')).toBe(true);
+  });
+
+  test('log – leader epoch cache: endOffsetFor follows Kafka (OffsetForLeaderEpoch)', async () => {
+    const c = await LeaderEpochFileCache.load(path);
+    await c.assign(2, 10n);
+    await c.assign(4, 50n);
+    await c.assign(7, 90n);
+    const leo = 120n;
+    expect(c.endOffsetFor(-1, leo)).toEqual({ epoch: -1, endOffset: -1n });
+    expect(c.endOffsetFor(7, leo)).toEqual({ epoch: 7, endOffset: 120n });
+    expect(c.endOffsetFor(4, leo)).toEqual({ epoch: 4, endOffset: 90n });
+    expect(c.endOffsetFor(5, leo)).toEqual({ epoch: 4, endOffset: 90n });
+    expect(c.endOffsetFor(1, leo)).toEqual({ epoch: 1, endOffset: 10n });
+    expect(c.endOffsetFor(8, leo)).toEqual({ epoch: -1, endOffset: -1n });
+    expect(c.epochForOffset(5n)).toBeUndefined();
+    expect(c.epochForOffset(50n)).toBe(4);
+    expect(c.epochForOffset(89n)).toBe(4);
+    expect(c.epochForOffset(1000n)).toBe(7);
+  });
+
+  test('log – leader epoch cache: truncation from the end and from the start', async () => {
+    const c = await LeaderEpochFileCache.load(path);
+    await c.assign(2, 10n);
+    await c.assign(4, 50n);
+    await c.assign(7, 90n);
+    await c.truncateFromEnd(90n);
+    expect(c.latestEpoch).toBe(4);
+    await c.truncateFromStart(60n);
+    expect(c.epochEntries()).toEqual([{ epoch: 4, startOffset: 60n }]);
+    expect(await readFile(path, 'utf8')).toBe('0\n1\n4 60\n');
+    await c.truncateFromStart(40n); // before the first entry: no change
+    expect(c.epochEntries()).toEqual([{ epoch: 4, startOffset: 60n }]);
+    await c.clearAndFlush();
+    expect(await readFile(path, 'utf8')).toBe('0\n0\n');
+  });
+
+  test('log – leader epoch cache: a corrupt checkpoint file fails loudly', async () => {
+    await writeFile(path, '0\n2\n1 0\n');
+    await expect(LeaderEpochFileCache.load(path)).rejects.toThrow(/expected 2 entries/);
+  });
+});
