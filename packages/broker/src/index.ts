@@ -1,2 +1,9 @@
-export {};
 export * from './config/index.js';
+export * from './log/index.js';
+export * from './metadata/metadata-cache.js';
+export * from './network/socket-server.js';
+export * from './server/request-handler.js';
+export * from './server/kafka-server.js';
+export * from './replica/replica-manager.js';
+export * from './replica/partition.js';
+export * from './admin/topic-admin.js';

@@ -1,9 +1,11 @@
 import { Command } from 'commander';
+import { registerBrokerCommands } from './commands/broker.js';
 import { registerClusterCommands } from './commands/cluster.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
 registerClusterCommands(program);
+registerBrokerCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);

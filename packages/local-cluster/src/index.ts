@@ -3,3 +3,4 @@ export * from './four-letter.js';
 export * from './managed-process.js';
 export * from './zookeeper.js';
 export * from './local-cluster.js';
+export * from './broker-process.js';

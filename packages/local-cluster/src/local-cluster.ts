@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import type { SrvrInfo } from './four-letter.js';
 import { srvr } from './four-letter.js';
 import { ZooKeeperEnsemble, ensureZooKeeperInstalled } from './zookeeper.js';
+import { BrokerProcess } from './broker-process.js';
+import { connect } from 'node:net';
 
 /** What `samsa cluster up` writes to `<dataDir>/cluster.json` while it runs. */
 export interface LocalClusterState {
@@ -14,6 +16,9 @@ export interface LocalClusterState {
     connect: string;
     servers: Array<{ id: number; pid: number | undefined; host: string; clientPort: number; peerPort: number; electionPort: number; dataDir: string; logFile: string }>;
   };
+  brokers: Array<{ id: number; pid: number | undefined; host: string; port: number; controlPort: number; dir: string }>;
+  /** bootstrap.servers for clients. */
+  bootstrap: string;
 }
 
 export interface LocalClusterOptions {
@@ -23,6 +28,10 @@ export interface LocalClusterOptions {
   zkClientPort: number;
   zkPeerPort: number;
   zkElectionPort: number;
+  /** Number of brokers (ids 0..n-1). */
+  brokers: number;
+  /** First broker client port (9092, 9093, 9094); control ports are +10000. */
+  brokerPort: number;
   /** Prints each child output line (foreground mode). */
   onLine?: (name: string, line: string) => void;
   log: (msg: string) => void;
@@ -34,6 +43,8 @@ export const DEFAULT_LOCAL_CLUSTER = {
   zkClientPort: 2181,
   zkPeerPort: 2888,
   zkElectionPort: 3888,
+  brokers: 3,
+  brokerPort: 9092,
 } as const;
 
 export function stateFile(dataDir: string): string {
@@ -72,6 +83,7 @@ export function isAlive(pid: number | undefined): boolean {
  */
 export class LocalCluster {
   private ensemble: ZooKeeperEnsemble | undefined;
+  private readonly brokers: BrokerProcess[] = [];
   private stopping = false;
 
   constructor(private readonly opts: LocalClusterOptions) {}
@@ -106,6 +118,19 @@ export class LocalCluster {
       }
     }
     this.ensemble = ens;
+    for (let i = 0; i < this.opts.brokers; i++) {
+      this.brokers.push(
+        new BrokerProcess({
+          id: i,
+          port: this.opts.brokerPort + i,
+          controlPort: this.opts.brokerPort + 10000 + i,
+          zookeeperConnect: ens.connectString(),
+          dir: resolve(dataDir, `broker-${i}`),
+          logToFile: true,
+          ...(this.opts.onLine ? { onLine: this.opts.onLine } : {}),
+        }),
+      );
+    }
     const state = (phase: LocalClusterState['state']): LocalClusterState => ({
       supervisorPid: process.pid,
       state: phase,
@@ -124,6 +149,8 @@ export class LocalCluster {
           logFile: join(s.config.dataDir, '..', `zk-${s.config.id}.log`),
         })),
       },
+      brokers: this.brokers.map((b) => ({ id: b.id, pid: b.pid, host: b.host, port: b.o.port, controlPort: b.o.controlPort, dir: b.o.dir })),
+      bootstrap: this.brokers.map((b) => b.address).join(','),
     });
     writeState(dataDir, state('starting'));
     this.opts.log(`starting ${n} ZooKeeper server(s) on ${ens.connectString()}`);
@@ -131,6 +158,12 @@ export class LocalCluster {
     writeState(dataDir, state('starting')); // now with pids
     try {
       await Promise.all(ens.servers.map((s) => s.waitServing(120_000)));
+      if (this.brokers.length > 0) {
+        this.opts.log(`starting ${this.brokers.length} broker(s) on ${this.brokers.map((b) => b.address).join(',')}`);
+        await Promise.all(this.brokers.map((b) => b.launch()));
+        writeState(dataDir, state('starting'));
+        await Promise.all(this.brokers.map((b) => b.waitReady(120_000)));
+      }
     } catch (err) {
       await this.stop();
       throw err;
@@ -138,6 +171,11 @@ export class LocalCluster {
     for (const s of ens.servers) {
       void s.process?.exited.then((info) => {
         if (!this.stopping) this.opts.log(`zk-${s.config.id} exited unexpectedly (${info.signal ?? `code ${info.code}`})`);
+      });
+    }
+    for (const b of this.brokers) {
+      void b.process?.exited.then((info) => {
+        if (!this.stopping) this.opts.log(`broker-${b.id} exited unexpectedly (${info.signal ?? `code ${info.code}`})`);
       });
     }
     const running = state('running');
@@ -149,13 +187,14 @@ export class LocalCluster {
     this.stopping = true;
     const s = readState(this.opts.dataDir);
     if (s) writeState(this.opts.dataDir, { ...s, state: 'stopping' });
+    await Promise.all(this.brokers.map((b) => b.stop()));
     await this.ensemble?.stop();
     rmSync(stateFile(this.opts.dataDir), { force: true });
   }
 }
 
 export interface ServiceStatus {
-  service: 'zookeeper';
+  service: 'zookeeper' | 'broker';
   id: number;
   pid: number | undefined;
   address: string;
@@ -163,9 +202,34 @@ export interface ServiceStatus {
   info: SrvrInfo | null;
 }
 
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = connect({ host, port });
+    s.setTimeout(1000, () => {
+      s.destroy();
+      res(false);
+    });
+    s.once('connect', () => {
+      s.destroy();
+      res(true);
+    });
+    s.once('error', () => res(false));
+  });
+}
+
 /** Probes every process recorded in the state file. */
 export async function probeLocalCluster(state: LocalClusterState): Promise<ServiceStatus[]> {
-  return Promise.all(
+  const brokers = Promise.all(
+    (state.brokers ?? []).map(async (b) => ({
+      service: 'broker' as const,
+      id: b.id,
+      pid: b.pid,
+      address: `${b.host}:${b.port}`,
+      alive: isAlive(b.pid),
+      info: (await portOpen(b.host, b.port)) ? ({ mode: 'broker' } as unknown as SrvrInfo) : null,
+    })),
+  );
+  const zks = Promise.all(
     state.zookeeper.servers.map(async (z) => {
       let info: SrvrInfo | null = null;
       try {
@@ -176,6 +240,7 @@ export async function probeLocalCluster(state: LocalClusterState): Promise<Servi
       return { service: 'zookeeper' as const, id: z.id, pid: z.pid, address: `${z.host}:${z.clientPort}`, alive: isAlive(z.pid), info };
     }),
   );
+  return [...(await zks), ...(await brokers)];
 }
 
 /**
@@ -185,7 +250,7 @@ export async function probeLocalCluster(state: LocalClusterState): Promise<Servi
 export async function stopLocalCluster(dataDir: string, log: (msg: string) => void, timeoutMs = 30_000): Promise<boolean> {
   const s = readState(dataDir);
   if (!s) return false;
-  const children = s.zookeeper.servers.map((z) => z.pid).filter((p): p is number => p !== undefined);
+  const children = [...(s.brokers ?? []).map((b) => b.pid), ...s.zookeeper.servers.map((z) => z.pid)].filter((p): p is number => p !== undefined);
   if (isAlive(s.supervisorPid)) {
     log(`stopping local cluster (supervisor pid ${s.supervisorPid})`);
     process.kill(s.supervisorPid, 'SIGTERM');

@@ -22,11 +22,13 @@ interface UpOptions {
   zkPort: string;
   zkPeerPort: string;
   zkElectionPort: string;
+  brokers: string;
+  brokerPort: string;
 }
 
-function parseCount(v: string, name: string): number {
+function parseCount(v: string, name: string, min = 1): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -42,12 +44,16 @@ export function registerClusterCommands(program: Command): void {
     .option('--zk-port <port>', 'first ZooKeeper client port', String(DEFAULT_LOCAL_CLUSTER.zkClientPort))
     .option('--zk-peer-port <port>', 'first ZooKeeper quorum port', String(DEFAULT_LOCAL_CLUSTER.zkPeerPort))
     .option('--zk-election-port <port>', 'first ZooKeeper leader-election port', String(DEFAULT_LOCAL_CLUSTER.zkElectionPort))
+    .option('--brokers <n>', 'number of brokers (ids 0..n-1; 0 runs ZooKeeper only)', String(DEFAULT_LOCAL_CLUSTER.brokers))
+    .option('--broker-port <port>', 'first broker client port (control-plane ports are +10000)', String(DEFAULT_LOCAL_CLUSTER.brokerPort))
     .action(async (opts: UpOptions) => {
       const ports = {
         zkServers: parseCount(opts.zkServers, '--zk-servers'),
         zkClientPort: parseCount(opts.zkPort, '--zk-port'),
         zkPeerPort: parseCount(opts.zkPeerPort, '--zk-peer-port'),
         zkElectionPort: parseCount(opts.zkElectionPort, '--zk-election-port'),
+        brokers: parseCount(opts.brokers, '--brokers', 0),
+        brokerPort: parseCount(opts.brokerPort, '--broker-port'),
       };
       if (opts.detach) {
         await detach(opts);
@@ -82,7 +88,7 @@ export function registerClusterCommands(program: Command): void {
 
 async function foreground(
   dataDir: string,
-  ports: { zkServers: number; zkClientPort: number; zkPeerPort: number; zkElectionPort: number },
+  ports: { zkServers: number; zkClientPort: number; zkPeerPort: number; zkElectionPort: number; brokers: number; brokerPort: number },
 ): Promise<void> {
   const lc = new LocalCluster({
     dataDir,
@@ -104,6 +110,7 @@ async function foreground(
   process.on('SIGHUP', () => shutdown('SIGHUP'));
   const state = await lc.start();
   say(`local cluster up — zookeeper.connect=${state.zookeeper.connect}`);
+  if (state.brokers.length > 0) say(`bootstrap servers: ${state.bootstrap}`);
   say('Ctrl-C stops it');
   await new Promise(() => undefined); // run until signalled
 }
@@ -124,6 +131,7 @@ async function detach(opts: UpOptions): Promise<void> {
     [
       bin, 'cluster', 'up', '--data-dir', opts.dataDir, '--zk-servers', opts.zkServers, '--zk-port', opts.zkPort,
       '--zk-peer-port', opts.zkPeerPort, '--zk-election-port', opts.zkElectionPort,
+      '--brokers', opts.brokers, '--broker-port', opts.brokerPort,
     ],
     { detached: true, stdio: ['ignore', fd, fd] },
   );
@@ -153,11 +161,13 @@ async function printStatus(state: LocalClusterState): Promise<boolean> {
   const rows = await probeLocalCluster(state);
   const table = [['SERVICE', 'ID', 'PID', 'ADDRESS', 'STATE']];
   for (const r of rows) {
-    table.push([r.service, String(r.id), r.pid ? String(r.pid) : '-', r.address, r.info ? `serving (${r.info.mode})` : r.alive ? 'not serving' : 'down']);
+    const serving = r.service === 'broker' ? 'serving' : `serving (${r.info?.mode})`;
+    table.push([r.service, String(r.id), r.pid ? String(r.pid) : '-', r.address, r.info ? serving : r.alive ? 'not serving' : 'down']);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table) process.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
   process.stdout.write(`\nzookeeper.connect=${state.zookeeper.connect}\n`);
+  if ((state.brokers ?? []).length > 0) process.stdout.write(`bootstrap.servers=${state.bootstrap}\n`);
   process.stdout.write(`supervisor pid ${state.supervisorPid} (${isAlive(state.supervisorPid) ? 'alive' : 'gone'}), state ${state.state}, data ${state.dataDir}\n`);
   return isAlive(state.supervisorPid) && rows.every((r) => r.info !== null);
 }

@@ -1,0 +1,16 @@
+import type { ApiVersionsResponse } from '@samsa/protocol';
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+/** ApiVersions: derived from the protocol table, limited to the APIs this broker serves. */
+export function apiVersionsHandler(advertised: () => ApiVersionsResponse): ApiHandler<18, BrokerServices> {
+  return {
+    apiKey: 18,
+    async handle() {
+      return advertised();
+    },
+    errorResponse(_req, code) {
+      return { ...advertised(), errorCode: code };
+    },
+  };
+}

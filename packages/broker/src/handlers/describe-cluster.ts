@@ -1,0 +1,26 @@
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+export const describeClusterHandler: ApiHandler<60, BrokerServices> = {
+  apiKey: 60,
+  async handle(_req, ctx, s) {
+    const brokers = [];
+    for (const b of s.metadata.aliveBrokers()) {
+      const e = s.metadata.endpoint(b.id, ctx.listener);
+      if (e) brokers.push({ brokerId: b.id, host: e.host, port: e.port, rack: b.rack });
+    }
+    return {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      errorMessage: null,
+      endpointType: 1,
+      clusterId: s.clusterId,
+      controllerId: s.metadata.controllerId,
+      brokers,
+      clusterAuthorizedOperations: -2147483648,
+    };
+  },
+  errorResponse(_req, code) {
+    return { throttleTimeMs: 0, errorCode: code, errorMessage: null, endpointType: 1, clusterId: '', controllerId: -1, brokers: [], clusterAuthorizedOperations: -2147483648 };
+  },
+};

@@ -1,0 +1,124 @@
+import { ErrorCode, encodeResponseChunks, type FetchResponse, type FetchResponsePartition, type FetchResponseTopic } from '@samsa/protocol';
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+import type { ReadResult } from '../replica/replica-manager.js';
+
+const ZERO_UUID = Buffer.alloc(16);
+const EPOCH_END = { epoch: -1, endOffset: -1n };
+const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
+const NO_SNAPSHOT = { endOffset: -1n, epoch: -1 };
+const EMPTY = Buffer.alloc(0);
+
+function emptyPartition(partitionIndex: number, errorCode: number): FetchResponsePartition {
+  return {
+    partitionIndex,
+    errorCode,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+    divergingEpoch: EPOCH_END,
+    currentLeader: NO_LEADER,
+    snapshotId: NO_SNAPSHOT,
+    abortedTransactions: null,
+    preferredReadReplica: -1,
+    records: EMPTY,
+  };
+}
+
+/** Record buffers the response holds by reference (not copied into the frame). */
+const referenced = new WeakMap<FetchResponse, Buffer[]>();
+
+/**
+ * Fetch (consumers): reads each partition from its leader log up to the high watermark, honouring
+ * max_bytes with KIP-74's first-batch rule; waits up to max_wait_ms for min_bytes. Record data is
+ * read from the segment file into one buffer and written to the socket from there (no second copy).
+ * Fetch sessions (KIP-227) are not kept: session id 0 tells clients to send full requests.
+ */
+export const fetchHandler: ApiHandler<1, BrokerServices> = {
+  apiKey: 1,
+  async handle(req, _ctx, s) {
+    const b = req.body;
+    const v = req.apiVersion;
+    const replicaId = v >= 15 ? b.replicaState.replicaId : b.replicaId;
+    const useIds = v >= 13;
+    const resolved: Array<{ t: (typeof b.topics)[number]; name: string | undefined }> = b.topics.map((t) => ({
+      t,
+      name: useIds ? s.metadata.topicName(t.topicId.toString('base64url')) : t.topic,
+    }));
+    const entries = [];
+    for (const { t, name } of resolved) {
+      if (name === undefined) continue;
+      for (const p of t.partitions) {
+        entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch });
+      }
+    }
+    const maxBytes = v >= 3 ? b.maxBytes : 0x7fffffff;
+    const rm = s.replicaManager;
+    let results: ReadResult[] = [];
+    if (replicaId >= 0) {
+      // follower fetching lands with replication; until then followers are told to back off
+      results = entries.map((e) => ({ topic: e.topic, partition: e.partition, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined }));
+    } else {
+      results = await rm.readFromLocalLogs(entries, maxBytes);
+      const bytes = () => results.reduce((n, r) => n + (r.data?.records.sizeInBytes ?? 0), 0);
+      const anyError = () => results.some((r) => r.errorCode !== 0);
+      if (b.maxWaitMs > 0 && entries.length > 0 && bytes() < Math.max(1, b.minBytes) && !anyError()) {
+        const deadline = Date.now() + b.maxWaitMs;
+        while (Date.now() < deadline) {
+          await rm.waitForData(entries, deadline - Date.now());
+          results = await rm.readFromLocalLogs(entries, maxBytes);
+          if (bytes() >= Math.max(1, b.minBytes) || anyError()) break;
+        }
+      }
+    }
+    const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));
+    const buffers: Buffer[] = [];
+    const responses: FetchResponseTopic[] = [];
+    for (const { t, name } of resolved) {
+      const partitions: FetchResponsePartition[] = [];
+      for (const p of t.partitions) {
+        if (name === undefined) {
+          partitions.push(emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_ID));
+          continue;
+        }
+        const r = byKey.get(`${name}\u0000${p.partition}`);
+        if (!r) {
+          partitions.push(emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          continue;
+        }
+        let records = EMPTY;
+        const slice = r.data?.records;
+        if (slice && slice.sizeInBytes > 0) {
+          records = Buffer.allocUnsafe(slice.sizeInBytes);
+          const n = await slice.readInto(records);
+          if (n < records.length) records = records.subarray(0, n);
+          buffers.push(records);
+        }
+        partitions.push({
+          ...emptyPartition(p.partition, r.errorCode),
+          highWatermark: r.highWatermark,
+          lastStableOffset: r.lastStableOffset,
+          logStartOffset: r.logStartOffset,
+          abortedTransactions: v >= 4 ? [] : null,
+          records,
+        });
+      }
+      responses.push({ topic: name ?? t.topic, topicId: useIds ? t.topicId : ZERO_UUID, partitions });
+    }
+    const response: FetchResponse = { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses, nodeEndpoints: [] };
+    referenced.set(response, buffers);
+    return response;
+  },
+  encode(req, response) {
+    return encodeResponseChunks(1, req.apiVersion, req.header.correlationId, response, referenced.get(response) ?? []);
+  },
+  errorResponse(req, code) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: req.apiVersion >= 7 ? code : 0,
+      sessionId: 0,
+      responses: req.body.topics.map((t) => ({ topic: t.topic, topicId: t.topicId, partitions: t.partitions.map((p) => emptyPartition(p.partition, code)) })),
+      nodeEndpoints: [],
+    };
+  },
+};

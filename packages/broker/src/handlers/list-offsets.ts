@@ -1,0 +1,72 @@
+import { KafkaError, errorCodeOf, type ListOffsetsResponsePartition } from '@samsa/protocol';
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+const LATEST = -1n;
+const EARLIEST = -2n;
+
+function part(partitionIndex: number, errorCode: number): ListOffsetsResponsePartition {
+  return { partitionIndex, errorCode, oldStyleOffsets: [], timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+}
+
+/**
+ * ListOffsets: -2 earliest (log start), -1 latest (the high watermark: what consumers can read),
+ * otherwise the first offset whose timestamp is at or after the given time, below the high
+ * watermark. Leader only. v0 answers in the old `oldStyleOffsets` form.
+ */
+export const listOffsetsHandler: ApiHandler<2, BrokerServices> = {
+  apiKey: 2,
+  async handle(req, _ctx, s) {
+    const v = req.apiVersion;
+    const topics = [];
+    for (const t of req.body.topics) {
+      const partitions: ListOffsetsResponsePartition[] = [];
+      for (const p of t.partitions) {
+        const partition = s.replicaManager.getPartition(t.name, p.partitionIndex);
+        try {
+          if (!partition || !partition.log) {
+            throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
+          }
+          if (!partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
+          partition.checkLeaderEpoch(p.currentLeaderEpoch);
+          const log = partition.log;
+          const hw = log.highWatermark;
+          let offset: bigint;
+          let timestamp = -1n;
+          let leaderEpoch = -1;
+          if (p.timestamp === LATEST) {
+            offset = hw;
+            leaderEpoch = log.epochs.latestEpoch ?? -1;
+          } else if (p.timestamp === EARLIEST) {
+            offset = log.logStartOffset;
+            leaderEpoch = log.epochs.epochForOffset(offset) ?? -1;
+          } else {
+            const found = await log.offsetForTimestamp(p.timestamp);
+            if (found && found.offset < hw) {
+              offset = found.offset;
+              timestamp = found.timestamp;
+              leaderEpoch = found.leaderEpoch ?? -1;
+            } else {
+              offset = -1n;
+            }
+          }
+          const r = part(p.partitionIndex, 0);
+          if (v === 0) r.oldStyleOffsets = offset >= 0n ? [offset] : [];
+          else {
+            r.offset = offset;
+            r.timestamp = timestamp;
+            r.leaderEpoch = leaderEpoch;
+          }
+          partitions.push(r);
+        } catch (err) {
+          partitions.push(part(p.partitionIndex, errorCodeOf(err)));
+        }
+      }
+      topics.push({ name: t.name, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+  errorResponse(req, code) {
+    return { throttleTimeMs: 0, topics: req.body.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => part(p.partitionIndex, code)) })) };
+  },
+};

@@ -1,0 +1,128 @@
+import {
+  ErrorCode,
+  validateRecords,
+  type ProduceResponsePartition,
+  type ProduceResponseTopic,
+} from '@samsa/protocol';
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
+
+function partitionResponse(index: number, errorCode: number, errorMessage: string | null = null): ProduceResponsePartition {
+  return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage, currentLeader: NO_LEADER };
+}
+
+/**
+ * Produce: validate each partition's records (framing, CRC, magic, sizes, timestamps) with
+ * @samsa/protocol, append on the leader, then answer — at once for acks=0/1, or for acks=-1 once
+ * the high watermark passes the appended batches (or REQUEST_TIMED_OUT at the request timeout).
+ */
+export const produceHandler: ApiHandler<0, BrokerServices> = {
+  apiKey: 0,
+  async handle(req, _ctx, s) {
+    const { acks, timeoutMs, topicData } = req.body;
+    if (acks !== 0 && acks !== 1 && acks !== -1) {
+      return { responses: topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS)) })), throttleTimeMs: 0, nodeEndpoints: [] };
+    }
+    const rm = s.replicaManager;
+    const results = new Map<string, ProduceResponsePartition>();
+    const toAppend: Array<{ topic: string; partition: number; records: Buffer }> = [];
+    for (const t of topicData) {
+      for (const p of t.partitionData) {
+        const k = `${t.name}\u0000${p.index}`;
+        if (!s.metadata.hasTopic(t.name) && !rm.getPartition(t.name, p.index)) {
+          results.set(k, partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          continue;
+        }
+        const partition = rm.getPartition(t.name, p.index);
+        if (!partition || !partition.isLeader) {
+          results.set(k, partitionResponse(p.index, ErrorCode.NOT_LEADER_OR_FOLLOWER));
+          continue;
+        }
+        if (!p.records || p.records.length === 0) {
+          results.set(k, partitionResponse(p.index, ErrorCode.CORRUPT_MESSAGE, 'empty record set'));
+          continue;
+        }
+        const ts = await rm.settingsFor(t.name);
+        const v = validateRecords(p.records, {
+          produceVersion: req.apiVersion,
+          maxMessageBytes: ts.logConfig.maxMessageBytes,
+          segmentBytes: ts.logConfig.segmentBytes,
+          timestampType: ts.logConfig.messageTimestampType === 'LogAppendTime' ? 1 : 0,
+          timestampBeforeMaxMs: ts.timestampBeforeMaxMs,
+          timestampAfterMaxMs: ts.timestampAfterMaxMs,
+          compactedTopic: ts.compacted,
+          // compressed batches are decompressed only when a record-level rule needs it
+          deepCompressed: ts.compacted,
+        });
+        if (!v.ok) {
+          const r = partitionResponse(p.index, v.errorCode, v.message);
+          r.recordErrors = v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
+          results.set(k, r);
+          continue;
+        }
+        toAppend.push({ topic: t.name, partition: p.index, records: p.records });
+      }
+    }
+    const appended = await rm.appendRecords(acks, toAppend);
+    const waits: Array<Promise<void>> = [];
+    const deadline = Date.now() + timeoutMs;
+    for (const a of appended) {
+      const k = `${a.topic}\u0000${a.partition}`;
+      if (a.errorCode !== 0 || !a.info) {
+        results.set(k, partitionResponse(a.partition, a.errorCode, a.errorMessage));
+        continue;
+      }
+      const r: ProduceResponsePartition = {
+        index: a.partition,
+        errorCode: 0,
+        baseOffset: a.info.firstOffset,
+        logAppendTimeMs: a.info.logAppendTime,
+        logStartOffset: a.info.logStartOffset,
+        recordErrors: [],
+        errorMessage: null,
+        currentLeader: NO_LEADER,
+      };
+      results.set(k, r);
+      if (acks === -1) {
+        const partition = rm.getPartition(a.topic, a.partition);
+        const required = a.info.lastOffset + 1n;
+        if (partition && partition.highWatermark < required) {
+          waits.push(
+            new Promise<void>((resolve) => {
+              const check = () => {
+                if (partition.highWatermark >= required || !partition.isLeader) finish();
+              };
+              const finish = () => {
+                clearTimeout(timer);
+                off();
+                if (partition.highWatermark < required) {
+                  r.errorCode = partition.isLeader ? ErrorCode.REQUEST_TIMED_OUT : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+                  r.baseOffset = -1n;
+                }
+                resolve();
+              };
+              const off = partition.onHighWatermark(check);
+              const timer = setTimeout(finish, Math.max(0, deadline - Date.now()));
+            }),
+          );
+        }
+      }
+    }
+    if (acks === 0) return null;
+    await Promise.all(waits);
+    const responses: ProduceResponseTopic[] = topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) => results.get(`${t.name}\u0000${p.index}`) ?? partitionResponse(p.index, ErrorCode.UNKNOWN_SERVER_ERROR)),
+    }));
+    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+  },
+  errorResponse(req, code) {
+    return {
+      responses: req.body.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, code)) })),
+      throttleTimeMs: 0,
+      nodeEndpoints: [],
+    };
+  },
+};

@@ -1,0 +1,196 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+
+export interface ConnectionInfo {
+  id: number;
+  remote: string;
+  listener: string;
+}
+
+/** Thrown by a frame handler to close the connection (Kafka closes on some protocol errors). */
+export class CloseConnection extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CloseConnection';
+  }
+}
+
+/**
+ * What the handler returns: one frame (size prefix included), several buffers written in order
+ * (so record data can go to the socket without being copied into one frame), or null for no
+ * response (acks=0 produce).
+ */
+export type FrameResponse = Buffer | Buffer[] | null;
+
+export interface SocketServerOptions {
+  listener: string;
+  host: string;
+  port: number;
+  /** socket.request.max.bytes: larger frames close the connection. */
+  maxRequestSize: number;
+  /** connections.max.idle.ms: idle connections are closed. */
+  idleTimeoutMs: number;
+  /** Stop reading from a connection when this many request bytes are waiting. */
+  maxBufferedBytes?: number;
+  logger: Logger;
+  handle: (frame: Buffer, conn: ConnectionInfo) => Promise<FrameResponse>;
+}
+
+/**
+ * Kafka's SocketServer for one listener: length-prefixed frames; requests of a connection are
+ * processed one at a time and answered in order (Kafka mutes a channel while a request is in
+ * flight), so clients can pipeline; a connection whose responses are not drained stops being read.
+ */
+export class SocketServer {
+  private server: Server | undefined;
+  private readonly connections = new Set<Connection>();
+  private nextId = 1;
+  boundPort = 0;
+
+  constructor(private readonly o: SocketServerOptions) {}
+
+  async start(): Promise<number> {
+    const server = createServer({ noDelay: true }, (s) => this.accept(s));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.o.port, this.o.host || undefined, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = server.address();
+    this.boundPort = addr && typeof addr === 'object' ? addr.port : this.o.port;
+    this.o.logger.info({ listener: this.o.listener, host: this.o.host, port: this.boundPort }, 'listening');
+    return this.boundPort;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  private accept(socket: Socket): void {
+    const conn = new Connection(this.nextId++, socket, this.o, () => this.connections.delete(conn));
+    this.connections.add(conn);
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const c of this.connections) c.close();
+    if (server) await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+class Connection {
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
+  private processing = false;
+  private closed = false;
+  private readonly info: ConnectionInfo;
+  private readonly log: Logger;
+  private readonly maxBuffered: number;
+
+  constructor(
+    id: number,
+    private readonly socket: Socket,
+    private readonly o: SocketServerOptions,
+    private readonly onClose: () => void,
+  ) {
+    this.info = { id, remote: `${socket.remoteAddress}:${socket.remotePort}`, listener: o.listener };
+    this.log = o.logger.child({ connection: id, remote: this.info.remote });
+    // never below one maximal frame, so a paused connection always holds a complete request
+    this.maxBuffered = Math.max(o.maxBufferedBytes ?? 4 * 1024 * 1024, o.maxRequestSize + 4);
+    socket.setTimeout(o.idleTimeoutMs);
+    socket.on('timeout', () => {
+      this.log.debug('closing idle connection');
+      this.close();
+    });
+    socket.on('data', (d: Buffer) => this.onData(d));
+    socket.on('error', (err) => this.log.debug({ err }, 'connection error'));
+    socket.on('close', () => {
+      this.closed = true;
+      this.onClose();
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  private onData(d: Buffer): void {
+    this.chunks.push(d);
+    this.buffered += d.length;
+    if (this.buffered > this.maxBuffered) this.socket.pause();
+    if (!this.processing) void this.drainFrames();
+  }
+
+  /** Takes the next complete frame off the buffer, or undefined. */
+  private nextFrame(): Buffer | undefined {
+    if (this.buffered < 4) return undefined;
+    const size = this.peekSize();
+    if (size < 0 || size > this.o.maxRequestSize) {
+      this.log.warn({ size, max: this.o.maxRequestSize }, 'request size out of range (socket.request.max.bytes); closing connection');
+      this.close();
+      return undefined;
+    }
+    if (this.buffered < 4 + size) return undefined;
+    let head = this.chunks[0]!;
+    if (head.length < 4 + size) {
+      head = Buffer.concat(this.chunks, this.buffered);
+      this.chunks.length = 0;
+      this.chunks.push(head);
+    }
+    const frame = head.subarray(4, 4 + size);
+    if (head.length === 4 + size) this.chunks.shift();
+    else this.chunks[0] = head.subarray(4 + size);
+    this.buffered -= 4 + size;
+    return frame;
+  }
+
+  private peekSize(): number {
+    const head = this.chunks[0]!;
+    if (head.length >= 4) return head.readInt32BE(0);
+    const four = Buffer.concat(this.chunks, this.buffered).subarray(0, 4);
+    return four.readInt32BE(0);
+  }
+
+  private async drainFrames(): Promise<void> {
+    this.processing = true;
+    try {
+      for (;;) {
+        if (this.closed) return;
+        const frame = this.nextFrame();
+        if (!frame) break;
+        if (this.buffered <= this.maxBuffered && this.socket.isPaused()) this.socket.resume();
+        let response: FrameResponse;
+        try {
+          response = await this.o.handle(frame, this.info);
+        } catch (err) {
+          if (err instanceof CloseConnection) this.log.warn({ reason: err.message }, 'closing connection');
+          else this.log.error({ err }, 'request handler failed; closing connection');
+          this.close();
+          return;
+        }
+        if (response !== null && !this.closed) {
+          const ok = Array.isArray(response) ? this.writeAll(response) : this.socket.write(response);
+          // a client that does not read its responses stops being read until it does
+          if (!ok) await new Promise<void>((r) => this.socket.once('drain', () => r()).once('close', () => r()));
+        }
+      }
+    } finally {
+      this.processing = false;
+      if (!this.closed && this.socket.isPaused() && this.buffered <= this.maxBuffered) this.socket.resume();
+    }
+  }
+
+  private writeAll(parts: Buffer[]): boolean {
+    this.socket.cork();
+    let ok = true;
+    for (const p of parts) ok = this.socket.write(p) && ok;
+    process.nextTick(() => this.socket.uncork());
+    return ok;
+  }
+}

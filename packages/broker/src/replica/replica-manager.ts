@@ -1,0 +1,260 @@
+import type { Logger } from 'pino';
+import {
+  ErrorCode,
+  KafkaError,
+  errorCodeOf,
+  type LeaderAndIsrRequest,
+  type LeaderAndIsrResponse,
+  type PartitionError,
+  type StopReplicaRequest,
+  type StopReplicaResponse,
+} from '@samsa/protocol';
+import type { Log, LogAppendInfo } from '../log/log.js';
+import type { LogConfig } from '../log/config.js';
+import type { FetchDataInfo } from '../log/segment.js';
+import { Partition } from './partition.js';
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+const key = (topic: string, partition: number) => `${topic}-${partition}`;
+
+/** What the replica manager needs from the log manager. */
+export interface LogProvider {
+  getOrCreateLog(tp: TopicPartition, config: LogConfig, topicId: string): Promise<Log>;
+  getLog(tp: TopicPartition): Log | undefined;
+  /** Closes and schedules deletion (`<dir>.<uuid>-delete`, removed asynchronously). */
+  deleteLog(tp: TopicPartition): Promise<void>;
+}
+
+/** Per-topic settings resolved from /config/topics/<t> over the broker defaults. */
+export interface TopicSettings {
+  logConfig: LogConfig;
+  minInsyncReplicas: number;
+  /** message.timestamp.before/after.max.ms (CreateTime checks); Infinity = unbounded. */
+  timestampBeforeMaxMs: number;
+  timestampAfterMaxMs: number;
+  /** cleanup.policy includes compact (records need keys). */
+  compacted: boolean;
+}
+
+export interface ReplicaManagerOptions {
+  brokerId: number;
+  logs: LogProvider;
+  topicSettings: (topic: string) => Promise<TopicSettings>;
+  logger: Logger;
+  stateChangeLogger: Logger;
+}
+
+export interface AppendResult {
+  topic: string;
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
+  info: LogAppendInfo | undefined;
+}
+
+export interface ReadResult {
+  topic: string;
+  partition: number;
+  errorCode: number;
+  highWatermark: bigint;
+  logStartOffset: bigint;
+  lastStableOffset: bigint;
+  data: FetchDataInfo | undefined;
+}
+
+/**
+ * Kafka's ReplicaManager: applies the controller's LeaderAndIsr and StopReplica to this broker's
+ * partitions, appends produced records on leaders and serves reads. Controller requests carrying
+ * an older controller epoch than one already seen are rejected (STALE_CONTROLLER_EPOCH).
+ */
+export class ReplicaManager {
+  readonly partitions = new Map<string, Partition>();
+  controllerEpoch = 0;
+  private readonly log: Logger;
+  private readonly topicSettingsCache = new Map<string, TopicSettings>();
+
+  constructor(private readonly o: ReplicaManagerOptions) {
+    this.log = o.logger.child({ component: 'replica-manager' });
+  }
+
+  getPartition(topic: string, partition: number): Partition | undefined {
+    return this.partitions.get(key(topic, partition));
+  }
+
+  async settingsFor(topic: string): Promise<TopicSettings> {
+    let s = this.topicSettingsCache.get(topic);
+    if (!s) {
+      s = await this.o.topicSettings(topic);
+      this.topicSettingsCache.set(topic, s);
+    }
+    return s;
+  }
+
+  /** Topic config changed (dynamic configs): drop the cached settings. */
+  invalidateTopicSettings(topic: string): void {
+    this.topicSettingsCache.delete(topic);
+  }
+
+  async becomeLeaderOrFollower(req: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
+    const scl = this.o.stateChangeLogger;
+    if (req.controllerEpoch < this.controllerEpoch) {
+      scl.warn({ controllerId: req.controllerId, controllerEpoch: req.controllerEpoch, latest: this.controllerEpoch }, 'ignoring LeaderAndIsr from a stale controller');
+      throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${req.controllerEpoch} is older than ${this.controllerEpoch}`);
+    }
+    this.controllerEpoch = req.controllerEpoch;
+    const errors: PartitionError[] = [];
+    for (const s of req.partitionStates) {
+      const tp = { topic: s.topic, partition: s.partition };
+      const err = (code: number) => errors.push({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: code });
+      if (!s.replicas.includes(this.o.brokerId)) {
+        scl.warn({ topic: s.topic, partition: s.partition, replicas: s.replicas }, 'LeaderAndIsr for a partition not assigned to this broker');
+        err(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        continue;
+      }
+      let p = this.partitions.get(key(s.topic, s.partition));
+      if (p && s.leaderEpoch < p.leaderEpoch) {
+        scl.warn({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, current: p.leaderEpoch }, 'ignoring LeaderAndIsr with an older leader epoch');
+        err(ErrorCode.STALE_CONTROLLER_EPOCH);
+        continue;
+      }
+      if (!p) {
+        p = new Partition(s.topic, s.partition, this.o.brokerId, scl);
+        this.partitions.set(key(s.topic, s.partition), p);
+      }
+      try {
+        const settings = await this.settingsFor(s.topic);
+        const log = await this.o.logs.getOrCreateLog(tp, settings.logConfig, s.topicId);
+        if (s.leader === this.o.brokerId) await p.makeLeader(s, log);
+        else await p.makeFollower(s, log);
+        scl.info({ topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch }, 'applied LeaderAndIsr');
+        err(ErrorCode.NONE);
+      } catch (e) {
+        this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to apply LeaderAndIsr');
+        err(e instanceof KafkaError ? errorCodeOf(e) : ErrorCode.KAFKA_STORAGE_ERROR);
+      }
+    }
+    return { errorCode: 0, partitionErrors: errors };
+  }
+
+  async stopReplicas(req: StopReplicaRequest): Promise<StopReplicaResponse> {
+    if (req.controllerEpoch < this.controllerEpoch) {
+      throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${req.controllerEpoch} is older than ${this.controllerEpoch}`);
+    }
+    this.controllerEpoch = req.controllerEpoch;
+    const partitionErrors: PartitionError[] = [];
+    for (const s of req.partitions) {
+      const p = this.partitions.get(key(s.topic, s.partition));
+      if (p && s.leaderEpoch >= 0 && s.leaderEpoch < p.leaderEpoch) {
+        partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.FENCED_LEADER_EPOCH });
+        continue;
+      }
+      this.partitions.delete(key(s.topic, s.partition));
+      if (s.deletePartition) {
+        try {
+          await this.o.logs.deleteLog(s);
+          this.topicSettingsCache.delete(s.topic);
+        } catch (e) {
+          this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to delete log');
+          partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+          continue;
+        }
+      }
+      this.o.stateChangeLogger.info({ topic: s.topic, partition: s.partition, deletePartition: s.deletePartition }, 'stopped replica');
+      partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.NONE });
+    }
+    return { errorCode: 0, partitionErrors };
+  }
+
+  /** Appends to leader partitions; one result per partition, errors as Kafka codes. */
+  async appendRecords(
+    requiredAcks: number,
+    entries: Array<{ topic: string; partition: number; records: Buffer | null }>,
+  ): Promise<AppendResult[]> {
+    const out: AppendResult[] = [];
+    for (const e of entries) {
+      const p = this.partitions.get(key(e.topic, e.partition));
+      const fail = (code: number, message: string | null = null) => out.push({ topic: e.topic, partition: e.partition, errorCode: code, errorMessage: message, info: undefined });
+      if (!p) {
+        fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        continue;
+      }
+      if (!e.records || e.records.length === 0) {
+        fail(ErrorCode.CORRUPT_MESSAGE, 'empty record set');
+        continue;
+      }
+      try {
+        const settings = await this.settingsFor(e.topic);
+        const info = await p.appendRecordsToLeader(e.records, requiredAcks, settings.minInsyncReplicas);
+        out.push({ topic: e.topic, partition: e.partition, errorCode: 0, errorMessage: null, info });
+      } catch (err) {
+        const code = errorCodeOf(err);
+        if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: e.topic, partition: e.partition }, 'append failed');
+        fail(code, (err as Error).message);
+      }
+    }
+    return out;
+  }
+
+  /** Reads for a consumer from each partition (leader only, up to the high watermark). */
+  async readFromLocalLogs(
+    entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number }>,
+    maxBytes: number,
+  ): Promise<ReadResult[]> {
+    let budget = maxBytes;
+    let first = true;
+    const out: ReadResult[] = [];
+    for (const e of entries) {
+      const p = this.partitions.get(key(e.topic, e.partition));
+      const base = { topic: e.topic, partition: e.partition, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined };
+      if (!p || !p.log) {
+        out.push({ ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+        continue;
+      }
+      const log = p.log;
+      try {
+        const limit = Math.max(0, Math.min(e.maxBytes, budget));
+        // KIP-74: the first partition with data may return one whole batch even past the limits
+        const data = await p.readForConsumer(e.fetchOffset, limit, first, e.currentLeaderEpoch);
+        const size = data.records.sizeInBytes;
+        if (size > 0) {
+          first = false;
+          budget -= size;
+        }
+        out.push({ topic: e.topic, partition: e.partition, errorCode: 0, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark, data });
+      } catch (err) {
+        const code = errorCodeOf(err);
+        out.push({
+          ...base,
+          errorCode: code,
+          highWatermark: log.highWatermark,
+          logStartOffset: log.logStartOffset,
+          lastStableOffset: log.highWatermark,
+        });
+        if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: e.topic, partition: e.partition }, 'read failed');
+      }
+    }
+    return out;
+  }
+
+  /** Resolves when any of the partitions' high watermark moves, or after `timeoutMs`. */
+  waitForData(tps: TopicPartition[], timeoutMs: number): Promise<void> {
+    if (timeoutMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const offs: Array<() => void> = [];
+      const done = () => {
+        clearTimeout(timer);
+        for (const o of offs) o();
+        resolve();
+      };
+      for (const tp of tps) {
+        const p = this.partitions.get(key(tp.topic, tp.partition));
+        if (p) offs.push(p.onHighWatermark(done));
+      }
+      const timer = setTimeout(done, timeoutMs);
+    });
+  }
+}

@@ -1,0 +1,287 @@
+import type { Logger } from 'pino';
+import { ControllerChannelManager, KafkaController } from '@samsa/controller';
+import { ErrorCode, KafkaError, type Broker as ProtoBroker, type PartitionState } from '@samsa/protocol';
+import {
+  ConfigEntityTypeZNode,
+  ConfigType,
+  KafkaZk,
+  ZkClient,
+  ZkSessionEvent,
+  type BrokerInfo,
+} from '@samsa/zk-paths';
+import { TopicAdmin } from '../admin/topic-admin.js';
+import type { BrokerConfig } from '../config/broker-config.js';
+import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
+import { apiVersionsHandler } from '../handlers/api-versions.js';
+import { createTopicsHandler } from '../handlers/create-topics.js';
+import { deleteTopicsHandler } from '../handlers/delete-topics.js';
+import { describeClusterHandler } from '../handlers/describe-cluster.js';
+import { fetchHandler } from '../handlers/fetch.js';
+import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
+import { listOffsetsHandler } from '../handlers/list-offsets.js';
+import { metadataHandler } from '../handlers/metadata.js';
+import { produceHandler } from '../handlers/produce.js';
+import { LogManager } from '../log/manager.js';
+import { MetadataCache, type MetadataPartition } from '../metadata/metadata-cache.js';
+import { SocketServer } from '../network/socket-server.js';
+import { ReplicaManager } from '../replica/replica-manager.js';
+import { RequestHandler } from './request-handler.js';
+import type { BrokerServices } from './services.js';
+import { topicSettingsFrom } from './topic-settings.js';
+
+export interface KafkaServerOptions {
+  config: BrokerConfig;
+  logger: Logger;
+  /** Kafka's state-change.log: controller decisions and what brokers apply. Defaults to a child of `logger`. */
+  stateChangeLogger?: Logger;
+}
+
+const toMetadataPartition = (p: PartitionState): MetadataPartition & { topicId: string } => ({
+  topic: p.topic,
+  topicId: p.topicId,
+  partition: p.partition,
+  leader: p.leader,
+  leaderEpoch: p.leaderEpoch,
+  isr: p.isr,
+  replicas: p.replicas,
+  offlineReplicas: p.offlineReplicas,
+  zkVersion: p.partitionEpoch,
+  controllerEpoch: p.controllerEpoch,
+});
+
+const toMetadataBroker = (b: ProtoBroker) => ({ id: b.brokerId, endpoints: b.endpoints, rack: b.rack ?? null });
+
+/**
+ * One Samsa broker (Kafka's KafkaServer, ZooKeeper mode): ZooKeeper session, cluster id and broker
+ * id, log manager (with recovery), the data-plane listeners and the CONTROLLER listener, broker
+ * registration (re-done after a session loss) and the controller candidate.
+ */
+export class KafkaServer {
+  private zk: ZkClient | undefined;
+  private kzk: KafkaZk | undefined;
+  private logs: LogManager | undefined;
+  private controller: KafkaController | undefined;
+  private readonly sockets: SocketServer[] = [];
+  private controlServer: ControlPlaneServer | undefined;
+  readonly metadata = new MetadataCache();
+  replicaManager: ReplicaManager | undefined;
+  brokerId = -1;
+  brokerEpoch = -1n;
+  clusterId = '';
+  private readonly log: Logger;
+  private readonly scl: Logger;
+  private topicConfigs = new Map<string, Record<string, string>>();
+  private stopping = false;
+  /** Bound ports per listener name (listeners with port 0 get a random one). */
+  readonly boundPorts = new Map<string, number>();
+
+  constructor(private readonly o: KafkaServerOptions) {
+    this.log = o.logger;
+    this.scl = o.stateChangeLogger ?? o.logger.child({ name: 'state.change.logger' });
+  }
+
+  get config(): BrokerConfig {
+    return this.o.config;
+  }
+
+  async startup(): Promise<void> {
+    const cfg = this.o.config;
+    for (const w of cfg.warnings) this.log.warn(w);
+    const zkSettings = cfg.zookeeper;
+    this.zk = await ZkClient.connect({
+      connectString: zkSettings.connectString,
+      sessionTimeoutMs: zkSettings.sessionTimeoutMs,
+      connectionTimeoutMs: zkSettings.connectionTimeoutMs,
+      logger: this.log,
+    });
+    const kzk = new KafkaZk(this.zk);
+    this.kzk = kzk;
+    await kzk.createPersistentPaths();
+    this.clusterId = await kzk.getOrCreateClusterId();
+    this.brokerId = cfg.brokerId >= 0 ? cfg.brokerId : await kzk.generateBrokerId(cfg.get('reserved.broker.max.id'));
+    this.log.info({ brokerId: this.brokerId, clusterId: this.clusterId }, 'starting broker');
+
+    // topic configs first: logs are loaded with their topic's settings (Kafka does the same)
+    await this.loadTopicConfigs();
+    const defaults = topicSettingsFrom(cfg);
+    this.logs = await LogManager.open({
+      logDirs: [...cfg.logDirs],
+      brokerId: this.brokerId,
+      clusterId: this.clusterId,
+      defaultConfig: defaults.logConfig,
+      configFor: (topic) => topicSettingsFrom(cfg, this.topicConfigs.get(topic) ?? {}).logConfig,
+      logger: this.log.child({ component: 'log-manager' }),
+      retentionCheckIntervalMs: cfg.get('log.retention.check.interval.ms'),
+    });
+    this.logs.startup();
+
+    this.replicaManager = new ReplicaManager({
+      brokerId: this.brokerId,
+      logs: this.logs,
+      topicSettings: async (topic) => {
+        const overrides = await kzk.getTopicConfig(topic);
+        this.topicConfigs.set(topic, overrides);
+        return topicSettingsFrom(cfg, overrides);
+      },
+      logger: this.log,
+      stateChangeLogger: this.scl,
+    });
+
+    const channel = new ControllerChannelManager({
+      listenerName: cfg.controlPlaneListenerName,
+      logger: this.log,
+      requestTimeoutMs: cfg.get('controller.socket.timeout.ms'),
+    });
+    this.controller = new KafkaController({
+      brokerId: this.brokerId,
+      kzk,
+      channel,
+      logger: this.log,
+      stateChangeLogger: this.scl,
+      uncleanLeaderElectionEnable: cfg.get('unclean.leader.election.enable'),
+      deleteTopicEnable: cfg.get('delete.topic.enable'),
+    });
+
+    const topicAdmin = new TopicAdmin(kzk, this.metadata, {
+      numPartitions: cfg.get('num.partitions'),
+      defaultReplicationFactor: cfg.get('default.replication.factor'),
+      validateTopicConfig: (configs) => {
+        try {
+          topicSettingsFrom(cfg, configs);
+        } catch (err) {
+          throw new KafkaError('INVALID_CONFIG', (err as Error).message, { cause: err });
+        }
+      },
+    }, this.log);
+    const services: BrokerServices = {
+      brokerId: this.brokerId,
+      clusterId: this.clusterId,
+      settings: {
+        autoCreateTopicsEnable: cfg.get('auto.create.topics.enable'),
+        numPartitions: cfg.get('num.partitions'),
+        defaultReplicationFactor: cfg.get('default.replication.factor'),
+        deleteTopicEnable: cfg.get('delete.topic.enable'),
+      },
+      metadata: this.metadata,
+      controller: this.controller,
+      kzk,
+      topicAdmin,
+      replicaManager: this.replicaManager,
+      log: this.log,
+    };
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, findCoordinatorHandler, createTopicsHandler, deleteTopicsHandler, describeClusterHandler];
+    const holder: { rh?: RequestHandler<BrokerServices> } = {};
+    const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
+    const rh = new RequestHandler<BrokerServices>([...handlers, apiVersions], services, this.log.child({ component: 'request-handler' }));
+    holder.rh = rh;
+
+    // control plane first, so the controller can reach us as soon as we are registered
+    const cp = cfg.controlPlaneListener;
+    this.controlServer = new ControlPlaneServer(cp.host, cp.port, this.controlHandler(), this.log.child({ component: 'control-plane' }));
+    this.boundPorts.set(cp.listenerName, await this.controlServer.start());
+    for (const l of cfg.dataPlaneListeners) {
+      const server = new SocketServer({
+        listener: l.listenerName,
+        host: l.host,
+        port: l.port,
+        maxRequestSize: cfg.get('socket.request.max.bytes'),
+        idleTimeoutMs: cfg.get('connections.max.idle.ms'),
+        logger: this.log.child({ component: 'socket-server', listener: l.listenerName }),
+        handle: (frame, conn) => rh.handle(frame, conn),
+      });
+      this.boundPorts.set(l.listenerName, await server.start());
+      this.sockets.push(server);
+    }
+
+    this.brokerEpoch = await kzk.registerBroker(this.brokerInfo());
+    this.log.info({ brokerId: this.brokerId, brokerEpoch: String(this.brokerEpoch), endpoints: this.brokerInfo().endpoints }, 'registered broker');
+    this.zk.on('state', (e) => {
+      if (e === ZkSessionEvent.NewSession && !this.stopping) void this.reregister();
+    });
+    this.controller.startup();
+    this.log.info({ brokerId: this.brokerId }, 'started');
+  }
+
+  private async loadTopicConfigs(): Promise<void> {
+    const kzk = this.kzk!;
+    const names = await kzk.zk.getChildren(ConfigEntityTypeZNode.path(ConfigType.Topic)).catch(() => [] as string[]);
+    for (const t of names) this.topicConfigs.set(t, await kzk.getTopicConfig(t));
+  }
+
+  /** Registration data: advertised listeners, with port 0 replaced by the bound port. */
+  brokerInfo(): BrokerInfo {
+    const cfg = this.o.config;
+    return {
+      id: this.brokerId,
+      endpoints: cfg.advertisedListeners.map((l) => ({
+        listenerName: l.listenerName,
+        host: l.host || '127.0.0.1',
+        port: l.port === 0 ? (this.boundPorts.get(l.listenerName) ?? 0) : l.port,
+        securityProtocol: cfg.securityProtocolMap[l.listenerName] ?? 'PLAINTEXT',
+      })),
+      rack: cfg.get('broker.rack'),
+      jmxPort: -1,
+      timestamp: String(Date.now()),
+      features: {},
+      version: 5,
+    };
+  }
+
+  private async reregister(): Promise<void> {
+    for (let attempt = 0; !this.stopping; attempt++) {
+      try {
+        this.brokerEpoch = await this.kzk!.registerBroker({ ...this.brokerInfo() });
+        this.log.info({ brokerEpoch: String(this.brokerEpoch) }, 're-registered broker after a new ZooKeeper session');
+        return;
+      } catch (err) {
+        // the old session's ephemeral node lingers until that session expires
+        this.log.warn({ err: (err as Error).message, attempt }, 'broker re-registration failed; retrying');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private controlHandler(): ControlRequestHandler {
+    const checkEpochs = (controllerEpoch: number, brokerEpoch: bigint) => {
+      if (brokerEpoch >= 0n && brokerEpoch < this.brokerEpoch) {
+        throw new KafkaError('STALE_BROKER_EPOCH', `request for broker epoch ${brokerEpoch}, current ${this.brokerEpoch}`);
+      }
+      if (controllerEpoch < this.metadata.controllerEpoch) {
+        throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${controllerEpoch} is older than ${this.metadata.controllerEpoch}`);
+      }
+    };
+    return {
+      updateMetadata: async (r) => {
+        checkEpochs(r.controllerEpoch, r.brokerEpoch);
+        this.metadata.update({
+          controllerId: r.controllerId,
+          controllerEpoch: r.controllerEpoch,
+          brokers: r.liveBrokers.map(toMetadataBroker),
+          partitions: r.partitionStates.map(toMetadataPartition),
+        });
+        return { errorCode: ErrorCode.NONE };
+      },
+      leaderAndIsr: async (r) => {
+        checkEpochs(r.controllerEpoch, r.brokerEpoch);
+        return this.replicaManager!.becomeLeaderOrFollower(r);
+      },
+      stopReplica: async (r) => {
+        checkEpochs(r.controllerEpoch, r.brokerEpoch);
+        return this.replicaManager!.stopReplicas(r);
+      },
+    };
+  }
+
+  /** Orderly shutdown: stop serving, resign, flush logs (clean-shutdown marker), close the session. */
+  async shutdown(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.log.info({ brokerId: this.brokerId }, 'shutting down');
+    for (const s of this.sockets) await s.stop();
+    await this.controlServer?.stop();
+    await this.controller?.shutdown();
+    await this.logs?.shutdown();
+    await this.zk?.close();
+    this.log.info({ brokerId: this.brokerId }, 'shut down');
+  }
+}

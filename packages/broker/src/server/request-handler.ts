@@ -1,0 +1,106 @@
+import type { Logger } from 'pino';
+import {
+  ErrorCode,
+  buildApiVersionsResponse,
+  decodeRequest,
+  encodeResponse,
+  encodeUnsupportedApiVersionsResponse,
+  errorCodeOf,
+  supportedApiVersions,
+  type ApiKey,
+  type ApiResponseMap,
+  type DecodedRequestOf,
+} from '@samsa/protocol';
+import { CloseConnection, type ConnectionInfo, type FrameResponse } from '../network/socket-server.js';
+
+/** Per-request context handed to API handlers. */
+export interface RequestContext {
+  conn: ConnectionInfo;
+  clientId: string | null;
+  /** Listener the request arrived on (Metadata answers with that listener's endpoints). */
+  listener: string;
+}
+
+/**
+ * One API's handler. `errorResponse` builds the API's response with `code` everywhere it applies:
+ * the dispatcher uses it when `handle` throws, so exceptions become error codes in one place.
+ * `handle` may return null for "no response" (produce with acks=0).
+ */
+export interface ApiHandler<K extends ApiKey, S> {
+  apiKey: K;
+  handle(req: DecodedRequestOf<K>, ctx: RequestContext, services: S): Promise<ApiResponseMap[K] | null>;
+  errorResponse(req: DecodedRequestOf<K>, code: number): ApiResponseMap[K];
+  /** Optional zero-copy encoder (Fetch): frame parts written to the socket in order. */
+  encode?(req: DecodedRequestOf<K>, response: ApiResponseMap[K]): Buffer[];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyApiHandler<S> = ApiHandler<any, S>;
+
+/**
+ * Decodes a frame, routes it to its handler and encodes the answer. Unknown API keys, versions
+ * other than ApiVersions' and malformed requests close the connection (as Kafka does); an
+ * unsupported ApiVersions version gets the KIP-511 v0 answer with UNSUPPORTED_VERSION.
+ */
+export class RequestHandler<S> {
+  private readonly handlers = new Map<number, AnyApiHandler<S>>();
+
+  constructor(
+    handlers: Array<AnyApiHandler<S>>,
+    private readonly services: S,
+    private readonly log: Logger,
+  ) {
+    for (const h of handlers) this.handlers.set(h.apiKey, h);
+  }
+
+  /** API keys this broker serves: what ApiVersions advertises. */
+  supportedApiKeys(): Set<number> {
+    return new Set(this.handlers.keys());
+  }
+
+  private advertised() {
+    const keys = this.supportedApiKeys();
+    return supportedApiVersions((k) => keys.has(k));
+  }
+
+  apiVersionsResponse(throttleTimeMs = 0) {
+    return buildApiVersionsResponse({ apiKeys: this.advertised(), throttleTimeMs });
+  }
+
+  async handle(frame: Buffer, conn: ConnectionInfo): Promise<FrameResponse> {
+    const d = decodeRequest(frame);
+    if (!d.ok) {
+      switch (d.error) {
+        case 'UNSUPPORTED_VERSION':
+          if (d.response) {
+            this.log.info({ apiKey: d.header.apiKey, apiVersion: d.header.apiVersion, clientId: d.header.clientId }, 'unsupported ApiVersions version; answering with our versions (KIP-511)');
+            return encodeUnsupportedApiVersionsResponse(d.header.correlationId, this.advertised());
+          }
+          throw new CloseConnection(`unsupported version ${d.header.apiVersion} of ${d.api.name} (supported ${d.api.minVersion}-${d.api.maxVersion})`);
+        case 'UNKNOWN_API_KEY':
+          throw new CloseConnection(`unknown api key ${d.header.apiKey}`);
+        case 'MALFORMED':
+          throw new CloseConnection(`malformed request: ${d.cause.message}`, { cause: d.cause });
+        default: {
+          const never: never = d;
+          throw new CloseConnection(`undecodable request ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    const handler = this.handlers.get(d.apiKey);
+    if (!handler) throw new CloseConnection(`api ${d.api.name} is not served by this broker`);
+    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener };
+    let body: unknown;
+    try {
+      body = await handler.handle(d, ctx, this.services);
+    } catch (err) {
+      const code = errorCodeOf(err);
+      if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, api: d.api.name, apiVersion: d.apiVersion }, 'request failed');
+      else this.log.debug({ err, api: d.api.name, code }, 'request failed with an error code');
+      body = handler.errorResponse(d, code);
+    }
+    if (body === null) return null;
+    if (handler.encode) return handler.encode(d, body);
+    return encodeResponse(d.apiKey, d.apiVersion, d.header.correlationId, body as ApiResponseMap[typeof d.apiKey]);
+  }
+}

@@ -1,0 +1,27 @@
+import type { Logger } from 'pino';
+import type { KafkaController } from '@samsa/controller';
+import type { KafkaZk } from '@samsa/zk-paths';
+import type { MetadataCache } from '../metadata/metadata-cache.js';
+import type { TopicAdmin } from '../admin/topic-admin.js';
+import type { ReplicaManager } from '../replica/replica-manager.js';
+
+/** The broker settings request handlers read (resolved from server.properties and defaults). */
+export interface HandlerSettings {
+  autoCreateTopicsEnable: boolean;
+  numPartitions: number;
+  defaultReplicationFactor: number;
+  deleteTopicEnable: boolean;
+}
+
+/** What API handlers can reach. One object per broker, built by the server. */
+export interface BrokerServices {
+  brokerId: number;
+  clusterId: string;
+  settings: HandlerSettings;
+  metadata: MetadataCache;
+  controller: KafkaController;
+  kzk: KafkaZk;
+  topicAdmin: TopicAdmin;
+  replicaManager: ReplicaManager;
+  log: Logger;
+}

@@ -1,0 +1,39 @@
+import type { BrokerConfig } from '../config/broker-config.js';
+import { effectiveTopicConfig, parseTopicConfigs } from '../config/topic-config.js';
+import type { LogConfig, TimestampType } from '../log/config.js';
+import type { TopicSettings } from '../replica/replica-manager.js';
+
+/** Longs of Long.MAX_VALUE size mean "no limit". */
+const bounded = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? Number.POSITIVE_INFINITY : n);
+
+/**
+ * A topic's effective settings: its /config/topics overrides over the broker's log.* defaults
+ * (Kafka's LogConfig), mapped onto what the log layer and the produce path use.
+ */
+export function topicSettingsFrom(config: BrokerConfig, overrides: Readonly<Record<string, string>> = {}): TopicSettings & {
+  timestampBeforeMaxMs: number;
+  timestampAfterMaxMs: number;
+  compacted: boolean;
+} {
+  const t = effectiveTopicConfig(config, parseTopicConfigs(overrides));
+  const logConfig: LogConfig = {
+    segmentBytes: t['segment.bytes'],
+    segmentMs: Math.min(t['segment.ms'], Number.MAX_SAFE_INTEGER),
+    segmentJitterMs: Math.min(t['segment.jitter.ms'], Number.MAX_SAFE_INTEGER),
+    maxIndexSize: Math.max(12, t['segment.index.bytes']),
+    indexIntervalBytes: t['index.interval.bytes'],
+    retentionMs: Math.min(t['retention.ms'], Number.MAX_SAFE_INTEGER),
+    retentionBytes: Math.min(t['retention.bytes'], Number.MAX_SAFE_INTEGER),
+    maxMessageBytes: t['max.message.bytes'],
+    fileDeleteDelayMs: Math.min(t['file.delete.delay.ms'], Number.MAX_SAFE_INTEGER),
+    messageTimestampType: t['message.timestamp.type'] as TimestampType,
+  };
+  const diff = bounded(t['message.timestamp.difference.max.ms']);
+  return {
+    logConfig,
+    minInsyncReplicas: t['min.insync.replicas'],
+    timestampBeforeMaxMs: Math.min(diff, bounded(t['message.timestamp.before.max.ms'])),
+    timestampAfterMaxMs: Math.min(diff, bounded(t['message.timestamp.after.max.ms'])),
+    compacted: t['cleanup.policy'].includes('compact'),
+  };
+}

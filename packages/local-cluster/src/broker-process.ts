@@ -1,0 +1,129 @@
+import { connect } from 'node:net';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ManagedProcess } from './managed-process.js';
+
+/** The `samsa` entry point (packages/cli/bin/samsa.js), resolved inside the monorepo. */
+export const SAMSA_BIN = fileURLToPath(new URL('../../cli/bin/samsa.js', import.meta.url));
+
+export interface BrokerProcessOptions {
+  id: number;
+  host?: string;
+  /** Client (PLAINTEXT) port. */
+  port: number;
+  /** Control-plane (CONTROLLER) port. */
+  controlPort: number;
+  zookeeperConnect: string;
+  /** Broker home: server.properties and logs/ go here. */
+  dir: string;
+  rack?: string;
+  /** Extra server.properties entries. */
+  overrides?: Record<string, string>;
+  onLine?: (name: string, line: string) => void;
+  logToFile?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = connect({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      res(true);
+    });
+    s.once('error', () => res(false));
+  });
+}
+
+/** One Samsa broker as a real process (`samsa broker start server.properties`). */
+export class BrokerProcess {
+  process: ManagedProcess | undefined;
+  readonly host: string;
+
+  constructor(readonly o: BrokerProcessOptions) {
+    this.host = o.host ?? '127.0.0.1';
+  }
+
+  get id(): number {
+    return this.o.id;
+  }
+
+  get address(): string {
+    return `${this.host}:${this.o.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.process?.running ? this.process.pid : undefined;
+  }
+
+  get configFile(): string {
+    return join(resolve(this.o.dir), 'server.properties');
+  }
+
+  /** The broker's server.properties for this process. */
+  properties(): Record<string, string> {
+    return {
+      'broker.id': String(this.o.id),
+      listeners: `PLAINTEXT://${this.host}:${this.o.port},CONTROLLER://${this.host}:${this.o.controlPort}`,
+      'advertised.listeners': `PLAINTEXT://${this.host}:${this.o.port},CONTROLLER://${this.host}:${this.o.controlPort}`,
+      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+      'control.plane.listener.name': 'CONTROLLER',
+      'log.dirs': join(resolve(this.o.dir), 'logs'),
+      'zookeeper.connect': this.o.zookeeperConnect,
+      'zookeeper.session.timeout.ms': '6000',
+      ...(this.o.rack ? { 'broker.rack': this.o.rack } : {}),
+      ...this.o.overrides,
+    };
+  }
+
+  async launch(): Promise<void> {
+    if (this.process?.running) return;
+    await mkdir(this.o.dir, { recursive: true });
+    const text = Object.entries(this.properties())
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n');
+    await writeFile(this.configFile, `# written by @samsa/local-cluster\n${text}\n`);
+    this.process = new ManagedProcess({
+      name: `broker-${this.o.id}`,
+      command: process.execPath,
+      args: [SAMSA_BIN, 'broker', 'start', this.configFile],
+      env: { ...process.env, ...this.o.env },
+      ...(this.o.onLine ? { onLine: this.o.onLine } : {}),
+      ...(this.o.logToFile ? { logFile: join(resolve(this.o.dir), 'broker.log') } : {}),
+    });
+  }
+
+  /** Waits until the broker accepts client connections (it registers in ZooKeeper just before). */
+  async waitReady(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.process && !this.process.running) throw new Error(`broker ${this.o.id} exited before serving`);
+      if (await portOpen(this.host, this.o.port)) return;
+      if (Date.now() > deadline) throw new Error(`broker ${this.o.id} not serving on ${this.address} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async stop(graceMs = 30_000): Promise<void> {
+    await this.process?.stop(graceMs);
+  }
+
+  async kill(): Promise<void> {
+    await this.process?.kill();
+  }
+
+  pause(): void {
+    this.process?.signal('SIGSTOP');
+  }
+
+  resume(): void {
+    this.process?.signal('SIGCONT');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.launch();
+    await this.waitReady();
+  }
+}
