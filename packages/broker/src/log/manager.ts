@@ -116,6 +116,8 @@ async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: 
 export class LogManager {
   private readonly logs = new Map<string, { log: Log; dir: DirState }>();
   private readonly creating = new Map<string, Promise<Log>>();
+  /** Dir chosen for each log being created (counted when placing the next one). */
+  private readonly reserved = new Map<string, DirState>();
   private readonly dirs: DirState[];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pendingDirDeletes = new Map<string, { timer: NodeJS.Timeout; done: Promise<void> }>();
@@ -333,10 +335,21 @@ export class LogManager {
     if (this.shutDown) throw new KafkaStorageError('Log manager is shut down');
     if (!LEGAL_TOPIC.test(tp.topic) || tp.topic === '.' || tp.topic === '..') throw new RangeError(`Illegal topic name "${tp.topic}"`);
     if (!Number.isInteger(tp.partition) || tp.partition < 0) throw new RangeError(`Illegal partition ${tp.partition}`);
+    // The dir with the fewest partitions (Kafka's nextLogDirs), counting creations in flight.
     const counts = new Map<DirState, number>(this.dirs.map((d) => [d, 0]));
     for (const e of this.logs.values()) counts.set(e.dir, (counts.get(e.dir) ?? 0) + 1);
+    for (const d of this.reserved.values()) counts.set(d, (counts.get(d) ?? 0) + 1);
     const d = [...counts.entries()].sort((a, b) => a[1] - b[1])[0]?.[0] as DirState;
     const key = topicPartitionKey(tp);
+    this.reserved.set(key, d);
+    try {
+      return await this.createLogIn(d, tp, key, config);
+    } finally {
+      this.reserved.delete(key);
+    }
+  }
+
+  private async createLogIn(d: DirState, tp: TopicPartition, key: string, config?: LogConfig): Promise<Log> {
     const dir = join(d.path, key);
     await mkdir(dir, { recursive: true });
     const log = await Log.open({

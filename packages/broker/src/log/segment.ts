@@ -8,8 +8,16 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { INT32_MAX } from './abstract-index.js';
-import { isBatchCrcValid, searchBatchForTimestamp, type Decompressor, type TimestampAndOffset } from './batch-header.js';
-import { BATCH_LENGTH_OFFSET, LAST_OFFSET_DELTA_OFFSET, LOG_OVERHEAD, BASE_OFFSET_OFFSET } from './batch-header.js';
+import {
+  BASE_OFFSET_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  isBatchCrcValid,
+  searchBatchForTimestamp,
+  type Decompressor,
+  type TimestampAndOffset,
+} from './batch-header.js';
 import {
   INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,

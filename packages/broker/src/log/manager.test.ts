@@ -1,0 +1,159 @@
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { logConfig } from './config.js';
+import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError } from './errors.js';
+import { CLEAN_SHUTDOWN_FILE, LogManager, parseMetaProperties, type LogManagerOptions } from './manager.js';
+import { ManualClock, batchOf, capturingLogger, makeTempDir } from './test-support.js';
+
+let root: string;
+let cleanup: () => Promise<void>;
+let dirs: string[];
+const managers: LogManager[] = [];
+const clock = new ManualClock();
+
+beforeEach(async () => {
+  ({ dir: root, cleanup } = await makeTempDir());
+  dirs = [join(root, 'a'), join(root, 'b')];
+});
+afterEach(async () => {
+  for (const m of managers.splice(0)) await m.shutdown();
+  await cleanup();
+});
+
+async function openManager(over: Partial<LogManagerOptions> = {}): Promise<LogManager> {
+  const m = await LogManager.open({
+    logDirs: dirs,
+    brokerId: 1,
+    defaultConfig: logConfig({ segmentBytes: 600, fileDeleteDelayMs: 0, retentionMs: -1 }),
+    clock,
+    ...over,
+  });
+  managers.push(m);
+  return m;
+}
+
+describe('log manager', () => {
+  test('log – log dirs get meta.properties; a dir of another broker id or cluster id is refused', async () => {
+    const m = await openManager({ clusterId: 'abc' });
+    for (const d of dirs) {
+      const props = parseMetaProperties(await readFile(join(d, 'meta.properties'), 'utf8'));
+      expect(Object.fromEntries(props)).toEqual({ version: '0', 'broker.id': '1', 'cluster.id': 'abc' });
+    }
+    await m.shutdown();
+    managers.splice(0);
+    await expect(LogManager.open({ logDirs: dirs, brokerId: 2, defaultConfig: logConfig() })).rejects.toBeInstanceOf(InconsistentBrokerIdError);
+    await expect(LogManager.open({ logDirs: dirs, brokerId: 1, clusterId: 'other', defaultConfig: logConfig() })).rejects.toBeInstanceOf(
+      InconsistentClusterIdError,
+    );
+    const m2 = await openManager();
+    expect(m2.clusterId).toBe('abc');
+  });
+
+  test('log – cluster id learned later is written to every dir', async () => {
+    const m = await openManager();
+    expect(parseMetaProperties(await readFile(join(dirs[0]!, 'meta.properties'), 'utf8')).has('cluster.id')).toBe(false);
+    await m.setClusterId('zk-cluster');
+    for (const d of dirs) expect(parseMetaProperties(await readFile(join(d, 'meta.properties'), 'utf8')).get('cluster.id')).toBe('zk-cluster');
+    await expect(m.setClusterId('another')).rejects.toBeInstanceOf(InconsistentClusterIdError);
+  });
+
+  test('log – creates logs spread over the dirs, checkpoints them, and reloads them after a clean shutdown', async () => {
+    const m = await openManager();
+    const logs = await Promise.all([0, 1, 2, 3].map((p) => m.getOrCreateLog({ topic: 'orders', partition: p })));
+    expect(await m.getOrCreateLog({ topic: 'orders', partition: 0 })).toBe(logs[0]);
+    expect(new Set(logs.map((l) => l.dir.split('/').at(-2)))).toEqual(new Set(['a', 'b']));
+    for (const l of logs) for (let i = 0; i < 12; i++) await l.appendAsLeader(batchOf(2, 40), 0);
+    logs[1]!.updateHighWatermark(24n);
+    await logs[1]!.maybeIncrementLogStartOffset(10n);
+    await m.shutdown();
+    managers.splice(0);
+    for (const d of dirs) {
+      expect(await readdir(d)).toContain(CLEAN_SHUTDOWN_FILE);
+      const rp = await readFile(join(d, 'recovery-point-offset-checkpoint'), 'utf8');
+      expect(rp.split('\n')[0]).toBe('0');
+      expect(rp.split('\n')[1]).toBe('2');
+      for (const line of rp.trim().split('\n').slice(2)) expect(line).toMatch(/^orders [0-3] 24$/);
+    }
+    const lso = (await Promise.all(dirs.map((d) => readFile(join(d, 'log-start-offset-checkpoint'), 'utf8')))).join('');
+    expect(lso).toContain('orders 1 10\n');
+
+    const { logger, lines } = capturingLogger();
+    const m2 = await openManager({ logger });
+    expect(m2.allLogs().length).toBe(4);
+    for (const d of dirs) {
+      expect(m2.hadCleanShutdown(d)).toBe(true);
+      expect(await readdir(d)).not.toContain(CLEAN_SHUTDOWN_FILE);
+    }
+    expect(m2.getLog({ topic: 'orders', partition: 2 })?.logEndOffset).toBe(24n);
+    expect(m2.getLog({ topic: 'orders', partition: 1 })?.logStartOffset).toBe(10n);
+    expect(lines.filter((l) => l.msg === 'loaded log').every((l) => l.recoveredSegments === 0)).toBe(true);
+  });
+
+  test('log – after an unclean shutdown, logs are recovered from the checkpointed recovery points', async () => {
+    const m = await openManager();
+    const log = await m.getOrCreateLog({ topic: 't', partition: 0 });
+    for (let i = 0; i < 12; i++) await log.appendAsLeader(batchOf(2, 40), 0);
+    await log.flush(10n);
+    await m.checkpointRecoveryOffsets();
+    // "Crash": close files without the shutdown sequence (no marker written).
+    await log.close();
+    managers.splice(0);
+    const { logger, lines } = capturingLogger();
+    const m2 = await openManager({ logger });
+    expect(m2.hadCleanShutdown(dirs[0]!)).toBe(false);
+    const loaded = lines.find((l) => l.msg === 'loaded log' && l.topic === 't');
+    expect(loaded?.recoveredSegments).toBeGreaterThan(0);
+    expect(m2.getLog({ topic: 't', partition: 0 })?.logEndOffset).toBe(24n);
+  });
+
+  test('log – asyncDelete renames the dir to <topic>-<p>.<uuid>-delete and removes it', async () => {
+    const m = await openManager();
+    const log = await m.getOrCreateLog({ topic: 'gone', partition: 5 });
+    await log.appendAsLeader(batchOf(1, 10), 0);
+    const parent = join(log.dir, '..');
+    expect(await m.asyncDelete({ topic: 'gone', partition: 5 })).toBe(true);
+    expect(m.getLog({ topic: 'gone', partition: 5 })).toBeUndefined();
+    const names = await readdir(parent);
+    expect(names.some((n) => /^gone-5\.[0-9a-f]{32}-delete$/.test(n)) || names.every((n) => !n.startsWith('gone-5'))).toBe(true);
+    await m.awaitPendingDeletes();
+    expect((await readdir(parent)).filter((n) => n.startsWith('gone-5'))).toEqual([]);
+    expect(await m.asyncDelete({ topic: 'gone', partition: 5 })).toBe(false);
+    // Leftover -delete dirs from a previous run are removed at startup.
+    await mkdir(join(dirs[0]!, 'old-1.0123456789abcdef0123456789abcdef-delete'));
+    await m.shutdown();
+    managers.splice(0);
+    const m2 = await openManager();
+    await m2.awaitPendingDeletes();
+    expect(await readdir(dirs[0]!)).not.toContain('old-1.0123456789abcdef0123456789abcdef-delete');
+  });
+
+  test('log – retention task deletes old segments', async () => {
+    const m = await openManager({ defaultConfig: logConfig({ segmentBytes: 600, retentionBytes: 700, retentionMs: -1, fileDeleteDelayMs: 0 }) });
+    const log = await m.getOrCreateLog({ topic: 'r', partition: 0 });
+    for (let i = 0; i < 20; i++) await log.appendAsLeader(batchOf(2, 40), 0);
+    log.updateHighWatermark(log.logEndOffset);
+    const before = log.numberOfSegments;
+    expect(await m.cleanupLogs()).toBeGreaterThan(0);
+    expect(log.numberOfSegments).toBeLessThan(before);
+  });
+
+  test('log – partition.metadata records the topic id and rejects another', async () => {
+    const m = await openManager();
+    const log = await m.getOrCreateLog({ topic: 'ids', partition: 0 }, undefined, 'AAAAAAAAAAAAAAAAAAAAAQ');
+    expect(await readFile(join(log.dir, 'partition.metadata'), 'utf8')).toBe('version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n');
+    expect(await m.topicIdOf({ topic: 'ids', partition: 0 })).toBe('AAAAAAAAAAAAAAAAAAAAAQ');
+    await expect(m.getOrCreateLog({ topic: 'ids', partition: 0 }, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
+    await expect(m.getOrCreateLog({ topic: '../x', partition: 0 })).rejects.toThrow(/Illegal topic/);
+  });
+
+  test('log – directories that are not partitions are ignored; unreadable checkpoints fall back to full recovery', async () => {
+    await mkdir(join(dirs[0]!, 'not_a_partition'), { recursive: true });
+    await writeFile(join(dirs[0]!, 'recovery-point-offset-checkpoint'), 'garbage');
+    const { logger, lines } = capturingLogger();
+    const m = await openManager({ logger });
+    expect(m.allLogs()).toEqual([]);
+    expect(lines.some((l) => l.level === 40 && String(l.msg).includes('recovery-point-offset-checkpoint'))).toBe(true);
+    expect((await stat(join(dirs[0]!, 'meta.properties'))).isFile()).toBe(true);
+  });
+});
