@@ -254,9 +254,15 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
     const limit = Math.floor((timeout * 2) / 3);
     const every = Math.max(20, Math.floor(timeout / 6));
     this.pingInFlight = false;
+    let lastTick = Date.now();
     this.livenessTimer = setInterval(() => {
       if (gen !== this.generation || this.closed) return;
-      const silence = Date.now() - this.lastHeard;
+      const now = Date.now();
+      // Our own event loop was blocked (a long synchronous task, a GC pause): answers may be
+      // waiting unread in the socket. Silence only counts while we were able to listen.
+      if (now - lastTick > 2 * every) this.lastHeard = Math.max(this.lastHeard, now - every);
+      lastTick = now;
+      const silence = now - this.lastHeard;
       if (silence > limit) {
         this.sessionLost(`no answer from ZooKeeper for ${silence} ms (limit ${limit} ms of a ${timeout} ms session)`);
         return;
