@@ -1,10 +1,8 @@
 /**
- * Typed errors of the log layer. Each carries the Kafka wire error code it maps to (`code`), so a
- * request handler can answer with it; codes follow `org.apache.kafka.common.protocol.Errors`.
- *
- * They do not extend `@samsa/protocol`'s KafkaError yet because the protocol package does not export
- * it at the time of writing; switching the base class is a one-line change here.
+ * Typed errors of the log layer. Each is a KafkaError carrying the wire error code it maps to, so
+ * `errorCodeOf` (the one place exceptions become codes) answers with it.
  */
+import { KafkaError } from '@samsa/protocol';
 
 export const LogErrorCode = {
   UNKNOWN_SERVER_ERROR: -1,
@@ -19,11 +17,9 @@ export const LogErrorCode = {
 } as const;
 export type LogErrorCode = (typeof LogErrorCode)[keyof typeof LogErrorCode];
 
-export class LogError extends Error {
-  readonly code: number;
+export class LogError extends KafkaError {
   constructor(code: number, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
     this.name = 'LogError';
   }
 }
