@@ -136,6 +136,43 @@ export function analyzeRecords(records: Buffer, opts: AnalyzeOptions): RecordsSu
   return s;
 }
 
+export interface AssignedOffsets {
+  lastOffset: bigint;
+  maxTimestamp: number;
+  /** Last offset of the (first) batch holding maxTimestamp. */
+  offsetOfMaxTimestamp: bigint;
+}
+
+/**
+ * The leader's in-place rewrite of framed batches: consecutive offsets from `firstOffset` and the
+ * partition leader epoch (both outside the CRC). With `logAppendTime` >= 0 the timestamp-type bit
+ * and maxTimestamp are set too and the CRC is recomputed.
+ */
+export function assignOffsetsInPlace(records: Buffer, firstOffset: bigint, leaderEpoch: number, logAppendTime: number): AssignedOffsets {
+  let next = firstOffset;
+  let maxTimestamp = NO_TIMESTAMP;
+  let offsetOfMaxTimestamp = firstOffset;
+  for (let pos = 0; pos < records.length; ) {
+    const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+    records.writeBigInt64BE(next, pos + BASE_OFFSET_OFFSET);
+    records.writeInt32BE(leaderEpoch, pos + PARTITION_LEADER_EPOCH_OFFSET);
+    if (logAppendTime >= 0) {
+      records.writeInt16BE(records.readInt16BE(pos + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK, pos + ATTRIBUTES_OFFSET);
+      writeInt64FromNumber(records, logAppendTime, pos + MAX_TIMESTAMP_OFFSET);
+      records.writeUInt32BE(computeBatchCrc(records, pos, size), pos + CRC_OFFSET);
+    }
+    const last = next + BigInt(records.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
+    const ts = readInt64AsNumber(records, pos + MAX_TIMESTAMP_OFFSET);
+    if (ts > maxTimestamp) {
+      maxTimestamp = ts;
+      offsetOfMaxTimestamp = last;
+    }
+    next = last + 1n;
+    pos += size;
+  }
+  return { lastOffset: next - 1n, maxTimestamp, offsetOfMaxTimestamp };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Record-level timestamp search (ListOffsets by time). Only here do we look inside a batch.
 

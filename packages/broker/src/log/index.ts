@@ -40,6 +40,11 @@ export type { FetchDataInfo, LogOffsetMetadata, LogOffsetPosition, RollParams, S
 export { LeaderEpochFileCache, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './leader-epoch-cache.js';
 export type { EpochEndOffset, EpochEntry } from './leader-epoch-cache.js';
 export { LogLoader } from './loader.js';
+export { fetchOffsetByTimestamp } from './list-offsets.js';
+export type { ListOffsetsContext } from './list-offsets.js';
+export { planRetention } from './retention.js';
+export type { RetentionParams, RetentionStep } from './retention.js';
+export { SegmentDeleter } from './segment-deleter.js';
 export type { LoadLogParams, LoadedLog } from './loader.js';
 export { ListOffsetsTimestamp, Log } from './log.js';
 export type { LogAppendInfo, LogOptions, OffsetForTimestamp } from './log.js';

@@ -210,6 +210,20 @@ describe('log', () => {
     expect(log.numberOfSegments).toBe(1);
   });
 
+  test('log – a slice handed out before retention deleted its segment stays readable until the delete delay', async () => {
+    const log = await openLog({ segmentBytes: 500, retentionBytes: 0, fileDeleteDelayMs: 60_000 });
+    for (let i = 0; i < 10; i++) await log.appendAsLeader(batchOf(2, 40), 0);
+    const slice = (await log.read(0n, 1 << 20)).records;
+    log.updateHighWatermark(log.logEndOffset);
+    expect(await log.deleteOldSegments()).toBeGreaterThan(0);
+    const files = await readdir(log.dir);
+    expect(files).toContain('00000000000000000000.log.deleted');
+    expect(batchesIn(await slice.read())[0]?.baseOffset).toBe(0n);
+    await log.close(); // runs the pending deletion now
+    expect((await readdir(log.dir)).some((f) => f.endsWith('.deleted'))).toBe(false);
+    await expect(slice.read()).rejects.toThrow(/Failed to read/);
+  });
+
   test('log – retention by time uses the newest record timestamp of each segment', async () => {
     const log = await openLog({ segmentBytes: 400, retentionMs: 10_000 });
     const now = clock.now();

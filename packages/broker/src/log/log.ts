@@ -8,85 +8,28 @@
  */
 import { pino, type Logger } from 'pino';
 import {
-  ATTRIBUTES_OFFSET,
   BASE_OFFSET_OFFSET,
   BATCH_LENGTH_OFFSET,
-  CRC_OFFSET,
-  LAST_OFFSET_DELTA_OFFSET,
   LOG_OVERHEAD,
-  MAX_TIMESTAMP_OFFSET,
   PARTITION_LEADER_EPOCH_OFFSET,
-  TIMESTAMP_TYPE_MASK,
   analyzeRecords,
-  computeBatchCrc,
-  readInt64AsNumber,
-  writeInt64FromNumber,
+  assignOffsetsInPlace,
   type Decompressor,
 } from './batch-header.js';
-import { DELETED_FILE_SUFFIX, TimestampType, systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
+import { TimestampType, systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
 import { LogClosedError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordBatchTooLargeError, UnexpectedAppendOffsetError } from './errors.js';
 import { FileRecordsSlice } from './file-records.js';
 import { UNDEFINED_EPOCH_OFFSET, type EpochEndOffset, type LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { LogLoader, maxBig, minBig, type LoadedLog } from './loader.js';
+import type { LogAppendInfo, LogOptions } from './log-types.js';
+import { ListOffsetsTimestamp, fetchOffsetByTimestamp, type OffsetForTimestamp } from './list-offsets.js';
+import { planRetention } from './retention.js';
+import { SegmentDeleter } from './segment-deleter.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
 
-export interface LogOptions {
-  /** The partition directory `<log.dir>/<topic>-<partition>`. */
-  dir: string;
-  topicPartition: TopicPartition;
-  config: LogConfig;
-  clock?: Clock;
-  logger?: Logger;
-  /** From recovery-point-offset-checkpoint; default 0 (recover everything after an unclean shutdown). */
-  recoveryPoint?: bigint;
-  /** From log-start-offset-checkpoint; default 0. */
-  logStartOffset?: bigint;
-  /** The log dir had `.kafka_cleanshutdown`; default false. */
-  hadCleanShutdown?: boolean;
-  /** Initial high watermark (replication-offset-checkpoint); default the log start offset. */
-  highWatermark?: bigint;
-  /** For ListOffsets by time inside compressed batches (else answered at batch granularity). */
-  decompress?: Decompressor;
-  /** How many inactive segments may keep their indexes in memory after reads. Default 2. */
-  maxLoadedInactiveSegments?: number;
-}
-
-export interface LogAppendInfo {
-  firstOffset: bigint;
-  lastOffset: bigint;
-  /** Largest batch maxTimestamp (-1 if none); equals logAppendTime under LogAppendTime. */
-  maxTimestamp: bigint;
-  offsetOfMaxTimestamp: bigint;
-  /** The append time stamped on the batches, or -1 under CreateTime. */
-  logAppendTime: bigint;
-  logStartOffset: bigint;
-  recordCount: number;
-  batchCount: number;
-  validBytes: number;
-}
-
-/** Special ListOffsets timestamps. */
-export const ListOffsetsTimestamp = {
-  LATEST: -1n,
-  EARLIEST: -2n,
-  MAX_TIMESTAMP: -3n,
-  EARLIEST_LOCAL: -4n,
-} as const;
-
-export interface OffsetForTimestamp {
-  timestamp: bigint;
-  offset: bigint;
-  /** Leader epoch of the offset, when the epoch cache knows it. */
-  leaderEpoch: number | undefined;
-}
-
-interface PendingDelete {
-  segments: LogSegment[];
-  timer: NodeJS.Timeout | null;
-  done: Promise<void>;
-  run: () => Promise<void>;
-}
+export type { LogAppendInfo, LogOptions };
+export { ListOffsetsTimestamp, type OffsetForTimestamp };
 
 const silentLogger: Logger = pino({ enabled: false });
 
@@ -100,7 +43,7 @@ export class Log {
   private closed = false;
   private lockTail: Promise<unknown> = Promise.resolve();
   private flushChain: Promise<void> = Promise.resolve();
-  private readonly pending = new Set<PendingDelete>();
+  private readonly deleter: SegmentDeleter;
   private boundCache: { segments: LogSegment[]; meta: LogOffsetMetadata } | null = null;
   private loadedInactive: LogSegment[] = [];
   private lastFlush: number;
@@ -133,6 +76,7 @@ export class Log {
     this.nextOffsetMeta = { messageOffset: loaded.nextOffset, segmentBaseOffset: active.baseOffset, relativePositionInSegment: active.size };
     this.hw = this.clampHighWatermark(opts.highWatermark ?? this.startOffset);
     this.lastFlush = clock.now();
+    this.deleter = new SegmentDeleter(logger, () => this.flushChain);
   }
 
   /** Loads (and if needed recovers) the partition directory. */
@@ -258,31 +202,10 @@ export class Log {
       const firstOffset = this.logEndOffset;
       if (summary.batchCount === 0) return this.emptyAppendInfo(firstOffset);
       const logAppendTime = this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? this.clock.now() : -1;
-      let next = firstOffset;
-      let maxTs = -1;
-      let offsetOfMaxTs = firstOffset;
-      for (let pos = 0; pos < records.length; ) {
-        const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
-        records.writeBigInt64BE(next, pos + BASE_OFFSET_OFFSET);
-        records.writeInt32BE(leaderEpoch, pos + PARTITION_LEADER_EPOCH_OFFSET);
-        if (logAppendTime >= 0) {
-          records.writeInt16BE(records.readInt16BE(pos + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK, pos + ATTRIBUTES_OFFSET);
-          writeInt64FromNumber(records, logAppendTime, pos + MAX_TIMESTAMP_OFFSET);
-          records.writeUInt32BE(computeBatchCrc(records, pos, size), pos + CRC_OFFSET);
-        }
-        const last = next + BigInt(records.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
-        const ts = readInt64AsNumber(records, pos + MAX_TIMESTAMP_OFFSET);
-        if (ts > maxTs) {
-          maxTs = ts;
-          offsetOfMaxTs = last;
-        }
-        next = last + 1n;
-        pos += size;
-      }
-      const lastOffset = next - 1n;
+      const { lastOffset, maxTimestamp: maxTs, offsetOfMaxTimestamp: offsetOfMaxTs } = assignOffsetsInPlace(records, firstOffset, leaderEpoch, logAppendTime);
       const segment = await this.maybeRoll(records.length, firstOffset, lastOffset, maxTs);
       await segment.append(lastOffset, maxTs, offsetOfMaxTs, records);
-      this.advanceLogEnd(next, segment);
+      this.advanceLogEnd(lastOffset + 1n, segment);
       if (leaderEpoch >= 0) await this.maybeAssignEpoch(leaderEpoch, firstOffset);
       return {
         firstOffset,
@@ -511,35 +434,14 @@ export class Log {
    */
   async offsetForTimestamp(timestamp: bigint): Promise<OffsetForTimestamp | null> {
     if (this.closed) throw new LogClosedError(`Log ${this.name} is closed`);
-    if (timestamp === ListOffsetsTimestamp.LATEST) {
-      return { timestamp: -1n, offset: this.logEndOffset, leaderEpoch: this.epochs.latestEpoch };
-    }
-    if (timestamp === ListOffsetsTimestamp.EARLIEST || timestamp === ListOffsetsTimestamp.EARLIEST_LOCAL) {
-      return { timestamp: -1n, offset: this.startOffset, leaderEpoch: this.epochs.epochForOffset(this.startOffset) };
-    }
-    const segs = this.segs;
-    if (timestamp === ListOffsetsTimestamp.MAX_TIMESTAMP) {
-      let best: { timestamp: number; offset: bigint } | null = null;
-      for (const s of segs) {
-        const m = await s.maxTimestampSoFar();
-        if (m.timestamp >= 0 && (!best || m.timestamp > best.timestamp)) best = m;
-      }
-      if (!best || best.offset < this.startOffset) return null;
-      return { timestamp: BigInt(best.timestamp), offset: best.offset, leaderEpoch: this.epochs.epochForOffset(best.offset) };
-    }
-    if (timestamp < 0n) return null;
-    const target = Number(timestamp);
-    const start = this.startOffset;
-    for (let i = 0; i < segs.length; i++) {
-      const seg = segs[i] as LogSegment;
-      const next = segs[i + 1];
-      if (next && next.baseOffset <= start) continue;
-      if ((await seg.largestTimestamp()) < target) continue;
-      const found = await seg.findOffsetByTimestamp(target, start, this.decompress);
-      if (seg !== segs.at(-1)) this.touchInactive(seg);
-      if (found) return { timestamp: BigInt(found.timestamp), offset: found.offset, leaderEpoch: this.epochs.epochForOffset(found.offset) };
-    }
-    return null;
+    return fetchOffsetByTimestamp(timestamp, {
+      segments: this.segs,
+      logStartOffset: this.startOffset,
+      logEndOffset: this.logEndOffset,
+      epochs: this.epochs,
+      decompress: this.decompress,
+      touched: (seg) => this.touchInactive(seg),
+    });
   }
 
   /** OffsetForLeaderEpoch: (largest epoch <= `epoch`, end offset of it), or null if unknown. */
@@ -557,35 +459,23 @@ export class Log {
   deleteOldSegments(): Promise<number> {
     return this.locked(async () => {
       if (this.closed) return 0;
-      let n = await this.deleteSegmentsWhile((_s, next) => next.baseOffset <= this.startOffset, 'log start offset breach');
-      if (this.cfg.retentionBytes >= 0) {
-        let diff = this.size - this.cfg.retentionBytes;
-        if (diff > 0) {
-          n += await this.deleteSegmentsWhile((s) => {
-            if (diff - s.size < 0) return false;
-            diff -= s.size;
-            return true;
-          }, `retention size ${this.cfg.retentionBytes} breach`);
-        }
-      }
-      if (this.cfg.retentionMs >= 0) {
-        const now = this.clock.now();
-        n += await this.deleteSegmentsWhile(async (s) => now - (await s.largestTimestamp()) > this.cfg.retentionMs, `retention time ${this.cfg.retentionMs}ms breach`);
-      }
+      const steps = await planRetention(this.segs, {
+        highWatermark: this.hw,
+        logStartOffset: this.startOffset,
+        retentionBytes: this.cfg.retentionBytes,
+        retentionMs: this.cfg.retentionMs,
+        now: this.clock.now(),
+      });
+      let n = 0;
+      for (const step of steps) n += await this.deleteLeadingSegments(step.count, step.reason);
       return n;
     });
   }
 
-  private async deleteSegmentsWhile(pred: (seg: LogSegment, next: LogSegment) => boolean | Promise<boolean>, reason: string): Promise<number> {
+  private async deleteLeadingSegments(n: number, reason: string): Promise<number> {
     const segs = this.segs;
-    let n = 0;
-    while (n < segs.length - 1) {
-      const seg = segs[n] as LogSegment;
-      const next = segs[n + 1] as LogSegment;
-      if (next.baseOffset > this.hw || !(await pred(seg, next))) break;
-      n++;
-    }
-    if (n === 0) return 0;
+    n = Math.min(n, segs.length - 1);
+    if (n <= 0) return 0;
     const deleted = segs.slice(0, n);
     this.segs = segs.slice(n);
     this.log.info({ reason, segments: deleted.map((s) => s.baseOffset.toString()) }, 'deleting segments');
@@ -684,36 +574,12 @@ export class Log {
   private async asyncDeleteSegments(segments: LogSegment[]): Promise<void> {
     if (segments.length === 0) return;
     this.loadedInactive = this.loadedInactive.filter((s) => !segments.includes(s));
-    for (const s of segments) await s.changeFileSuffixes('', DELETED_FILE_SUFFIX);
-    let resolve!: () => void;
-    const done = new Promise<void>((r) => (resolve = r));
-    const entry: PendingDelete = {
-      segments,
-      timer: null,
-      done,
-      run: async () => {
-        if (entry.timer) clearTimeout(entry.timer);
-        entry.timer = null;
-        if (!this.pending.delete(entry)) return done;
-        try {
-          await this.flushChain;
-          for (const s of segments) await s.deleteFiles();
-          this.log.info({ segments: segments.map((s) => s.baseOffset.toString()) }, 'deleted segment files');
-        } catch (err) {
-          this.log.error({ err }, 'failed to delete segment files');
-        } finally {
-          resolve();
-        }
-      },
-    };
-    this.pending.add(entry);
-    entry.timer = setTimeout(() => void entry.run(), this.cfg.fileDeleteDelayMs);
-    entry.timer.unref();
+    await this.deleter.schedule(segments, this.cfg.fileDeleteDelayMs);
   }
 
   /** Resolves when every scheduled segment deletion has run. */
-  async awaitPendingDeletes(): Promise<void> {
-    await Promise.all([...this.pending].map((p) => p.done));
+  awaitPendingDeletes(): Promise<void> {
+    return this.deleter.awaitAll();
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -724,7 +590,7 @@ export class Log {
       if (this.closed) return;
       this.closed = true;
       await this.flushChain;
-      await Promise.all([...this.pending].map((p) => p.run()));
+      await this.deleter.runAll();
       for (const s of this.segs) await s.close();
     });
   }
