@@ -1,10 +1,12 @@
 import { Command } from 'commander';
 import { registerBrokerCommands } from './commands/broker.js';
 import { registerClusterCommands } from './commands/cluster.js';
+import { registerTopicsCommand } from './commands/topics.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
 registerClusterCommands(program);
+registerTopicsCommand(program);
 registerBrokerCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
