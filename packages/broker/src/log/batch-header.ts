@@ -1,36 +1,36 @@
 /**
  * Magic v2 record batch header access for the log layer, working on header fields only (no record
- * decoding, no per-record allocation):
+ * decoding, no per-record allocation). Field offsets, CRC and record decoding come from
+ * `@samsa/protocol`; this file adds what storage needs on top: framing checks with a header
+ * summary, the leader's in-place offset assignment, and int64 timestamps as numbers.
  *
  *   baseOffset int64 @0 | batchLength int32 @8 | partitionLeaderEpoch int32 @12 | magic int8 @16 |
  *   crc uint32 @17 (CRC-32C over bytes 21..end) | attributes int16 @21 | lastOffsetDelta int32 @23 |
  *   baseTimestamp int64 @27 | maxTimestamp int64 @35 | producerId int64 @43 | producerEpoch int16 @51 |
  *   baseSequence int32 @53 | recordCount int32 @57 | records @61
- *
- * `@samsa/protocol` has a richer implementation (RecordBatch, validateRecords) that is not exported
- * from the package yet; this file only holds what the storage layer needs.
  */
-import { crc32c } from '@node-rs/crc32';
+import {
+  ATTRIBUTES_OFFSET,
+  BASE_OFFSET_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  CRC_OFFSET,
+  CURRENT_MAGIC,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  RECORDS_COUNT_OFFSET,
+  RecordBatch,
+  TIMESTAMP_TYPE_MASK,
+  computeBatchCrc as computeCrcOf,
+} from '@samsa/protocol';
 import { CorruptRecordError, RecordTooLargeError } from './errors.js';
 
-export const BASE_OFFSET_OFFSET = 0;
-export const BATCH_LENGTH_OFFSET = 8;
-export const PARTITION_LEADER_EPOCH_OFFSET = 12;
-export const MAGIC_OFFSET = 16;
-export const CRC_OFFSET = 17;
-export const ATTRIBUTES_OFFSET = 21;
-export const LAST_OFFSET_DELTA_OFFSET = 23;
-export const BASE_TIMESTAMP_OFFSET = 27;
-export const MAX_TIMESTAMP_OFFSET = 35;
-export const RECORDS_COUNT_OFFSET = 57;
-export const RECORDS_OFFSET = 61;
-/** Size of the v2 header, also the smallest v2 batch. */
-export const RECORD_BATCH_OVERHEAD = 61;
-/** baseOffset + batchLength (not counted in batchLength). */
-export const LOG_OVERHEAD = 12;
-export const MAGIC_V2 = 2;
-export const COMPRESSION_CODEC_MASK = 0x07;
-export const TIMESTAMP_TYPE_MASK = 0x08;
+export { BASE_OFFSET_OFFSET, BATCH_LENGTH_OFFSET, LAST_OFFSET_DELTA_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, MAX_TIMESTAMP_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, RECORD_BATCH_OVERHEAD };
+
+export const MAGIC_V2 = CURRENT_MAGIC;
 export const NO_TIMESTAMP = -1;
 
 const TWO_32 = 4294967296;
@@ -48,7 +48,7 @@ export function writeInt64FromNumber(buf: Buffer, value: number, offset: number)
 
 /** CRC-32C of the batch occupying buf[pos, pos + size), as Kafka computes it (attributes..end). */
 export function computeBatchCrc(buf: Buffer, pos: number, size: number): number {
-  return crc32c(buf.subarray(pos + ATTRIBUTES_OFFSET, pos + size)) >>> 0;
+  return computeCrcOf(buf.subarray(pos, pos + size));
 }
 
 export function isBatchCrcValid(buf: Buffer, pos: number, size: number): boolean {
@@ -102,7 +102,7 @@ export function analyzeRecords(records: Buffer, opts: AnalyzeOptions): RecordsSu
       throw new CorruptRecordError(`Incomplete record batch at position ${pos}: ${end - pos} bytes left, header needs ${RECORD_BATCH_OVERHEAD}`);
     }
     const magic = records.readInt8(pos + MAGIC_OFFSET);
-    if (magic !== MAGIC_V2) throw new CorruptRecordError(`Unsupported record batch magic ${magic} at position ${pos} (only v2 is supported)`);
+    if (magic !== CURRENT_MAGIC) throw new CorruptRecordError(`Unsupported record batch magic ${magic} at position ${pos} (only v2 is supported)`);
     const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
     if (size < RECORD_BATCH_OVERHEAD) throw new CorruptRecordError(`Record batch at position ${pos} declares ${size} bytes, less than the ${RECORD_BATCH_OVERHEAD}-byte header`);
     if (size > end - pos) throw new CorruptRecordError(`Record batch at position ${pos} declares ${size} bytes, only ${end - pos} present`);
@@ -176,33 +176,6 @@ export function assignOffsetsInPlace(records: Buffer, firstOffset: bigint, leade
 // ---------------------------------------------------------------------------------------------
 // Record-level timestamp search (ListOffsets by time). Only here do we look inside a batch.
 
-/** Decompresses a batch payload; the broker wires `@samsa/protocol`'s decompress in. */
-export type Decompressor = (codec: number, payload: Buffer) => Buffer;
-
-class VarCursor {
-  pos: number;
-  constructor(
-    readonly buf: Buffer,
-    pos: number,
-    readonly end: number,
-  ) {
-    this.pos = pos;
-  }
-  /** Zig-zag varint/varlong as a JS number (exact below 2^53). */
-  readVarlong(): number {
-    let result = 0;
-    let mul = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) throw new CorruptRecordError('Truncated varint in record');
-      const b = this.buf[this.pos++] as number;
-      result += (b & 0x7f) * mul;
-      if ((b & 0x80) === 0) return result % 2 === 0 ? result / 2 : -(result + 1) / 2;
-      mul *= 128;
-    }
-    throw new CorruptRecordError('Varint too long in record');
-  }
-}
-
 export interface TimestampAndOffset {
   timestamp: number;
   offset: bigint;
@@ -210,42 +183,20 @@ export interface TimestampAndOffset {
 
 /**
  * First record of the complete batch `batch` (a buffer holding exactly the batch) whose timestamp
- * is >= `target` and offset >= `minOffset`. For a compressed batch without a decompressor, answers
- * at batch granularity (the batch's maxTimestamp and max(baseOffset, minOffset)).
+ * is >= `target` and offset >= `minOffset`. Decodes (and decompresses) the records with
+ * `@samsa/protocol`'s RecordBatch: ListOffsets by time is the one place the log looks inside batches.
  */
-export function searchBatchForTimestamp(
-  batch: Buffer,
-  target: number,
-  minOffset: bigint,
-  decompress?: Decompressor,
-): TimestampAndOffset | null {
-  const baseOffset = batch.readBigInt64BE(BASE_OFFSET_OFFSET);
-  const attributes = batch.readInt16BE(ATTRIBUTES_OFFSET);
+export function searchBatchForTimestamp(batch: Buffer, target: number, minOffset: bigint): TimestampAndOffset | null {
   const maxTimestamp = readInt64AsNumber(batch, MAX_TIMESTAMP_OFFSET);
-  const lastOffset = baseOffset + BigInt(batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET));
+  const lastOffset = batch.readBigInt64BE(BASE_OFFSET_OFFSET) + BigInt(batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET));
   if (maxTimestamp < target || lastOffset < minOffset) return null;
-  if (attributes & TIMESTAMP_TYPE_MASK) {
-    // LogAppendTime: every record carries the batch's maxTimestamp.
-    return { timestamp: maxTimestamp, offset: baseOffset > minOffset ? baseOffset : minOffset };
-  }
-  const codec = attributes & COMPRESSION_CODEC_MASK;
-  let payload = batch.subarray(RECORDS_OFFSET);
-  if (codec !== 0) {
-    if (!decompress) return { timestamp: maxTimestamp, offset: baseOffset > minOffset ? baseOffset : minOffset };
-    payload = decompress(codec, payload);
-  }
-  const baseTimestamp = readInt64AsNumber(batch, BASE_TIMESTAMP_OFFSET);
-  const count = batch.readInt32BE(RECORDS_COUNT_OFFSET);
-  const c = new VarCursor(payload, 0, payload.length);
-  for (let i = 0; i < count; i++) {
-    const length = c.readVarlong();
-    const recordEnd = c.pos + length;
-    if (length < 0 || recordEnd > payload.length) throw new CorruptRecordError(`Record ${i} of batch at offset ${baseOffset} has invalid length ${length}`);
-    c.pos += 1; // attributes
-    const ts = baseTimestamp + c.readVarlong();
-    const offset = baseOffset + BigInt(c.readVarlong());
-    if (ts >= target && offset >= minOffset) return { timestamp: ts, offset };
-    c.pos = recordEnd;
+  const t = BigInt(target);
+  try {
+    for (const r of new RecordBatch(batch).records()) {
+      if (r.timestamp >= t && r.offset >= minOffset) return { timestamp: Number(r.timestamp), offset: r.offset };
+    }
+  } catch (err) {
+    throw new CorruptRecordError(`Cannot decode the records of the batch at offset ${lastOffset}: ${(err as Error).message}`, { cause: err });
   }
   return null;
 }

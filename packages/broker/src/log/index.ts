@@ -17,7 +17,6 @@ export {
   RecordTooLargeError,
   UnexpectedAppendOffsetError,
 } from './errors.js';
-export type { Decompressor } from './batch-header.js';
 export {
   CheckpointFile,
   OFFSET_CHECKPOINT_FORMAT,

@@ -3,7 +3,6 @@
  * storage): the special timestamps -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, or
  * the first record whose timestamp is >= the target.
  */
-import type { Decompressor } from './batch-header.js';
 import type { LeaderEpochFileCache } from './leader-epoch-cache.js';
 import type { LogSegment } from './segment.js';
 
@@ -27,7 +26,6 @@ export interface ListOffsetsContext {
   logStartOffset: bigint;
   logEndOffset: bigint;
   epochs: LeaderEpochFileCache;
-  decompress?: Decompressor | undefined;
   /** Called for each inactive segment whose indexes were used. */
   touched?: (segment: LogSegment) => void;
 }
@@ -56,7 +54,7 @@ export async function fetchOffsetByTimestamp(timestamp: bigint, ctx: ListOffsets
     const next = segs[i + 1];
     if (next && next.baseOffset <= start) continue;
     if ((await seg.largestTimestamp()) < target) continue;
-    const found = await seg.findOffsetByTimestamp(target, start, ctx.decompress);
+    const found = await seg.findOffsetByTimestamp(target, start);
     if (next) ctx.touched?.(seg);
     if (found) return { timestamp: BigInt(found.timestamp), offset: found.offset, leaderEpoch: epochs.epochForOffset(found.offset) };
   }

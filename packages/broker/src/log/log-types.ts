@@ -1,6 +1,5 @@
 /** Options and results of `Log` (kept apart to keep log.ts small). */
 import type { Logger } from 'pino';
-import type { Decompressor } from './batch-header.js';
 import type { Clock, LogConfig } from './config.js';
 import type { TopicPartition } from './topic-partition.js';
 
@@ -19,8 +18,6 @@ export interface LogOptions {
   hadCleanShutdown?: boolean;
   /** Initial high watermark (replication-offset-checkpoint); default the log start offset. */
   highWatermark?: bigint;
-  /** For ListOffsets by time inside compressed batches (else answered at batch granularity). */
-  decompress?: Decompressor;
   /** How many inactive segments may keep their indexes in memory after reads. Default 2. */
   maxLoadedInactiveSegments?: number;
 }

@@ -14,7 +14,6 @@ import {
   PARTITION_LEADER_EPOCH_OFFSET,
   analyzeRecords,
   assignOffsetsInPlace,
-  type Decompressor,
 } from './batch-header.js';
 import { TimestampType, systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
 import { LogClosedError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordBatchTooLargeError, UnexpectedAppendOffsetError } from './errors.js';
@@ -49,7 +48,6 @@ export class Log {
   private lastFlush: number;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly decompress: Decompressor | undefined;
   private readonly maxLoadedInactive: number;
 
   /** The leader epoch cache (`leader-epoch-checkpoint`). */
@@ -70,7 +68,6 @@ export class Log {
     this.cfg = opts.config;
     this.clock = clock;
     this.log = logger;
-    this.decompress = opts.decompress;
     this.maxLoadedInactive = opts.maxLoadedInactiveSegments ?? 2;
     const active = this.activeSegment;
     this.nextOffsetMeta = { messageOffset: loaded.nextOffset, segmentBaseOffset: active.baseOffset, relativePositionInSegment: active.size };
@@ -439,7 +436,6 @@ export class Log {
       logStartOffset: this.startOffset,
       logEndOffset: this.logEndOffset,
       epochs: this.epochs,
-      decompress: this.decompress,
       touched: (seg) => this.touchInactive(seg),
     });
   }

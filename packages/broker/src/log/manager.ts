@@ -18,7 +18,6 @@ import { pino, type Logger } from 'pino';
 import { OffsetCheckpointFile, writeFileAtomically, type TopicPartitionOffset } from './checkpoint.js';
 import { systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
 import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from './errors.js';
-import type { Decompressor } from './batch-header.js';
 import { Log } from './log.js';
 import { deleteDirName, parsePartitionDirName, topicPartitionKey, type TopicPartition } from './topic-partition.js';
 
@@ -55,7 +54,6 @@ export interface LogManagerOptions {
   recoveryPointCheckpointIntervalMs?: number;
   /** log.flush.start.offset.checkpoint.interval.ms. Default 60000. */
   logStartOffsetCheckpointIntervalMs?: number;
-  decompress?: Decompressor;
 }
 
 /** Java-properties style parse of meta.properties (key=value or key: value, # and ! comments). */
@@ -258,7 +256,6 @@ export class LogManager {
         recoveryPoint: recoveryPoints.get(key) ?? 0n,
         logStartOffset: startOffsets.get(key),
         hadCleanShutdown: d.hadCleanShutdown,
-        ...(this.opts.decompress ? { decompress: this.opts.decompress } : {}),
       }).catch((err: unknown) => {
         throw new KafkaStorageError(`Failed to load log ${key} in ${d.path}`, { cause: err });
       });
@@ -359,7 +356,6 @@ export class LogManager {
       clock: this.clock,
       logger: this.opts.logger ?? this.log,
       hadCleanShutdown: true,
-      ...(this.opts.decompress ? { decompress: this.opts.decompress } : {}),
     });
     this.logs.set(key, { log, dir: d });
     this.log.info({ topic: tp.topic, partition: tp.partition, dir }, 'created log');

@@ -1,4 +1,5 @@
 import { open, readFile, stat, writeFile } from 'node:fs/promises';
+import { CompressionType } from '@samsa/protocol';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { logConfig, type LogConfig } from './config.js';
 import { LogSegment, segmentFilePaths } from './segment.js';
@@ -259,6 +260,16 @@ describe('segment', () => {
     expect(await seg.findOffsetByTimestamp(11_900, 0n)).toEqual({ timestamp: 11_900, offset: 57n });
     expect(await seg.findOffsetByTimestamp(10_000, 31n)).toEqual({ timestamp: 11_010, offset: 31n });
     expect(await seg.findOffsetByTimestamp(12_000, 0n)).toBeNull();
+    await seg.close();
+  });
+
+  test('segment – findOffsetByTimestamp looks inside compressed batches', async () => {
+    const seg = await LogSegment.create(dir, 0n, opts());
+    const b = buildBatch({ compression: CompressionType.GZIP, records: [0, 1, 2, 3].map((j) => ({ value: `v${j}`, timestamp: 5000 + j * 10 })) });
+    expect(b.readInt16BE(21) & 7).toBe(CompressionType.GZIP);
+    await seg.append(3n, 5030, 3n, b);
+    expect(await seg.findOffsetByTimestamp(5015, 0n)).toEqual({ timestamp: 5020, offset: 2n });
+    expect(await seg.findOffsetByTimestamp(0, 3n)).toEqual({ timestamp: 5030, offset: 3n });
     await seg.close();
   });
 

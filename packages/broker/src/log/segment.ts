@@ -15,7 +15,6 @@ import {
   LOG_OVERHEAD,
   isBatchCrcValid,
   searchBatchForTimestamp,
-  type Decompressor,
   type TimestampAndOffset,
 } from './batch-header.js';
 import {
@@ -417,7 +416,7 @@ export class LogSegment {
   }
 
   /** ListOffsets by time: first record with timestamp >= target and offset >= startingOffset. */
-  async findOffsetByTimestamp(target: number, startingOffset: bigint, decompress?: Decompressor): Promise<TimestampAndOffset | null> {
+  async findOffsetByTimestamp(target: number, startingOffset: bigint): Promise<TimestampAndOffset | null> {
     await this.ensureIndexes();
     const fromIndex = this.timeIndex.lookup(target);
     const pos = this.offsetIndex.lookupPosition(fromIndex.offset > startingOffset ? fromIndex.offset : startingOffset);
@@ -429,7 +428,7 @@ export class LogSegment {
       if (scanner.maxTimestamp < target || scanner.lastOffset < startingOffset) continue;
       const bytes = await scanner.batchBytes();
       if (!bytes) return null;
-      const found = searchBatchForTimestamp(bytes, target, startingOffset, decompress);
+      const found = searchBatchForTimestamp(bytes, target, startingOffset);
       if (found) return found;
     }
   }
