@@ -8,9 +8,10 @@
  * closed. Indexes of inactive segments are loaded lazily, sanity-checked on load, and may be released
  * from memory (`release`) and reloaded later.
  */
-import { open, readFile, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { constants } from 'node:fs';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { CorruptIndexError } from './errors.js';
+import { FdFile } from './fd-file.js';
 
 export const INT32_MAX = 0x7fffffff;
 
@@ -19,7 +20,7 @@ const MIN_CAPACITY = 4096;
 export abstract class AbstractIndex {
   protected buf: Buffer | null = null;
   protected count = 0;
-  private fh: FileHandle | null = null;
+  private fh: FdFile | null = null;
   private dirtyFrom = Number.POSITIVE_INFINITY;
   private dirtyTo = 0;
   /** Loaded from or trimmed on disk and not reopened: no room for more entries. */
@@ -83,7 +84,7 @@ export abstract class AbstractIndex {
     this.sealed = false;
     this.clearDirty();
     this.onEntriesChanged();
-    this.fh = await open(this.filePath, 'w+');
+    this.fh = await FdFile.open(this.filePath, 'w+');
     await this.fh.truncate(this.roundDown(this.maxSize));
   }
 
@@ -111,7 +112,7 @@ export abstract class AbstractIndex {
   async openWritable(): Promise<void> {
     if (this.fh) return;
     if (!this.buf) throw new Error(`Index ${this.filePath} must be loaded before it is opened for writing`);
-    const fh = await open(this.filePath, constants.O_RDWR | constants.O_CREAT, 0o644);
+    const fh = await FdFile.open(this.filePath, constants.O_RDWR | constants.O_CREAT);
     this.fh = fh;
     this.sealed = false;
     await fh.truncate(Math.max(this.roundDown(this.maxSize), this.sizeInBytes));
@@ -134,13 +135,7 @@ export abstract class AbstractIndex {
     if (len <= 0) return undefined;
     const fh = this.fh;
     const buf = this.buf;
-    return (async () => {
-      let done = 0;
-      while (done < len) {
-        const { bytesWritten } = await fh.write(buf, from + done, len - done, from + done);
-        done += bytesWritten;
-      }
-    })();
+    return fh.writeFully(buf, from, len, from);
   }
 
   async flush(): Promise<void> {
@@ -203,6 +198,7 @@ export abstract class AbstractIndex {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     this.filePath = path;
+    this.fh?.setPath(path);
   }
 
   async deleteFile(): Promise<void> {

@@ -6,7 +6,7 @@
  * which the log calls on roll, on explicit flush and at shutdown.
  */
 import { constants } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { rename, unlink } from 'node:fs/promises';
 import {
   BASE_OFFSET_OFFSET,
   BATCH_LENGTH_OFFSET,
@@ -19,14 +19,15 @@ import {
   RECORD_BATCH_OVERHEAD,
   readInt64AsNumber,
 } from './batch-header.js';
-import { KafkaStorageError, LogClosedError } from './errors.js';
+import { KafkaStorageError } from './errors.js';
+import { FdFile } from './fd-file.js';
 
 export class FileRecords {
-  private fh: FileHandle | null;
+  private readonly fh: FdFile;
   private size: number;
   private filePath: string;
 
-  private constructor(path: string, fh: FileHandle, size: number) {
+  private constructor(path: string, fh: FdFile, size: number) {
     this.filePath = path;
     this.fh = fh;
     this.size = size;
@@ -34,7 +35,7 @@ export class FileRecords {
 
   /** Opens (creating if missing) a log file for reading and appending. */
   static async open(path: string): Promise<FileRecords> {
-    const fh = await open(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    const fh = await FdFile.open(path, constants.O_RDWR | constants.O_CREAT);
     try {
       const st = await fh.stat();
       return new FileRecords(path, fh, st.size);
@@ -51,37 +52,20 @@ export class FileRecords {
     return this.size;
   }
   get isOpen(): boolean {
-    return this.fh !== null;
-  }
-
-  private handle(): FileHandle {
-    if (!this.fh) throw new LogClosedError(`Log file ${this.filePath} is closed`);
-    return this.fh;
+    return this.fh.isOpen;
   }
 
   /** Appends `buf` at the end of the file; returns the bytes written. */
   async append(buf: Buffer): Promise<number> {
-    const fh = this.handle();
     const start = this.size;
-    let done = 0;
-    while (done < buf.length) {
-      const { bytesWritten } = await fh.write(buf, done, buf.length - done, start + done);
-      done += bytesWritten;
-    }
+    await this.fh.writeFully(buf, 0, buf.length, start);
     this.size = start + buf.length;
     return buf.length;
   }
 
   /** Reads up to `length` bytes at `position` into target[offset..]; returns the bytes read (less at EOF). */
-  async readInto(target: Buffer, offset: number, length: number, position: number): Promise<number> {
-    const fh = this.handle();
-    let done = 0;
-    while (done < length) {
-      const { bytesRead } = await fh.read(target, offset + done, length - done, position + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    return done;
+  readInto(target: Buffer, offset: number, length: number, position: number): Promise<number> {
+    return this.fh.readFully(target, offset, length, position);
   }
 
   /** A view of [position, position + size) clamped to the current file size. */
@@ -96,29 +80,28 @@ export class FileRecords {
     if (size < 0 || size > this.size) throw new RangeError(`Cannot truncate ${this.filePath} (size ${this.size}) to ${size}`);
     const removed = this.size - size;
     if (removed > 0) {
-      await this.handle().truncate(size);
+      await this.fh.truncate(size);
       this.size = size;
     }
     return removed;
   }
 
   async flush(): Promise<void> {
-    await this.fh?.sync();
+    if (this.fh.isOpen) await this.fh.sync();
   }
 
-  async close(): Promise<void> {
-    const fh = this.fh;
-    this.fh = null;
-    await fh?.close();
+  close(): Promise<void> {
+    return this.fh.close();
   }
 
   async lastModified(): Promise<number> {
-    return (await this.handle().stat()).mtimeMs;
+    return (await this.fh.stat()).mtimeMs;
   }
 
   async renameTo(path: string): Promise<void> {
     await rename(this.filePath, path);
     this.filePath = path;
+    this.fh.setPath(path);
   }
 
   async deleteFile(): Promise<void> {
