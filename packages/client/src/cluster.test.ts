@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { API_KEYS, KafkaError } from '@samsa/protocol';
+import { API_KEYS, type KafkaError } from '@samsa/protocol';
 import { Admin } from './admin.js';
 import { Cluster } from './cluster.js';
 import type { Logger } from './logger.js';

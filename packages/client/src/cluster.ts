@@ -145,6 +145,10 @@ export class Cluster {
     }
     const id = this.meta!.controllerId;
     if (id < 0) throw new KafkaError('NOT_CONTROLLER', 'No active controller is known: the cluster metadata has no controller id (-1)');
+    if (!this.meta!.brokers.some((b) => b.nodeId === id)) {
+      // a controller change in progress: retriable, unlike an unknown broker id
+      throw new KafkaError('NOT_CONTROLLER', `The controller (broker ${id}) is not among the brokers in the cluster metadata`);
+    }
     return this.connectionTo(id);
   }
 

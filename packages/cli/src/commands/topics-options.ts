@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { DescribeFilters } from './topics-format.js';
 
 /** The raw option values commander collects (camelCase of kafka-topics.sh's flags). */
