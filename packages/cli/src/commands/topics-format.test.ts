@@ -167,6 +167,7 @@ describe('option checks (TopicCommandOptions.checkArgs)', () => {
     expect(bad({ ...bs, create: true })).toThrow('Missing required argument "[topic]"');
     expect(bad({ ...bs, delete: true })).toThrow('Missing required argument "[topic]"');
     expect(bad({ ...bs, alter: true, topic: 't' })).toThrow('Missing required argument "[partitions]"');
+    expect(bad({ ...bs, describe: true, ifExists: true })).toThrow('--topic or --topic-id is required to describe a topic');
     expect(bad({ ...bs, alter: true, topic: 't', partitions: '2', config: ['a=b'] })).toThrow(
       /^Option combination "\[bootstrap-server\],\[config\]" can't be used with option "\[alter\]"/,
     );

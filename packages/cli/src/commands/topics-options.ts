@@ -105,6 +105,7 @@ export function validateTopicsOptions(o: RawTopicsOptions): TopicCommandOptions 
   if (o.bootstrapServer === undefined && o.zookeeper === undefined) throw new TopicsUsageError('One of --bootstrap-server or --zookeeper must be specified');
   if (o.zookeeper !== undefined && o.commandConfig !== undefined) throw new TopicsUsageError(`Option ${opt('command-config')} can't be used with option ${opt('zookeeper')}`);
 
+  if (action === 'describe' && o.ifExists && o.topic === undefined) throw new TopicsUsageError('--topic or --topic-id is required to describe a topic');
   if (action !== 'list' && action !== 'describe' && o.topic === undefined) throw new TopicsUsageError(`Missing required argument ${opt('topic')}`);
   const configs = o.config ?? [];
   if (action === 'alter') {
