@@ -3,6 +3,9 @@ import {
   BrokerIdsZNode,
   ControllerMovedError,
   DeleteTopicsZNode,
+  IsrChangeNotificationSequenceZNode,
+  IsrChangeNotificationZNode,
+  ZNodeDecodeError,
   ControllerZNode,
   TopicZNode,
   TopicsZNode,
@@ -143,6 +146,9 @@ export class KafkaController {
       case 'TopicDeletionStopReplicaResponseReceived':
         if (this.isActive) await this.deletion.onStopReplicaResponse(e.brokerId, e.partitionErrors);
         return;
+      case 'IsrChangeNotification':
+        if (this.isActive) await this.processIsrChangeNotification();
+        return;
       case 'ShutdownEventThread':
         return;
       default: {
@@ -197,6 +203,7 @@ export class KafkaController {
       zk.watchChildren(BrokerIdsZNode.path, () => this.events.put({ type: 'BrokerChange' })),
       zk.watchChildren(TopicsZNode.path, () => this.events.put({ type: 'TopicChange' })),
       zk.watchChildren(DeleteTopicsZNode.path, () => this.events.put({ type: 'TopicDeletion' })),
+      zk.watchChildren(IsrChangeNotificationZNode.path, () => this.events.put({ type: 'IsrChangeNotification' })),
     );
     await this.initializeContext();
     // everyone learns the full metadata first, then replicas and partitions come online
@@ -358,6 +365,40 @@ export class KafkaController {
     await this.rsm.handleStateChanges(replicas, 'NewReplica');
     await this.psm.handleStateChanges(tps, 'OnlinePartition', { kind: 'offline', allowUnclean: false });
     await this.rsm.handleStateChanges(replicas, 'OnlineReplica');
+    this.batch.send();
+  }
+
+  /**
+   * Leaders wrote ISR changes to partition-state znodes and announced them under
+   * /isr_change_notification: re-read those states, tell every broker (UpdateMetadata), and
+   * remove the processed notifications.
+   */
+  private async processIsrChangeNotification(): Promise<void> {
+    const zk = this.o.kzk.zk;
+    const children = await zk.getChildren(IsrChangeNotificationZNode.path).catch(() => [] as string[]);
+    const changed = new Map<string, TopicPartition>();
+    for (const c of children) {
+      const path = `${IsrChangeNotificationZNode.path}/${c}`;
+      const n = await zk.getOrNull(path);
+      if (n) {
+        try {
+          for (const tp of IsrChangeNotificationSequenceZNode.decode(n.data, path)) changed.set(`${tp.topic}-${tp.partition}`, tp);
+        } catch (err) {
+          if (!(err instanceof ZNodeDecodeError)) throw err;
+          this.log.warn({ path, err: err.message }, 'ignoring a malformed ISR change notification');
+        }
+      }
+      await zk.delete(path).catch(() => undefined);
+    }
+    const tps = [...changed.values()].filter((tp) => this.ctx.assignment(tp) && !this.ctx.topicsToBeDeleted.has(tp.topic));
+    if (tps.length === 0) return;
+    const states = await this.o.kzk.getPartitionStates(tps);
+    for (const tp of tps) {
+      const st = states.get(`${tp.topic}-${tp.partition}`);
+      if (st) this.ctx.setLeadership(tp, st);
+    }
+    this.o.stateChangeLogger.info({ partitions: tps.map((p) => `${p.topic}-${p.partition}`) }, 'ISR changes propagated');
+    this.batch.addUpdateMetadata(this.ctx.liveBrokerIds(), tps);
     this.batch.send();
   }
 

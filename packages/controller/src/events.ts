@@ -9,6 +9,7 @@ export type ControllerEvent =
   | { type: 'TopicChange' }
   | { type: 'PartitionModifications'; topic: string }
   | { type: 'TopicDeletion' }
+  | { type: 'IsrChangeNotification' }
   | { type: 'TopicDeletionStopReplicaResponseReceived'; brokerId: number; partitionErrors: Array<{ topic: string; partition: number; errorCode: number }> }
   | { type: 'ShutdownEventThread' };
 

@@ -29,7 +29,9 @@ function emptyPartition(partitionIndex: number, errorCode: number): FetchRespons
 const referenced = new WeakMap<FetchResponse, Buffer[]>();
 
 /**
- * Fetch (consumers): reads each partition from its leader log up to the high watermark, honouring
+ * Fetch. Consumers read each partition from its leader log up to the high watermark; followers
+ * (replica_id >= 0) read up to the log end offset and their fetch offset advances the ISR and the
+ * high watermark. Both honour
  * max_bytes with KIP-74's first-batch rule; waits up to max_wait_ms for min_bytes. Record data is
  * read from the segment file into one buffer and written to the socket from there (no second copy).
  * Fetch sessions (KIP-227) are not kept: session id 0 tells clients to send full requests.
@@ -38,6 +40,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
   apiKey: 1,
   async handle(req, _ctx, s) {
     const b = req.body;
+    const rm = s.replicaManager;
     const v = req.apiVersion;
     const replicaId = v >= 15 ? b.replicaState.replicaId : b.replicaId;
     const useIds = v >= 13;
@@ -45,7 +48,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       t,
       name: useIds ? s.metadata.topicName(t.topicId.toString('base64url')) : t.topic,
     }));
-    const entries = [];
+    const entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number }> = [];
     for (const { t, name } of resolved) {
       if (name === undefined) continue;
       for (const p of t.partitions) {
@@ -53,22 +56,18 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       }
     }
     const maxBytes = v >= 3 ? b.maxBytes : 0x7fffffff;
-    const rm = s.replicaManager;
-    let results: ReadResult[] = [];
-    if (replicaId >= 0) {
-      // follower fetching lands with replication; until then followers are told to back off
-      results = entries.map((e) => ({ topic: e.topic, partition: e.partition, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined }));
-    } else {
-      results = await rm.readFromLocalLogs(entries, maxBytes);
-      const bytes = () => results.reduce((n, r) => n + (r.data?.records.sizeInBytes ?? 0), 0);
-      const anyError = () => results.some((r) => r.errorCode !== 0);
-      if (b.maxWaitMs > 0 && entries.length > 0 && bytes() < Math.max(1, b.minBytes) && !anyError()) {
-        const deadline = Date.now() + b.maxWaitMs;
-        while (Date.now() < deadline) {
-          await rm.waitForData(entries, deadline - Date.now());
-          results = await rm.readFromLocalLogs(entries, maxBytes);
-          if (bytes() >= Math.max(1, b.minBytes) || anyError()) break;
-        }
+    const follower = replicaId >= 0;
+    const read = () => (follower ? rm.readForFollower(replicaId, entries, maxBytes) : rm.readFromLocalLogs(entries, maxBytes));
+    let results: ReadResult[] = await read();
+    const bytes = () => results.reduce((n, r) => n + (r.data?.records.sizeInBytes ?? 0), 0);
+    const anyError = () => results.some((r) => r.errorCode !== 0);
+    if (b.maxWaitMs > 0 && entries.length > 0 && bytes() < Math.max(1, b.minBytes) && !anyError()) {
+      // long poll: consumers wake on high-watermark moves, followers on leader appends
+      const deadline = Date.now() + b.maxWaitMs;
+      while (Date.now() < deadline) {
+        await (follower ? rm.waitForAppend(entries, deadline - Date.now()) : rm.waitForData(entries, deadline - Date.now()));
+        results = await read();
+        if (bytes() >= Math.max(1, b.minBytes) || anyError()) break;
       }
     }
     const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));

@@ -35,7 +35,8 @@ export const listOffsetsHandler: ApiHandler<2, BrokerServices> = {
           let timestamp = -1n;
           let leaderEpoch = -1;
           if (p.timestamp === LATEST) {
-            offset = hw;
+            // replicas (replica_id >= 0) get the log end offset; clients only what is committed
+            offset = req.body.replicaId >= 0 ? log.logEndOffset : hw;
             leaderEpoch = log.epochs.latestEpoch ?? -1;
           } else if (p.timestamp === EARLIEST) {
             offset = log.logStartOffset;

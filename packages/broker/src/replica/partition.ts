@@ -7,6 +7,18 @@ import type { FetchDataInfo } from '../log/segment.js';
 export interface RemoteReplica {
   logEndOffset: bigint;
   lastCaughtUpTimeMs: number;
+  /** The leader's LEO when this follower last fetched, and when that was (the seed's rule). */
+  lastFetchLeaderLogEndOffset: bigint;
+  lastFetchTimeMs: number;
+}
+
+/** Writes a leader's new ISR to the partition-state znode; the new zkVersion, or null if it moved. */
+export type IsrWriter = (p: Partition, newIsr: number[]) => Promise<number | null>;
+
+export interface PartitionOptions {
+  /** replica.lag.time.max.ms */
+  replicaLagTimeMaxMs: number;
+  writeIsr: IsrWriter;
 }
 
 /**
@@ -23,12 +35,18 @@ export class Partition {
   log: Log | undefined;
   readonly remote = new Map<number, RemoteReplica>();
   private readonly hwListeners = new Set<() => void>();
+  private readonly appendListeners = new Set<() => void>();
+
+  private isrUpdateInFlight = false;
+  /** LEO at which this broker's leadership (current epoch) started: followers below it cannot join the ISR. */
+  private leaderEpochStartOffset = 0n;
 
   constructor(
     readonly topic: string,
     readonly partition: number,
     readonly localBrokerId: number,
     private readonly logger: Logger,
+    private readonly opts: PartitionOptions,
   ) {}
 
   get isLeader(): boolean {
@@ -46,9 +64,14 @@ export class Partition {
     this.log = log;
     // the new epoch starts at our LEO (Kafka assigns it when leadership begins)
     await log.epochs.assign(s.leaderEpoch, log.logEndOffset);
+    this.leaderEpochStartOffset = log.logEndOffset;
     this.remote.clear();
     const now = Date.now();
-    for (const r of s.replicas) if (r !== this.localBrokerId) this.remote.set(r, { logEndOffset: -1n, lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0 });
+    for (const r of s.replicas) {
+      if (r === this.localBrokerId) continue;
+      // ISR members get a full lag window to show up before they can be shrunk out
+      this.remote.set(r, { logEndOffset: -1n, lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0, lastFetchLeaderLogEndOffset: -1n, lastFetchTimeMs: 0 });
+    }
     this.maybeIncrementHighWatermark();
     this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: s.leaderEpoch, isr: s.isr, highWatermark: String(log.highWatermark) }, 'became leader');
     return !wasLeader;
@@ -90,29 +113,90 @@ export class Partition {
     }
     const info = await log.appendAsLeader(records, this.leaderEpoch);
     this.maybeIncrementHighWatermark();
+    for (const l of this.appendListeners) l();
     return info;
   }
 
   /**
-   * HW = min LEO over the ISR (the leader's own LEO included), never moving back (the seed's
+   * HW = min LEO over the ISR and over followers caught up within replica.lag.time.max.ms (so a
+   * follower about to join the ISR is not left behind), never moving back (the seed's
    * maybeIncrementLeaderHW). Followers report their LEO by fetching.
    */
-  maybeIncrementHighWatermark(): boolean {
+  maybeIncrementHighWatermark(now = Date.now()): boolean {
     const log = this.log;
     if (!log || !this.isLeader) return false;
     let hw = log.logEndOffset;
-    for (const id of this.isr) {
-      if (id === this.localBrokerId) continue;
-      const r = this.remote.get(id);
-      const leo = r ? r.logEndOffset : -1n;
-      if (leo < hw) hw = leo;
+    for (const [id, r] of this.remote) {
+      const counts = this.isr.includes(id) || now - r.lastCaughtUpTimeMs <= this.opts.replicaLagTimeMaxMs;
+      if (counts && r.logEndOffset < hw) hw = r.logEndOffset;
     }
+    if (hw < 0n) return false;
     if (hw > log.highWatermark) {
       log.updateHighWatermark(hw);
       for (const l of this.hwListeners) l();
       return true;
     }
     return false;
+  }
+
+  /**
+   * A follower fetched at `fetchOffset` (its LEO) while our LEO was `leaderEndOffset`: the seed's
+   * updateLogReadResult rule for lastCaughtUpTimeMs, then ISR expansion and HW.
+   */
+  async updateFollowerFetchState(replicaId: number, fetchOffset: bigint, leaderEndOffset: bigint, now: number): Promise<void> {
+    const r = this.remote.get(replicaId);
+    if (!r || !this.isLeader) return;
+    if (fetchOffset >= leaderEndOffset) r.lastCaughtUpTimeMs = Math.max(r.lastCaughtUpTimeMs, now);
+    else if (fetchOffset >= r.lastFetchLeaderLogEndOffset) r.lastCaughtUpTimeMs = Math.max(r.lastCaughtUpTimeMs, r.lastFetchTimeMs);
+    r.logEndOffset = fetchOffset;
+    r.lastFetchLeaderLogEndOffset = leaderEndOffset;
+    r.lastFetchTimeMs = now;
+    const log = this.log;
+    if (log && !this.isr.includes(replicaId) && fetchOffset >= log.highWatermark && fetchOffset >= this.leaderEpochStartOffset) {
+      await this.updateIsr([...this.isr, replicaId], 'expand');
+    }
+    this.maybeIncrementHighWatermark(now);
+  }
+
+  /** Drops followers that have not caught up within replica.lag.time.max.ms (the isr-expiration task). */
+  async maybeShrinkIsr(now = Date.now()): Promise<void> {
+    if (!this.isLeader) return;
+    const lagging = this.isr.filter((id) => {
+      if (id === this.localBrokerId) return false;
+      const r = this.remote.get(id);
+      return !r || now - r.lastCaughtUpTimeMs > this.opts.replicaLagTimeMaxMs;
+    });
+    if (lagging.length === 0) return;
+    await this.updateIsr(
+      this.isr.filter((id) => !lagging.includes(id)),
+      'shrink',
+    );
+    this.maybeIncrementHighWatermark(now);
+  }
+
+  private async updateIsr(newIsr: number[], why: 'expand' | 'shrink'): Promise<void> {
+    if (this.isrUpdateInFlight) return;
+    this.isrUpdateInFlight = true;
+    try {
+      const epoch = this.leaderEpoch;
+      const v = await this.opts.writeIsr(this, newIsr);
+      // leadership may have moved while the write was in flight
+      if (v === null || !this.isLeader || this.leaderEpoch !== epoch) {
+        if (v === null) this.logger.info({ topic: this.topic, partition: this.partition, isr: newIsr }, 'ISR update lost a race on the state znode; retrying later');
+        return;
+      }
+      this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: epoch, from: this.isr, isr: newIsr, why }, why === 'expand' ? 'expanding ISR' : 'shrinking ISR');
+      this.isr = newIsr;
+      this.partitionEpoch = v;
+    } finally {
+      this.isrUpdateInFlight = false;
+    }
+  }
+
+  /** Called after every leader append (wakes followers' long polls). */
+  onAppend(l: () => void): () => void {
+    this.appendListeners.add(l);
+    return () => this.appendListeners.delete(l);
   }
 
   /** Called whenever the high watermark (what consumers may read) moves. */
@@ -127,6 +211,14 @@ export class Partition {
     if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${this.topic}-${this.partition}`);
     this.checkLeaderEpoch(currentLeaderEpoch);
     return log.read(offset, maxBytes, log.highWatermark, minOneMessage);
+  }
+
+  /** Follower read (replica fetch): leader only, up to the log end offset. */
+  async readForFollower(offset: bigint, maxBytes: number, minOneMessage: boolean, currentLeaderEpoch: number): Promise<FetchDataInfo> {
+    const log = this.log;
+    if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${this.topic}-${this.partition}`);
+    this.checkLeaderEpoch(currentLeaderEpoch);
+    return log.read(offset, maxBytes, undefined, minOneMessage);
   }
 
   /** KIP-320: a client with a newer epoch than ours → UNKNOWN_LEADER_EPOCH; older → FENCED_LEADER_EPOCH. */

@@ -12,6 +12,9 @@ import {
 import type { Log, LogAppendInfo } from '../log/log.js';
 import type { LogConfig } from '../log/config.js';
 import type { FetchDataInfo } from '../log/segment.js';
+import { CreateMode, IsrChangeNotificationSequenceZNode, type KafkaZk } from '@samsa/zk-paths';
+import { ReplicaFetcherManager } from './fetcher-manager.js';
+import type { FetcherOptions } from './replica-fetcher.js';
 import { Partition } from './partition.js';
 
 export interface TopicPartition {
@@ -46,7 +49,18 @@ export interface ReplicaManagerOptions {
   topicSettings: (topic: string) => Promise<TopicSettings>;
   logger: Logger;
   stateChangeLogger: Logger;
+  kzk: KafkaZk;
+  /** replica.lag.time.max.ms */
+  replicaLagTimeMaxMs: number;
+  /** inter.broker.listener.name: where followers fetch from. */
+  interBrokerListenerName: string;
+  fetcher: Omit<FetcherOptions, 'brokerId'> & { numFetchers: number };
 }
+
+/** The seed's ISR-change propagation rule: write when the last change is 5 s old, or 60 s passed. */
+const ISR_CHANGE_QUIET_MS = 5000;
+const ISR_CHANGE_MAX_DELAY_MS = 60_000;
+const ISR_PROPAGATION_INTERVAL_MS = 2500;
 
 export interface AppendResult {
   topic: string;
@@ -76,9 +90,74 @@ export class ReplicaManager {
   controllerEpoch = 0;
   private readonly log: Logger;
   private readonly topicSettingsCache = new Map<string, TopicSettings>();
+  readonly fetchers: ReplicaFetcherManager;
+  private readonly isrChangeSet = new Map<string, TopicPartition>();
+  private lastIsrChangeMs = 0;
+  private lastIsrPropagationMs = Date.now();
+  private timers: NodeJS.Timeout[] = [];
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.log = o.logger.child({ component: 'replica-manager' });
+    this.fetchers = new ReplicaFetcherManager({ ...o.fetcher, brokerId: o.brokerId }, this.log);
+  }
+
+  /** Starts the isr-expiration (replica.lag.time.max.ms / 2) and isr-change-propagation tasks. */
+  startup(): void {
+    const expire = setInterval(() => void this.shrinkIsrs(), Math.max(50, Math.floor(this.o.replicaLagTimeMaxMs / 2)));
+    const propagate = setInterval(() => void this.maybePropagateIsrChanges(), ISR_PROPAGATION_INTERVAL_MS);
+    expire.unref();
+    propagate.unref();
+    this.timers.push(expire, propagate);
+  }
+
+  async shutdown(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.fetchers.shutdown();
+  }
+
+  private async shrinkIsrs(): Promise<void> {
+    const now = Date.now();
+    for (const p of this.partitions.values()) {
+      if (!p.isLeader) continue;
+      try {
+        await p.maybeShrinkIsr(now);
+      } catch (err) {
+        this.log.warn({ err, topic: p.topic, partition: p.partition }, 'ISR shrink failed');
+      }
+    }
+  }
+
+  /** Leader ISR change: conditional on the state znode's zkVersion; recorded for propagation. */
+  private readonly writeIsr = async (p: Partition, isr: number[]): Promise<number | null> => {
+    const v = await this.o.kzk.conditionalUpdatePartitionState(
+      { topic: p.topic, partition: p.partition },
+      { leader: p.leaderId, leaderEpoch: p.leaderEpoch, isr, controllerEpoch: p.controllerEpoch },
+      p.partitionEpoch,
+    );
+    if (v !== null) {
+      this.isrChangeSet.set(key(p.topic, p.partition), { topic: p.topic, partition: p.partition });
+      this.lastIsrChangeMs = Date.now();
+    }
+    return v;
+  };
+
+  private async maybePropagateIsrChanges(): Promise<void> {
+    const now = Date.now();
+    if (this.isrChangeSet.size === 0) return;
+    if (this.lastIsrChangeMs + ISR_CHANGE_QUIET_MS > now && this.lastIsrPropagationMs + ISR_CHANGE_MAX_DELAY_MS > now) return;
+    const parts = [...this.isrChangeSet.values()];
+    this.isrChangeSet.clear();
+    try {
+      await this.o.kzk.zk.create(IsrChangeNotificationSequenceZNode.createPath, IsrChangeNotificationSequenceZNode.encode(parts), {
+        mode: CreateMode.PersistentSequential,
+        mkdirp: true,
+      });
+      this.lastIsrPropagationMs = now;
+    } catch (err) {
+      for (const tp of parts) this.isrChangeSet.set(key(tp.topic, tp.partition), tp);
+      this.log.warn({ err }, 'could not write the ISR change notification; will retry');
+    }
   }
 
   getPartition(topic: string, partition: number): Partition | undefined {
@@ -122,14 +201,25 @@ export class ReplicaManager {
         continue;
       }
       if (!p) {
-        p = new Partition(s.topic, s.partition, this.o.brokerId, scl);
+        p = new Partition(s.topic, s.partition, this.o.brokerId, scl, { replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs, writeIsr: this.writeIsr });
         this.partitions.set(key(s.topic, s.partition), p);
       }
       try {
         const settings = await this.settingsFor(s.topic);
         const log = await this.o.logs.getOrCreateLog(tp, settings.logConfig, s.topicId);
-        if (s.leader === this.o.brokerId) await p.makeLeader(s, log);
-        else await p.makeFollower(s, log);
+        if (s.leader === this.o.brokerId) {
+          this.fetchers.removePartition(key(s.topic, s.partition));
+          await p.makeLeader(s, log);
+        } else {
+          await p.makeFollower(s, log);
+          const leader = req.liveLeaders.find((b) => b.brokerId === s.leader);
+          const e = leader?.endpoints.find((x) => x.listener === this.o.interBrokerListenerName);
+          if (e) this.fetchers.addPartition(p, { brokerId: s.leader, host: e.host || '127.0.0.1', port: e.port }, s.leaderEpoch);
+          else {
+            this.fetchers.removePartition(key(s.topic, s.partition));
+            if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');
+          }
+        }
         scl.info({ topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch }, 'applied LeaderAndIsr');
         err(ErrorCode.NONE);
       } catch (e) {
@@ -153,6 +243,7 @@ export class ReplicaManager {
         continue;
       }
       this.partitions.delete(key(s.topic, s.partition));
+      this.fetchers.removePartition(key(s.topic, s.partition));
       if (s.deletePartition) {
         try {
           await this.o.logs.deleteLog(s);
@@ -238,6 +329,61 @@ export class ReplicaManager {
       }
     }
     return out;
+  }
+
+  /**
+   * Reads for a follower (replica fetch): leader only, up to the LEO; the fetch offset is the
+   * follower's LEO, which updates its catch-up state, the ISR and the high watermark.
+   */
+  async readForFollower(
+    replicaId: number,
+    entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number }>,
+    maxBytes: number,
+  ): Promise<ReadResult[]> {
+    let budget = maxBytes;
+    let first = true;
+    const out: ReadResult[] = [];
+    const now = Date.now();
+    for (const e of entries) {
+      const p = this.partitions.get(key(e.topic, e.partition));
+      const base = { topic: e.topic, partition: e.partition, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined };
+      if (!p || !p.log) {
+        out.push({ ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+        continue;
+      }
+      const log = p.log;
+      try {
+        const leaderEnd = log.logEndOffset;
+        const data = await p.readForFollower(e.fetchOffset, Math.max(0, Math.min(e.maxBytes, budget)), first, e.currentLeaderEpoch);
+        if (data.records.sizeInBytes > 0) {
+          first = false;
+          budget -= data.records.sizeInBytes;
+        }
+        await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now);
+        out.push({ topic: e.topic, partition: e.partition, errorCode: 0, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark, data });
+      } catch (err) {
+        out.push({ ...base, errorCode: errorCodeOf(err), highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark });
+      }
+    }
+    return out;
+  }
+
+  /** Resolves when any of the partitions' log end offset moves (leader appends), or after `timeoutMs`. */
+  waitForAppend(tps: TopicPartition[], timeoutMs: number): Promise<void> {
+    if (timeoutMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const offs: Array<() => void> = [];
+      const done = () => {
+        clearTimeout(timer);
+        for (const o of offs) o();
+        resolve();
+      };
+      for (const tp of tps) {
+        const p = this.partitions.get(key(tp.topic, tp.partition));
+        if (p) offs.push(p.onAppend(done));
+      }
+      const timer = setTimeout(done, timeoutMs);
+    });
   }
 
   /** Resolves when any of the partitions' high watermark moves, or after `timeoutMs`. */

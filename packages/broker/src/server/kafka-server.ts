@@ -20,6 +20,7 @@ import { fetchHandler } from '../handlers/fetch.js';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
+import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
 import { produceHandler } from '../handlers/produce.js';
 import { LogManager } from '../log/manager.js';
 import { MetadataCache, type MetadataPartition } from '../metadata/metadata-cache.js';
@@ -125,7 +126,20 @@ export class KafkaServer {
       },
       logger: this.log,
       stateChangeLogger: this.scl,
+      kzk,
+      replicaLagTimeMaxMs: cfg.get('replica.lag.time.max.ms'),
+      interBrokerListenerName: cfg.interBrokerListenerName,
+      fetcher: {
+        numFetchers: cfg.get('num.replica.fetchers'),
+        maxWaitMs: cfg.get('replica.fetch.wait.max.ms'),
+        minBytes: cfg.get('replica.fetch.min.bytes'),
+        maxBytes: cfg.get('replica.fetch.response.max.bytes'),
+        partitionMaxBytes: cfg.get('replica.fetch.max.bytes'),
+        backoffMs: cfg.get('replica.fetch.backoff.ms'),
+        requestTimeoutMs: cfg.get('replica.socket.timeout.ms'),
+      },
     });
+    this.replicaManager.startup();
 
     const channel = new ControllerChannelManager({
       listenerName: cfg.controlPlaneListenerName,
@@ -169,7 +183,7 @@ export class KafkaServer {
       replicaManager: this.replicaManager,
       log: this.log,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, findCoordinatorHandler, createTopicsHandler, deleteTopicsHandler, describeClusterHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, findCoordinatorHandler, createTopicsHandler, deleteTopicsHandler, describeClusterHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
     const rh = new RequestHandler<BrokerServices>([...handlers, apiVersions], services, this.log.child({ component: 'request-handler' }));
@@ -280,6 +294,7 @@ export class KafkaServer {
     for (const s of this.sockets) await s.stop();
     await this.controlServer?.stop();
     await this.controller?.shutdown();
+    await this.replicaManager?.shutdown();
     await this.logs?.shutdown();
     await this.zk?.close();
     this.log.info({ brokerId: this.brokerId }, 'shut down');

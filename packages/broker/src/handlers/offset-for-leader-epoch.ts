@@ -1,0 +1,37 @@
+import { KafkaError, errorCodeOf, type OffsetForLeaderEpochResponsePartition } from '@samsa/protocol';
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+const part = (partition: number, errorCode: number): OffsetForLeaderEpochResponsePartition => ({ errorCode, partition, leaderEpoch: -1, endOffset: -1n });
+
+/**
+ * OffsetForLeaderEpoch (KIP-101/279): the end offset of the requested leader epoch on this leader —
+ * the start offset of the next larger epoch, or the LEO for the current one — so a follower (or a
+ * client) truncates to where its history diverges instead of to the high watermark.
+ */
+export const offsetForLeaderEpochHandler: ApiHandler<23, BrokerServices> = {
+  apiKey: 23,
+  async handle(req, _ctx, s) {
+    const topics = req.body.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((p) => {
+        try {
+          const partition = s.replicaManager.getPartition(t.topic, p.partition);
+          if (!partition || !partition.log) {
+            throw new KafkaError(s.metadata.hasTopic(t.topic) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
+          }
+          if (!partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
+          partition.checkLeaderEpoch(p.currentLeaderEpoch);
+          const r = partition.log.endOffsetForEpoch(p.leaderEpoch);
+          return r ? { errorCode: 0, partition: p.partition, leaderEpoch: r.epoch, endOffset: r.endOffset } : part(p.partition, 0);
+        } catch (err) {
+          return part(p.partition, errorCodeOf(err));
+        }
+      }),
+    }));
+    return { throttleTimeMs: 0, topics };
+  },
+  errorResponse(req, code) {
+    return { throttleTimeMs: 0, topics: req.body.topics.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => part(p.partition, code)) })) };
+  },
+};

@@ -1,0 +1,97 @@
+import { connect, type Socket } from 'node:net';
+import { decodeResponse, encodeRequest, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
+
+/**
+ * A minimal Kafka-protocol client connection between brokers (replica fetchers): one request in
+ * flight at a time, correlation ids checked, a timeout per request, and connection loss failing the
+ * pending request. Reconnects lazily on the next request.
+ */
+export class BrokerConnection {
+  private socket: Socket | undefined;
+  private buf: Buffer = Buffer.alloc(0);
+  private correlationId = 0;
+  private pending: { id: number; resolve: (frame: Buffer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | undefined;
+  private closed = false;
+
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    private readonly clientId: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  private async ensure(): Promise<Socket> {
+    if (this.socket && !this.socket.destroyed) return this.socket;
+    if (this.closed) throw new Error('connection closed');
+    const s = connect({ host: this.host, port: this.port, noDelay: true });
+    this.buf = Buffer.alloc(0);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new Error(`connect to ${this.host}:${this.port} timed out`));
+      }, this.timeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      s.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+    s.on('data', (d: Buffer) => this.onData(d));
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      if (this.socket === s) this.socket = undefined;
+      this.failPending(new Error(`connection to ${this.host}:${this.port} closed`));
+    });
+    this.socket = s;
+    return s;
+  }
+
+  private onData(d: Buffer): void {
+    this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
+    while (this.buf.length >= 4) {
+      const size = this.buf.readInt32BE(0);
+      if (this.buf.length < 4 + size) return;
+      const frame = this.buf.subarray(4, 4 + size);
+      this.buf = this.buf.subarray(4 + size);
+      const p = this.pending;
+      if (p && frame.readInt32BE(0) === p.id) {
+        this.pending = undefined;
+        clearTimeout(p.timer);
+        p.resolve(frame);
+      }
+    }
+  }
+
+  private failPending(err: Error): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    clearTimeout(p.timer);
+    p.reject(err);
+  }
+
+  async send<K extends ApiKey>(apiKey: K, version: number, body: ApiRequestMap[K]): Promise<ApiResponseMap[K]> {
+    const s = await this.ensure();
+    if (this.pending) throw new Error('a request is already in flight');
+    const id = (this.correlationId = (this.correlationId + 1) & 0x7fffffff);
+    const frame = await new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.failPending(new Error(`request ${apiKey} to ${this.host}:${this.port} timed out after ${this.timeoutMs} ms`));
+        s.destroy();
+      }, this.timeoutMs);
+      this.pending = { id, resolve, reject, timer };
+      s.write(encodeRequest(apiKey, version, id, this.clientId, body));
+    });
+    return decodeResponse(apiKey, version, frame).body;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.failPending(new Error('connection closed'));
+    this.socket?.destroy();
+    this.socket = undefined;
+  }
+}

@@ -1,0 +1,271 @@
+import type { Logger } from 'pino';
+import { ErrorCode, errorName, type FetchRequestTopic } from '@samsa/protocol';
+import { BrokerConnection } from './broker-connection.js';
+import type { Partition } from './partition.js';
+
+export interface FetcherOptions {
+  brokerId: number;
+  /** replica.fetch.wait.max.ms */
+  maxWaitMs: number;
+  /** replica.fetch.min.bytes */
+  minBytes: number;
+  /** replica.fetch.response.max.bytes */
+  maxBytes: number;
+  /** replica.fetch.max.bytes (per partition) */
+  partitionMaxBytes: number;
+  /** replica.fetch.backoff.ms */
+  backoffMs: number;
+  /** replica.socket.timeout.ms */
+  requestTimeoutMs: number;
+}
+
+interface FetchState {
+  partition: Partition;
+  fetchOffset: bigint;
+  leaderEpoch: number;
+  truncating: boolean;
+  delayedUntil: number;
+}
+
+const FETCH_VERSION = 11;
+const OFFSET_FOR_LEADER_EPOCH_VERSION = 3;
+const LIST_OFFSETS_VERSION = 4;
+const ZERO_UUID = Buffer.alloc(16);
+
+/**
+ * One fetcher thread's work (Kafka's ReplicaFetcherThread): for the partitions this broker follows
+ * on one leader, first truncate to where the histories diverge (OffsetForLeaderEpoch, KIP-101/279 —
+ * never to the high watermark alone), then fetch in a loop, appending the leader's batches unchanged
+ * and taking HW = min(own LEO, leader HW).
+ */
+export class ReplicaFetcher {
+  private readonly partitions = new Map<string, FetchState>();
+  private readonly conn: BrokerConnection;
+  private running = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    readonly sourceBrokerId: number,
+    host: string,
+    port: number,
+    private readonly o: FetcherOptions,
+    private readonly log: Logger,
+  ) {
+    this.conn = new BrokerConnection(host, port, `broker-${o.brokerId}-fetcher-${sourceBrokerId}`, Math.max(o.requestTimeoutMs, o.maxWaitMs + 5000));
+  }
+
+  get size(): number {
+    return this.partitions.size;
+  }
+
+  has(key: string): boolean {
+    return this.partitions.has(key);
+  }
+
+  addPartition(key: string, partition: Partition, leaderEpoch: number): void {
+    const log = partition.log;
+    if (!log) return;
+    this.partitions.set(key, { partition, fetchOffset: log.logEndOffset, leaderEpoch, truncating: true, delayedUntil: 0 });
+    this.wake?.();
+  }
+
+  removePartition(key: string): void {
+    this.partitions.delete(key);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    this.conn.close();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const now = Date.now();
+      const ready = [...this.partitions.entries()].filter(([, s]) => s.delayedUntil <= now);
+      if (ready.length === 0) {
+        const next = Math.min(...[...this.partitions.values()].map((s) => s.delayedUntil), now + 1000);
+        await new Promise<void>((r) => {
+          this.wake = r;
+          setTimeout(r, Math.max(10, next - now)).unref();
+        });
+        this.wake = undefined;
+        continue;
+      }
+      try {
+        const truncating = ready.filter(([, s]) => s.truncating);
+        if (truncating.length > 0) await this.truncate(truncating);
+        const fetching = ready.filter(([k, s]) => !s.truncating && this.partitions.get(k) === s);
+        if (fetching.length > 0) await this.fetch(fetching);
+      } catch (err) {
+        if (!this.running) return;
+        this.log.warn({ source: this.sourceBrokerId, err: (err as Error).message }, 'replica fetch failed; backing off');
+        await new Promise((r) => setTimeout(r, this.o.backoffMs));
+      }
+    }
+  }
+
+  private delay(s: FetchState): void {
+    s.delayedUntil = Date.now() + this.o.backoffMs;
+  }
+
+  /** Truncates each partition to the offset where its history diverges from the leader's. */
+  private async truncate(entries: Array<[string, FetchState]>): Promise<void> {
+    const byTopic = new Map<string, Array<{ partition: number; currentLeaderEpoch: number; leaderEpoch: number }>>();
+    const noEpoch: Array<[string, FetchState]> = [];
+    for (const [k, s] of entries) {
+      const latest = s.partition.log?.latestEpoch;
+      if (latest === undefined) {
+        noEpoch.push([k, s]);
+        continue;
+      }
+      const list = byTopic.get(s.partition.topic) ?? [];
+      list.push({ partition: s.partition.partition, currentLeaderEpoch: s.leaderEpoch, leaderEpoch: latest });
+      byTopic.set(s.partition.topic, list);
+    }
+    // nothing written under any epoch yet: fetch from our LEO
+    for (const [, s] of noEpoch) this.doneTruncating(s);
+    if (byTopic.size === 0) return;
+    const resp = await this.conn.send(23, OFFSET_FOR_LEADER_EPOCH_VERSION, {
+      replicaId: this.o.brokerId,
+      topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+    });
+    for (const t of resp.topics) {
+      for (const p of t.partitions) {
+        const key = `${t.topic}-${p.partition}`;
+        const s = this.partitions.get(key);
+        const log = s?.partition.log;
+        if (!s || !log || !s.truncating) continue;
+        if (p.errorCode !== 0) {
+          this.log.info({ topic: t.topic, partition: p.partition, error: errorName(p.errorCode) }, 'OffsetForLeaderEpoch failed; retrying');
+          this.delay(s);
+          continue;
+        }
+        let target: bigint;
+        let completed = true;
+        if (p.endOffset < 0n) {
+          // the leader has no epoch information: fall back to the high watermark (pre-KIP-101)
+          target = log.highWatermark;
+        } else {
+          const mine = log.endOffsetForEpoch(p.leaderEpoch);
+          if (!mine) target = p.endOffset;
+          else if (mine.epoch !== p.leaderEpoch) {
+            // our history has no entry for the leader's epoch: cut back and ask again (KIP-279)
+            target = mine.endOffset;
+            completed = false;
+          } else target = p.endOffset < mine.endOffset ? p.endOffset : mine.endOffset;
+        }
+        if (target > log.logEndOffset) target = log.logEndOffset;
+        if (target < log.logEndOffset) {
+          this.log.info({ topic: t.topic, partition: p.partition, from: String(log.logEndOffset), to: String(target), leaderEpoch: p.leaderEpoch }, 'truncating follower log to the leader epoch end offset');
+          await log.truncateTo(target);
+        }
+        if (completed) this.doneTruncating(s);
+      }
+    }
+  }
+
+  private doneTruncating(s: FetchState): void {
+    s.truncating = false;
+    s.fetchOffset = s.partition.log?.logEndOffset ?? s.fetchOffset;
+  }
+
+  private async fetch(entries: Array<[string, FetchState]>): Promise<void> {
+    const topics = new Map<string, FetchRequestTopic>();
+    for (const [, s] of entries) {
+      const log = s.partition.log;
+      if (!log) continue;
+      let t = topics.get(s.partition.topic);
+      if (!t) {
+        t = { topic: s.partition.topic, topicId: ZERO_UUID, partitions: [] };
+        topics.set(s.partition.topic, t);
+      }
+      t.partitions.push({
+        partition: s.partition.partition,
+        currentLeaderEpoch: s.leaderEpoch,
+        fetchOffset: s.fetchOffset,
+        lastFetchedEpoch: -1,
+        logStartOffset: log.logStartOffset,
+        partitionMaxBytes: this.o.partitionMaxBytes,
+        replicaDirectoryId: ZERO_UUID,
+      });
+    }
+    const resp = await this.conn.send(1, FETCH_VERSION, {
+      clusterId: null,
+      replicaId: this.o.brokerId,
+      replicaState: { replicaId: -1, replicaEpoch: -1n },
+      maxWaitMs: this.o.maxWaitMs,
+      minBytes: this.o.minBytes,
+      maxBytes: this.o.maxBytes,
+      isolationLevel: 0,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [...topics.values()],
+      forgottenTopicsData: [],
+      rackId: '',
+    });
+    if (resp.errorCode !== 0) throw new Error(`fetch failed: ${errorName(resp.errorCode)}`);
+    for (const t of resp.responses) {
+      for (const p of t.partitions) {
+        const s = this.partitions.get(`${t.topic}-${p.partitionIndex}`);
+        const log = s?.partition.log;
+        if (!s || !log || s.truncating) continue;
+        switch (p.errorCode) {
+          case ErrorCode.NONE: {
+            if (p.records && p.records.length > 0) {
+              if (s.fetchOffset !== log.logEndOffset) break; // truncated meanwhile: refetch
+              await log.appendAsFollower(p.records);
+            }
+            s.fetchOffset = log.logEndOffset;
+            const hw = p.highWatermark < log.logEndOffset ? p.highWatermark : log.logEndOffset;
+            if (hw > log.highWatermark) log.updateHighWatermark(hw);
+            if (p.logStartOffset > log.logStartOffset) await log.maybeIncrementLogStartOffset(p.logStartOffset, 'leader log start offset');
+            break;
+          }
+          case ErrorCode.OFFSET_OUT_OF_RANGE:
+            await this.handleOutOfRange(s);
+            break;
+          default:
+            this.log.info({ topic: t.topic, partition: p.partitionIndex, error: errorName(p.errorCode) }, 'replica fetch error for partition; backing off');
+            this.delay(s);
+        }
+      }
+    }
+  }
+
+  /**
+   * Our fetch offset is outside the leader's log: if the leader's LEO is behind ours (an unclean
+   * leader), truncate to it; if we are behind its log start, start over at its log start.
+   */
+  private async handleOutOfRange(s: FetchState): Promise<void> {
+    const log = s.partition.log!;
+    const query = async (timestamp: bigint) => {
+      const r = await this.conn.send(2, LIST_OFFSETS_VERSION, {
+        replicaId: this.o.brokerId,
+        isolationLevel: 0,
+        topics: [{ name: s.partition.topic, partitions: [{ partitionIndex: s.partition.partition, currentLeaderEpoch: s.leaderEpoch, timestamp, maxNumOffsets: 1 }] }],
+      });
+      const p = r.topics[0]?.partitions[0];
+      if (!p || p.errorCode !== 0) throw new Error(`ListOffsets failed: ${errorName(p?.errorCode ?? -1)}`);
+      return p.offset;
+    };
+    const leaderEnd = await query(-1n);
+    if (leaderEnd < log.logEndOffset) {
+      this.log.warn({ topic: s.partition.topic, partition: s.partition.partition, to: String(leaderEnd) }, 'leader log end is behind ours; truncating');
+      await log.truncateTo(leaderEnd);
+    } else {
+      const leaderStart = await query(-2n);
+      this.log.warn({ topic: s.partition.topic, partition: s.partition.partition, to: String(leaderStart) }, 'behind the leader log start; restarting the log there');
+      await log.truncateFullyAndStartAt(leaderStart);
+    }
+    s.fetchOffset = log.logEndOffset;
+  }
+}

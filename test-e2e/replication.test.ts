@@ -1,0 +1,76 @@
+import { execFile, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newTopicId } from '@samsa/zk-paths';
+import { TestCluster, until } from './harness.js';
+
+const run = promisify(execFile);
+
+function consume(bootstrap: string, topic: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('kcat', ['-C', '-b', bootstrap, '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%s\n']);
+    const chunks: Buffer[] = [];
+    let err = '';
+    p.stdout.on('data', (c: Buffer) => chunks.push(c));
+    p.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(Buffer.concat(chunks).toString().split('\n').filter(Boolean));
+      else reject(new Error(`kcat -C exited ${code}: ${err}`));
+    });
+  });
+}
+
+describe('replication (RF=3, min.insync.replicas=2, acks=all)', () => {
+  let c: TestCluster;
+  const N = 20_000;
+  let input = '';
+
+  beforeAll(async () => {
+    c = await TestCluster.start({ brokers: 3, overrides: { 'replica.lag.time.max.ms': '4000', 'min.insync.replicas': '2', 'default.replication.factor': '3' } });
+    input = join(c.dir, 'in.txt');
+    await writeFile(input, Array.from({ length: N }, (_, i) => `m-${i}`).join('\n') + '\n');
+  });
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  it('replication – followers catch up and stay in the ISR; a killed leader loses no acknowledged record', async () => {
+    const topic = 'r3';
+    await c.admin.createTopic(topic, newTopicId(), new Map([[0, [0, 1, 2]], [1, [1, 2, 0]], [2, [2, 0, 1]]]), {});
+    await c.waitForLeaders(topic, 3);
+    await run('kcat', ['-P', '-b', c.bootstrap, '-t', topic, '-X', 'acks=all', '-l', input], { timeout: 120_000 });
+    // every partition keeps a full ISR while followers fetch
+    for (let p = 0; p < 3; p++) {
+      const st = await c.admin.getPartitionState({ topic, partition: p });
+      expect(st?.state.isr.slice().sort()).toEqual([0, 1, 2]);
+    }
+    const leader0 = await c.leaderOf(topic, 0);
+    await c.broker(leader0).kill();
+    // a new leader from the ISR, and the dead broker leaves the ISR of the partitions it followed
+    await until(async () => {
+      for (let p = 0; p < 3; p++) {
+        const st = await c.admin.getPartitionState({ topic, partition: p });
+        if (!st || st.state.leader === leader0 || st.state.leader < 0 || st.state.isr.includes(leader0)) return false;
+      }
+      return true;
+    }, 'new leaders and shrunk ISRs', 30_000);
+    const alive = c.brokers.filter((b) => b.id !== leader0).map((b) => b.address).join(',');
+    const got = await consume(alive, topic);
+    expect(got.length).toBe(N);
+    expect(new Set(got).size).toBe(N);
+    // the restarted broker truncates, catches up and rejoins every ISR
+    await c.broker(leader0).launch();
+    await c.broker(leader0).waitReady();
+    await until(async () => {
+      for (let p = 0; p < 3; p++) {
+        const st = await c.admin.getPartitionState({ topic, partition: p });
+        if (!st?.state.isr.includes(leader0)) return false;
+      }
+      return true;
+    }, 'restarted broker back in the ISRs', 60_000);
+  });
+});
