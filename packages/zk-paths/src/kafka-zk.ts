@@ -186,6 +186,17 @@ export class KafkaZk {
     }
   }
 
+  /** The assignment with the znode's zkVersion (for admin writes conditioned on it). */
+  async getTopicAssignmentWithVersion(topic: string): Promise<{ assignment: TopicAssignment; zkVersion: number } | null> {
+    const n = await this.zk.getOrNull(TopicZNode.path(topic));
+    return n ? { assignment: TopicZNode.decode(topic, n.data), zkVersion: n.stat.version } : null;
+  }
+
+  /** Admin write of a topic's assignment (partition increase), conditioned on the zkVersion read. */
+  async updateTopicAssignment(topic: string, t: TopicAssignment, expectedZkVersion: number): Promise<void> {
+    await this.zk.set(TopicZNode.path(topic), TopicZNode.encode(t), expectedZkVersion);
+  }
+
   async getTopicAssignment(topic: string): Promise<TopicAssignment | null> {
     const n = await this.zk.getOrNull(TopicZNode.path(topic));
     return n ? TopicZNode.decode(topic, n.data) : null;

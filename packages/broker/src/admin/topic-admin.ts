@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { assignReplicasToBrokers } from '@samsa/controller';
 import { KafkaError } from '@samsa/protocol';
-import { ZkCode, isZkError, newTopicId, type KafkaZk } from '@samsa/zk-paths';
+import { DeleteTopicsTopicZNode, ZkCode, isZkError, newTopicId, type KafkaZk } from '@samsa/zk-paths';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 
 export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state']);
@@ -102,6 +102,54 @@ export class TopicAdmin {
       if (unknown.length > 0) throw new KafkaError('BROKER_NOT_AVAILABLE', `Unknown broker(s) in replica assignment: ${unknown.join(', ')}.`);
     }
     return new Map(parts.map((p) => [p, a.get(p)!]));
+  }
+
+  /**
+   * Partition increase (Kafka's AdminZkClient.createPartitions): new partitions get the seed's
+   * assignment starting after partition 0's first replica, existing ones are untouched; fewer or as
+   * many partitions as today → INVALID_PARTITIONS. Written conditionally on the topic znode version.
+   */
+  async createPartitions(topic: string, count: number, assignments: number[][] | null, validateOnly = false, attempt = 0): Promise<number> {
+    const current = await this.kzk.getTopicAssignmentWithVersion(topic);
+    if (!current) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${topic}' does not exist.`);
+    if (await this.kzk.zk.exists(DeleteTopicsTopicZNode.path(topic))) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `The topic '${topic}' is queued for deletion.`);
+    const a = current.assignment;
+    if (a.addingReplicas.size > 0 || a.removingReplicas.size > 0) throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `A partition reassignment is in progress for the topic '${topic}'.`);
+    const existing = a.partitions.size;
+    if (count < existing) throw new KafkaError('INVALID_PARTITIONS', `Topic currently has ${existing} partitions, which is higher than the requested ${count}.`);
+    if (count === existing) throw new KafkaError('INVALID_PARTITIONS', `Topic already has ${existing} partitions.`);
+    const brokers = (await this.kzk.getAllBrokers()).map((b) => ({ id: b.id, rack: b.rack })).sort((x, y) => x.id - y.id);
+    const p0 = a.partitions.get(0) ?? [...a.partitions.values()][0] ?? [];
+    const toAdd = count - existing;
+    let added: Map<number, number[]>;
+    if (assignments && assignments.length > 0) {
+      if (assignments.length !== toAdd) {
+        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Increasing the number of partitions by ${toAdd} but ${assignments.length} assignments provided.`);
+      }
+      added = new Map(assignments.map((r, i) => [existing + i, r]));
+      const live = new Set(brokers.map((b) => b.id));
+      for (const [p, r] of added) {
+        if (r.length !== p0.length) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Inconsistent replication factor between partitions, partition 0 has ${p0.length} while partition ${p} has replicas ${r.join(',')}.`);
+        if (new Set(r).size !== r.length) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate brokers not allowed in replica assignment: ${r.join(', ')} for partition id ${p}.`);
+        const unknown = r.filter((b) => !live.has(b));
+        if (unknown.length > 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Unknown broker(s) in replica assignment: ${unknown.join(', ')}.`);
+      }
+    } else {
+      const startIndex = Math.max(0, brokers.findIndex((b) => b.id >= (p0[0] ?? 0)));
+      added = assignReplicasToBrokers(brokers, toAdd, p0.length, { fixedStartIndex: startIndex, startPartitionId: existing });
+    }
+    if (validateOnly) return count;
+    const partitions = new Map(a.partitions);
+    for (const [p, r] of added) partitions.set(p, r);
+    try {
+      await this.kzk.updateTopicAssignment(topic, { ...a, partitions, version: 3 }, current.zkVersion);
+    } catch (err) {
+      // the topic changed between our read and write: recompute from the new assignment
+      if (isZkError(err, ZkCode.BAD_VERSION) && attempt < 3) return this.createPartitions(topic, count, assignments, validateOnly, attempt + 1);
+      throw err;
+    }
+    this.log.info({ topic, from: existing, to: count }, 'increased partitions');
+    return count;
   }
 
   /** Metadata with auto.create.topics.enable: create with broker defaults; an existing topic is fine. */

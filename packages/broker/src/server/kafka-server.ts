@@ -13,9 +13,11 @@ import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
 import { apiVersionsHandler } from '../handlers/api-versions.js';
+import { createPartitionsHandler } from '../handlers/create-partitions.js';
 import { createTopicsHandler } from '../handlers/create-topics.js';
 import { deleteTopicsHandler } from '../handlers/delete-topics.js';
 import { describeClusterHandler } from '../handlers/describe-cluster.js';
+import { describeConfigsHandler } from '../handlers/describe-configs.js';
 import { fetchHandler } from '../handlers/fetch.js';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
@@ -170,6 +172,7 @@ export class KafkaServer {
     const services: BrokerServices = {
       brokerId: this.brokerId,
       clusterId: this.clusterId,
+      config: cfg,
       settings: {
         autoCreateTopicsEnable: cfg.get('auto.create.topics.enable'),
         numPartitions: cfg.get('num.partitions'),
@@ -183,7 +186,7 @@ export class KafkaServer {
       replicaManager: this.replicaManager,
       log: this.log,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, findCoordinatorHandler, createTopicsHandler, deleteTopicsHandler, describeClusterHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, deleteTopicsHandler, describeClusterHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
     const rh = new RequestHandler<BrokerServices>([...handlers, apiVersions], services, this.log.child({ component: 'request-handler' }));

@@ -4,6 +4,7 @@ import type { KafkaZk } from '@samsa/zk-paths';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { TopicAdmin } from '../admin/topic-admin.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
+import type { BrokerConfig } from '../config/broker-config.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -17,6 +18,7 @@ export interface HandlerSettings {
 export interface BrokerServices {
   brokerId: number;
   clusterId: string;
+  config: BrokerConfig;
   settings: HandlerSettings;
   metadata: MetadataCache;
   controller: KafkaController;
