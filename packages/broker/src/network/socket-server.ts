@@ -177,13 +177,30 @@ class Connection {
         if (response !== null && !this.closed) {
           const ok = Array.isArray(response) ? this.writeAll(response) : this.socket.write(response);
           // a client that does not read its responses stops being read until it does
-          if (!ok) await new Promise<void>((r) => this.socket.once('drain', () => r()).once('close', () => r()));
+          if (!ok) await this.drained();
         }
       }
     } finally {
       this.processing = false;
       if (!this.closed && this.socket.isPaused() && this.buffered <= this.maxBuffered) this.socket.resume();
     }
+  }
+
+  /**
+   * Resolves on 'drain' or 'close', removing both listeners either way: a listener left behind per
+   * backpressure episode would pile up on a long-lived connection (a leak, and Node's
+   * MaxListenersExceededWarning after ten).
+   */
+  private drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+    });
   }
 
   private writeAll(parts: Buffer[]): boolean {
