@@ -1,4 +1,5 @@
 import { ErrorCode, encodeResponseChunks, type FetchResponse, type FetchResponsePartition, type FetchResponseTopic } from '@samsa/protocol';
+import { DelayedFetch } from '../purgatory/delayed-fetch.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 import type { ReadResult } from '../replica/replica-manager.js';
@@ -62,13 +63,13 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     const bytes = () => results.reduce((n, r) => n + (r.data?.records.sizeInBytes ?? 0), 0);
     const anyError = () => results.some((r) => r.errorCode !== 0);
     if (b.maxWaitMs > 0 && entries.length > 0 && bytes() < Math.max(1, b.minBytes) && !anyError()) {
-      // long poll: consumers wake on high-watermark moves, followers on leader appends
-      const deadline = Date.now() + b.maxWaitMs;
-      while (Date.now() < deadline) {
-        await (follower ? rm.waitForAppend(entries, deadline - Date.now()) : rm.waitForData(entries, deadline - Date.now()));
-        results = await read();
-        if (bytes() >= Math.max(1, b.minBytes) || anyError()) break;
-      }
+      // the seed's DelayedFetch: completed by HW growth (consumers) / appends (followers), a leadership change, or max_wait_ms
+      await new Promise<void>((resolve) => {
+        const statuses = entries.map((e) => ({ partition: rm.getPartition(e.topic, e.partition), fetchOffset: e.fetchOffset }));
+        const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, resolve);
+        rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => `${e.topic}-${e.partition}`));
+      });
+      results = await read();
     }
     const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));
     const buffers: Buffer[] = [];

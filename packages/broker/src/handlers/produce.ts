@@ -4,6 +4,7 @@ import {
   type ProduceResponsePartition,
   type ProduceResponseTopic,
 } from '@samsa/protocol';
+import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 
@@ -66,8 +67,8 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       }
     }
     const appended = await rm.appendRecords(acks, toAppend);
-    const waits: Array<Promise<void>> = [];
-    const deadline = Date.now() + timeoutMs;
+    const waiting: ProducePartitionStatus[] = [];
+    const waitingResponse = new Map<ProducePartitionStatus, ProduceResponsePartition>();
     for (const a of appended) {
       const k = `${a.topic}\u0000${a.partition}`;
       if (a.errorCode !== 0 || !a.info) {
@@ -85,33 +86,32 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
         currentLeader: NO_LEADER,
       };
       results.set(k, r);
-      if (acks === -1) {
-        const partition = rm.getPartition(a.topic, a.partition);
-        const required = a.info.lastOffset + 1n;
-        if (partition && partition.highWatermark < required) {
-          waits.push(
-            new Promise<void>((resolve) => {
-              const check = () => {
-                if (partition.highWatermark >= required || !partition.isLeader) finish();
-              };
-              const finish = () => {
-                clearTimeout(timer);
-                off();
-                if (partition.highWatermark < required) {
-                  r.errorCode = partition.isLeader ? ErrorCode.REQUEST_TIMED_OUT : ErrorCode.NOT_LEADER_OR_FOLLOWER;
-                  r.baseOffset = -1n;
-                }
-                resolve();
-              };
-              const off = partition.onHighWatermark(check);
-              const timer = setTimeout(finish, Math.max(0, deadline - Date.now()));
-            }),
-          );
-        }
+      const partition = rm.getPartition(a.topic, a.partition);
+      if (acks === -1 && partition) {
+        const st: ProducePartitionStatus = {
+          partition,
+          requiredOffset: a.info.lastOffset + 1n,
+          minInsyncReplicas: (await rm.settingsFor(a.topic)).minInsyncReplicas,
+          errorCode: undefined,
+        };
+        waiting.push(st);
+        waitingResponse.set(st, r);
       }
     }
     if (acks === 0) return null;
-    await Promise.all(waits);
+    if (waiting.length > 0) {
+      // the seed's DelayedProduce: completed by HW growth, leadership loss or the timeout
+      await new Promise<void>((resolve) => {
+        const op = new DelayedProduce(timeoutMs, waiting, resolve);
+        rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));
+      });
+      for (const [st, r] of waitingResponse) {
+        if (st.errorCode !== 0 && st.errorCode !== undefined) {
+          r.errorCode = st.errorCode;
+          if (st.errorCode !== ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) r.baseOffset = -1n;
+        }
+      }
+    }
     const responses: ProduceResponseTopic[] = topicData.map((t) => ({
       name: t.name,
       partitionResponses: t.partitionData.map((p) => results.get(`${t.name}\u0000${p.index}`) ?? partitionResponse(p.index, ErrorCode.UNKNOWN_SERVER_ERROR)),

@@ -193,6 +193,12 @@ export class Partition {
     }
   }
 
+  /** StopReplica: this broker no longer hosts the partition. */
+  stopLeading(): void {
+    this.leaderId = -1;
+    this.remote.clear();
+  }
+
   /** Called after every leader append (wakes followers' long polls). */
   onAppend(l: () => void): () => void {
     this.appendListeners.add(l);

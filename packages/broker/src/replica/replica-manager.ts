@@ -16,6 +16,10 @@ import { CreateMode, IsrChangeNotificationSequenceZNode, type KafkaZk } from '@s
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import type { FetcherOptions } from './replica-fetcher.js';
 import { Partition } from './partition.js';
+import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
+import { SystemTimer } from '../purgatory/timing-wheel.js';
+import type { DelayedProduce } from '../purgatory/delayed-produce.js';
+import type { DelayedFetch } from '../purgatory/delayed-fetch.js';
 
 export interface TopicPartition {
   topic: string;
@@ -91,6 +95,10 @@ export class ReplicaManager {
   private readonly log: Logger;
   private readonly topicSettingsCache = new Map<string, TopicSettings>();
   readonly fetchers: ReplicaFetcherManager;
+  /** The purgatory's timing wheel, and the two purgatories of the seed (keyed by partition). */
+  readonly timer = new SystemTimer();
+  readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
+  readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
   private readonly isrChangeSet = new Map<string, TopicPartition>();
   private lastIsrChangeMs = 0;
   private lastIsrPropagationMs = Date.now();
@@ -99,6 +107,8 @@ export class ReplicaManager {
   constructor(private readonly o: ReplicaManagerOptions) {
     this.log = o.logger.child({ component: 'replica-manager' });
     this.fetchers = new ReplicaFetcherManager({ ...o.fetcher, brokerId: o.brokerId }, this.log);
+    this.producePurgatory = new DelayedOperationPurgatory('Produce', this.timer);
+    this.fetchPurgatory = new DelayedOperationPurgatory('Fetch', this.timer);
   }
 
   /** Starts the isr-expiration (replica.lag.time.max.ms / 2) and isr-change-propagation tasks. */
@@ -113,6 +123,9 @@ export class ReplicaManager {
   async shutdown(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    this.producePurgatory.shutdown();
+    this.fetchPurgatory.shutdown();
+    this.timer.shutdown();
     await this.fetchers.shutdown();
   }
 
@@ -203,6 +216,13 @@ export class ReplicaManager {
       if (!p) {
         p = new Partition(s.topic, s.partition, this.o.brokerId, scl, { replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs, writeIsr: this.writeIsr });
         this.partitions.set(key(s.topic, s.partition), p);
+        const k = key(s.topic, s.partition);
+        // the seed's external events: HW growth completes produces and consumer fetches, appends follower fetches
+        p.onHighWatermark(() => {
+          this.producePurgatory.checkAndComplete(k);
+          this.fetchPurgatory.checkAndComplete(k);
+        });
+        p.onAppend(() => this.fetchPurgatory.checkAndComplete(k));
       }
       try {
         const settings = await this.settingsFor(s.topic);
@@ -221,6 +241,9 @@ export class ReplicaManager {
           }
         }
         scl.info({ topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch }, 'applied LeaderAndIsr');
+        // leadership moved: waiting produces and fetches on this partition answer now
+        this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
+        this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
         err(ErrorCode.NONE);
       } catch (e) {
         this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to apply LeaderAndIsr');
@@ -244,6 +267,9 @@ export class ReplicaManager {
       }
       this.partitions.delete(key(s.topic, s.partition));
       this.fetchers.removePartition(key(s.topic, s.partition));
+      p?.stopLeading();
+      this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
+      this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
       if (s.deletePartition) {
         try {
           await this.o.logs.deleteLog(s);
@@ -366,41 +392,5 @@ export class ReplicaManager {
       }
     }
     return out;
-  }
-
-  /** Resolves when any of the partitions' log end offset moves (leader appends), or after `timeoutMs`. */
-  waitForAppend(tps: TopicPartition[], timeoutMs: number): Promise<void> {
-    if (timeoutMs <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const offs: Array<() => void> = [];
-      const done = () => {
-        clearTimeout(timer);
-        for (const o of offs) o();
-        resolve();
-      };
-      for (const tp of tps) {
-        const p = this.partitions.get(key(tp.topic, tp.partition));
-        if (p) offs.push(p.onAppend(done));
-      }
-      const timer = setTimeout(done, timeoutMs);
-    });
-  }
-
-  /** Resolves when any of the partitions' high watermark moves, or after `timeoutMs`. */
-  waitForData(tps: TopicPartition[], timeoutMs: number): Promise<void> {
-    if (timeoutMs <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const offs: Array<() => void> = [];
-      const done = () => {
-        clearTimeout(timer);
-        for (const o of offs) o();
-        resolve();
-      };
-      for (const tp of tps) {
-        const p = this.partitions.get(key(tp.topic, tp.partition));
-        if (p) offs.push(p.onHighWatermark(done));
-      }
-      const timer = setTimeout(done, timeoutMs);
-    });
   }
 }

@@ -1,0 +1,44 @@
+import type { Partition } from '../replica/partition.js';
+import { DelayedOperation } from './purgatory.js';
+
+export interface FetchPartitionStatus {
+  partition: Partition | undefined;
+  fetchOffset: bigint;
+}
+
+/**
+ * The seed's DelayedFetch: a fetch that found less than min_bytes waits up to max_wait_ms. It
+ * completes early when enough new data is readable — past the high watermark for consumers, past
+ * the log end offset for followers — or when a partition stops being led here (the re-read then
+ * reports the error). Readable data is estimated in offsets, not bytes (exact for min_bytes = 1,
+ * the default of every client and of replica.fetch.min.bytes).
+ */
+export class DelayedFetch extends DelayedOperation {
+  constructor(
+    timeoutMs: number,
+    private readonly minBytes: number,
+    private readonly follower: boolean,
+    private readonly statuses: FetchPartitionStatus[],
+    private readonly done: () => void,
+  ) {
+    super(timeoutMs);
+  }
+
+  tryComplete(): boolean {
+    let available = 0;
+    for (const s of this.statuses) {
+      const p = s.partition;
+      if (!p || !p.isLeader || !p.log) return this.forceComplete();
+      const end = this.follower ? p.log.logEndOffset : p.highWatermark;
+      if (end > s.fetchOffset) available += Number(end - s.fetchOffset);
+      else if (end < s.fetchOffset) return this.forceComplete(); // truncated below the fetch offset: answer now
+    }
+    return available >= Math.max(1, this.minBytes) ? this.forceComplete() : false;
+  }
+
+  protected onExpiration(): void {}
+
+  protected onComplete(): void {
+    this.done();
+  }
+}

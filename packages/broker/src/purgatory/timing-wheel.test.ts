@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { SystemTimer, TimerTaskEntry, TimerTaskList, TimingWheel } from './timing-wheel.js';
+import { DelayedOperation, DelayedOperationPurgatory } from './purgatory.js';
+
+class Op extends DelayedOperation {
+  ready = false;
+  expired = false;
+  completedAt = 0;
+  constructor(delay: number, private readonly onDone?: () => void) {
+    super(delay);
+  }
+  tryComplete(): boolean {
+    return this.ready ? this.forceComplete() : false;
+  }
+  protected onExpiration(): void {
+    this.expired = true;
+  }
+  protected onComplete(): void {
+    this.completedAt = Date.now();
+    this.onDone?.();
+  }
+}
+
+describe('timing wheel', () => {
+  it('timing wheel – tasks fire in expiration order, each once, across wheel levels', async () => {
+    const timer = new SystemTimer(1, 20);
+    const fired: number[] = [];
+    const start = Date.now();
+    const delays = [5, 450, 1, 30, 120, 25, 0, 60, 19, 21];
+    const all = Promise.all(
+      delays.map(
+        (d) =>
+          new Promise<void>((resolve) =>
+            timer.add({ expirationMs: start + d, run: () => (fired.push(d), resolve()) }),
+          ),
+      ),
+    );
+    expect(timer.size).toBe(delays.length - 1); // the 0 ms task ran at once
+    await all;
+    expect(fired).toEqual([...delays].sort((a, b) => a - b));
+    expect(timer.size).toBe(0);
+    timer.shutdown();
+  });
+
+  it('timing wheel – a new task lands in an existing bucket without a new queue entry (O(1))', () => {
+    const pushed: number[] = [];
+    const queue = { push: (b: TimerTaskList) => pushed.push(b.expiration) } as unknown as ConstructorParameters<typeof TimingWheel>[3];
+    const wheel = new TimingWheel(1, 20, 1000, queue);
+    const mk = (exp: number) => new TimerTaskEntry({ expirationMs: exp, run: () => undefined });
+    expect(wheel.add(mk(1005))).toBe(true);
+    expect(wheel.add(mk(1005))).toBe(true);
+    expect(pushed).toEqual([1005]);
+    // beyond this wheel's span (20 ms): an overflow wheel with 20 ms buckets
+    expect(wheel.add(mk(1100))).toBe(true);
+    expect(wheel.add(mk(1105))).toBe(true);
+    expect(pushed).toEqual([1005, 1100]);
+    // already due
+    expect(wheel.add(mk(1000))).toBe(false);
+  });
+
+  it('timing wheel – cancelled tasks never run', async () => {
+    const timer = new SystemTimer();
+    let ran = false;
+    const task = { expirationMs: Date.now() + 20, run: () => (ran = true) };
+    timer.add(task);
+    timer.cancel(task);
+    expect(timer.size).toBe(0);
+    await new Promise<void>((r) => timer.add({ expirationMs: Date.now() + 40, run: () => r() }));
+    expect(ran).toBe(false);
+  });
+});
+
+describe('purgatory', () => {
+  it('purgatory – an operation completes on an event for its key, or expires at its timeout', async () => {
+    const timer = new SystemTimer();
+    const p = new DelayedOperationPurgatory<Op>('test', timer);
+    const a = new Op(10_000);
+    expect(p.tryCompleteElseWatch(a, ['t-0', 't-1'])).toBe(false);
+    expect(p.delayed).toBe(1);
+    expect(p.checkAndComplete('t-0')).toBe(0);
+    a.ready = true;
+    expect(p.checkAndComplete('t-1')).toBe(1);
+    expect(a.isCompleted && !a.expired).toBe(true);
+    expect(timer.size).toBe(0); // its expiration was cancelled
+    const b = await new Promise<Op>((resolve) => {
+      const op: Op = new Op(30, () => resolve(op));
+      p.tryCompleteElseWatch(op, ['t-0']);
+    });
+    expect(b.expired).toBe(true);
+    expect(p.checkAndComplete('t-0')).toBe(0); // expired and completed ops are only dropped from the watcher list
+    expect(p.delayed).toBe(0);
+  });
+
+  it('purgatory – an operation ready at creation completes without being watched', () => {
+    const p = new DelayedOperationPurgatory<Op>('test', new SystemTimer());
+    const op = new Op(1000);
+    op.ready = true;
+    expect(p.tryCompleteElseWatch(op, ['k'])).toBe(true);
+    expect(p.delayed).toBe(0);
+  });
+});
