@@ -1,4 +1,4 @@
-import { SystemTimer, type TimerTask, type TimerTaskEntry } from './timing-wheel.js';
+import type { SystemTimer, TimerTask, TimerTaskEntry } from './timing-wheel.js';
 
 /**
  * Kafka's DelayedOperation: completes either when `tryComplete` finds its condition met (checked
@@ -58,10 +58,9 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
 
   /** Pending operations (delayed, not completed). */
   get delayed(): number {
-    let n = 0;
-    const seen = new Set<T>();
-    for (const set of this.watchers.values()) for (const op of set) if (!op.isCompleted && !seen.has(op)) (seen.add(op), n++);
-    return n;
+    const pending = new Set<T>();
+    for (const set of this.watchers.values()) for (const op of set) if (!op.isCompleted) pending.add(op);
+    return pending.size;
   }
 
   /** Completes at once if possible, else watches `keys` and arms the expiration timer. */

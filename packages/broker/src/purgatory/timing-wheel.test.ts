@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SystemTimer, TimerTaskEntry, TimerTaskList, TimingWheel } from './timing-wheel.js';
+import { SystemTimer, TimerTaskEntry, TimingWheel, type TimerTaskList } from './timing-wheel.js';
 import { DelayedOperation, DelayedOperationPurgatory } from './purgatory.js';
 
 class Op extends DelayedOperation {
