@@ -1,12 +1,14 @@
 import { ErrorCode, KafkaError, errorCodeOf, type CreateTopicsResponseCreatableTopicResult } from '@samsa/protocol';
 import { topicIdFromString } from '@samsa/zk-paths';
+import { ConfigSource } from '../config/types.js';
+import { describeTopicConfigs, parseTopicConfigs } from '../config/topic-config.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 
 function result(name: string, errorCode: number, errorMessage: string | null = null): CreateTopicsResponseCreatableTopicResult {
-  return { name, topicId: ZERO_UUID, errorCode, errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: null };
+  return { name, topicId: ZERO_UUID, errorCode, errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] };
 }
 
 /**
@@ -39,6 +41,15 @@ export const createTopicsHandler: ApiHandler<19, BrokerServices> = {
         const res = result(t.name, 0);
         res.numPartitions = r.numPartitions;
         res.replicationFactor = r.replicationFactor;
+        // v5+ (KIP-525): the new topic's configs, as DescribeConfigs would list them. The Java
+        // AdminClient reads them whenever numPartitions is set (null configs: NullPointerException).
+        res.configs = describeTopicConfigs(s.config, parseTopicConfigs(configs)).map((d) => ({
+          name: d.name,
+          value: d.sensitive ? null : d.value,
+          readOnly: d.readOnly,
+          configSource: ConfigSource[d.source],
+          isSensitive: d.sensitive,
+        }));
         if (!b.validateOnly) created.push({ name: t.name, partitions: r.numPartitions });
         results.push(res);
       } catch (err) {
