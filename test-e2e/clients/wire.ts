@@ -6,8 +6,9 @@
  *  - `fetchAll` reads partitions back with raw Fetch requests (no consumer groups needed).
  */
 import { connect, type Socket } from 'node:net';
+import type {
+  RecordBatch} from '@samsa/protocol';
 import {
-  RecordBatch,
   compressionName,
   decodeRequest,
   decodeResponse,

@@ -1,4 +1,5 @@
-import { Admin, BatchError, ConfigResourceType, KafkaError, type ConfigEntry, type PartitionReassignment } from '@samsa/client';
+import type { Admin} from '@samsa/client';
+import { BatchError, ConfigResourceType, KafkaError, type ConfigEntry, type PartitionReassignment } from '@samsa/client';
 import {
   COLLISION_WARNING,
   DescribeOptions,
