@@ -6,7 +6,9 @@ import {
   ConfigType,
   KafkaZk,
   ZkClient,
+  ZkCode,
   ZkSessionEvent,
+  isZkError,
   type BrokerInfo,
 } from '@samsa/zk-paths';
 import { TopicAdmin } from '../admin/topic-admin.js';
@@ -210,13 +212,31 @@ export class KafkaServer {
       this.sockets.push(server);
     }
 
-    this.brokerEpoch = await kzk.registerBroker(this.brokerInfo());
+    this.brokerEpoch = await this.registerAtStartup(kzk);
     this.log.info({ brokerId: this.brokerId, brokerEpoch: String(this.brokerEpoch), endpoints: this.brokerInfo().endpoints }, 'registered broker');
     this.zk.on('state', (e) => {
       if (e === ZkSessionEvent.NewSession && !this.stopping) void this.reregister();
     });
     this.controller.startup();
     this.log.info({ brokerId: this.brokerId }, 'started');
+  }
+
+  /**
+   * After a crash the previous process's registration lingers until its ZooKeeper session expires
+   * (zookeeper.session.timeout.ms). Kafka refuses to start then; we wait for it to go, bounded by
+   * twice the session timeout, and then give up with Kafka's error.
+   */
+  private async registerAtStartup(kzk: KafkaZk): Promise<bigint> {
+    const deadline = Date.now() + 2 * this.o.config.zookeeper.sessionTimeoutMs;
+    for (;;) {
+      try {
+        return await kzk.registerBroker(this.brokerInfo());
+      } catch (err) {
+        if (!isZkError(err, ZkCode.NODE_EXISTS) || Date.now() > deadline) throw err;
+        this.log.warn({ brokerId: this.brokerId }, 'a previous registration of this broker id still exists; waiting for its ZooKeeper session to expire');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
   }
 
   private async loadTopicConfigs(): Promise<void> {
