@@ -5,6 +5,7 @@ import {
   DeleteTopicsZNode,
   IsrChangeNotificationSequenceZNode,
   IsrChangeNotificationZNode,
+  PreferredReplicaElectionZNode,
   ZNodeDecodeError,
   ControllerZNode,
   TopicZNode,
@@ -23,6 +24,7 @@ import { ReplicaStateMachine } from './replica-state-machine.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel } from './requests.js';
 import { TopicDeletionManager } from './topic-deletion.js';
+import { ElectionError, ElectionType, imbalancedPartitions, type ElectionOutcome } from './leader-balance.js';
 
 export interface ControllerOptions {
   brokerId: number;
@@ -35,6 +37,10 @@ export interface ControllerOptions {
   uncleanLeaderElectionEnable: boolean;
   /** delete.topic.enable. Default true. */
   deleteTopicEnable?: boolean;
+  /** auto.leader.rebalance.enable (default true), leader.imbalance.per.broker.percentage (10), leader.imbalance.check.interval.seconds (300). */
+  autoLeaderRebalanceEnable?: boolean;
+  leaderImbalancePerBrokerPercentage?: number;
+  leaderImbalanceCheckIntervalMs?: number;
 }
 
 /**
@@ -53,6 +59,7 @@ export class KafkaController {
   private readonly controllerWatches: Unwatch[] = [];
   private readonly partitionWatches = new Map<string, Unwatch>();
   private controllerNodeWatch: Unwatch | undefined;
+  private rebalanceTimer: NodeJS.Timeout | undefined;
   private readonly onZkState = (e: ZkSessionEvent) => {
     if (e === ZkSessionEvent.Expired) this.events.put({ type: 'Expire' });
     else if (e === ZkSessionEvent.NewSession) this.events.put({ type: 'RegisterBrokerAndReelect' });
@@ -149,6 +156,25 @@ export class KafkaController {
       case 'IsrChangeNotification':
         if (this.isActive) await this.processIsrChangeNotification();
         return;
+      case 'PreferredReplicaLeaderElection':
+        if (this.isActive) await this.processPreferredReplicaElectionZNode();
+        return;
+      case 'AutoPreferredReplicaLeaderElection':
+        if (this.isActive) await this.processAutoRebalance();
+        return;
+      case 'ReplicaLeaderElection': {
+        if (!this.isActive) {
+          e.callback(new Map(), 41);
+          return;
+        }
+        e.callback(await this.electLeadersNow(e.partitions, e.electionType), 0);
+        return;
+      }
+      case 'ControlledShutdown': {
+        const r = await this.processControlledShutdown(e.brokerId, e.brokerEpoch);
+        e.callback(r.errorCode, r.remaining);
+        return;
+      }
       case 'ShutdownEventThread':
         return;
       default: {
@@ -204,7 +230,15 @@ export class KafkaController {
       zk.watchChildren(TopicsZNode.path, () => this.events.put({ type: 'TopicChange' })),
       zk.watchChildren(DeleteTopicsZNode.path, () => this.events.put({ type: 'TopicDeletion' })),
       zk.watchChildren(IsrChangeNotificationZNode.path, () => this.events.put({ type: 'IsrChangeNotification' })),
+      zk.watchData(PreferredReplicaElectionZNode.path, (n) => {
+        if (n) this.events.put({ type: 'PreferredReplicaLeaderElection' });
+      }),
     );
+    if (this.o.autoLeaderRebalanceEnable ?? true) {
+      const every = this.o.leaderImbalanceCheckIntervalMs ?? 300_000;
+      this.rebalanceTimer = setInterval(() => this.events.put({ type: 'AutoPreferredReplicaLeaderElection' }), every);
+      this.rebalanceTimer.unref();
+    }
     await this.initializeContext();
     // everyone learns the full metadata first, then replicas and partitions come online
     this.batch.addUpdateMetadata(this.ctx.liveBrokerIds());
@@ -217,6 +251,8 @@ export class KafkaController {
   }
 
   private onControllerResignation(): void {
+    clearInterval(this.rebalanceTimer);
+    this.rebalanceTimer = undefined;
     for (const u of this.controllerWatches.splice(0)) u();
     for (const u of this.partitionWatches.values()) u();
     this.partitionWatches.clear();
@@ -400,6 +436,122 @@ export class KafkaController {
     this.o.stateChangeLogger.info({ partitions: tps.map((p) => `${p.topic}-${p.partition}`) }, 'ISR changes propagated');
     this.batch.addUpdateMetadata(this.ctx.liveBrokerIds(), tps);
     this.batch.send();
+  }
+
+  // ---- leader elections on request -------------------------------------------------------
+
+  /** ElectLeaders (preferred or unclean) through the event loop; per-partition outcomes. */
+  electLeaders(partitions: TopicPartition[] | null, electionType: 0 | 1): Promise<{ errorCode: number; results: Map<string, ElectionOutcome> }> {
+    return new Promise((resolve) => {
+      this.events.put({ type: 'ReplicaLeaderElection', partitions, electionType, callback: (results, errorCode) => resolve({ errorCode, results }) });
+    });
+  }
+
+  /** A broker asks to shut down in a controlled way: its leaderships move first. */
+  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
+    return new Promise((resolve) => {
+      this.events.put({ type: 'ControlledShutdown', brokerId, brokerEpoch, callback: (errorCode, remaining) => resolve({ errorCode, remaining }) });
+    });
+  }
+
+  private async electLeadersNow(partitions: TopicPartition[] | null, type: 0 | 1): Promise<Map<string, ElectionOutcome>> {
+    const results = new Map<string, ElectionOutcome>();
+    const candidates: TopicPartition[] = [];
+    const all = partitions ?? this.ctx.allPartitions().filter((tp) => !this.ctx.topicsToBeDeleted.has(tp.topic));
+    for (const tp of all) {
+      const k = `${tp.topic}-${tp.partition}`;
+      const a = this.ctx.assignment(tp);
+      if (!a) {
+        results.set(k, { errorCode: ElectionError.UNKNOWN_TOPIC_OR_PARTITION, message: 'The partition does not exist.' });
+        continue;
+      }
+      if (this.ctx.topicsToBeDeleted.has(tp.topic)) {
+        results.set(k, { errorCode: ElectionError.INVALID_TOPIC_EXCEPTION, message: 'The topic is being deleted.' });
+        continue;
+      }
+      const leader = this.ctx.leadershipOf(tp)?.state.leader ?? -1;
+      if (type === ElectionType.PREFERRED ? leader === a.replicas[0] : leader >= 0 && this.ctx.isBrokerLive(leader)) {
+        results.set(k, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
+        continue;
+      }
+      candidates.push(tp);
+    }
+    if (candidates.length > 0) {
+      let outcome;
+      if (type === ElectionType.PREFERRED) {
+        outcome = await this.psm.handleStateChanges(candidates, 'OnlinePartition', { kind: 'preferred' });
+      } else {
+        const offline = candidates.filter((tp) => this.ctx.partitionState(tp) !== 'OnlinePartition' || (this.ctx.leadershipOf(tp)?.state.leader ?? -1) < 0);
+        for (const tp of candidates) if (!offline.includes(tp)) this.ctx.putPartitionState(tp, 'OfflinePartition');
+        outcome = await this.psm.handleStateChanges(candidates, 'OnlinePartition', { kind: 'offline', allowUnclean: true });
+      }
+      this.batch.send();
+      for (const tp of candidates) {
+        const k = `${tp.topic}-${tp.partition}`;
+        const r = outcome.get(k);
+        if (r?.ok) results.set(k, { errorCode: ElectionError.NONE, message: null });
+        else {
+          const code = type === ElectionType.PREFERRED ? ElectionError.PREFERRED_LEADER_NOT_AVAILABLE : ElectionError.ELIGIBLE_LEADERS_NOT_AVAILABLE;
+          results.set(k, { errorCode: code, message: r && !r.ok ? r.reason : 'election failed' });
+        }
+      }
+    }
+    return results;
+  }
+
+  /** /admin/preferred_replica_election was written (kafka-preferred-replica-election.sh, Kafka 2.x). */
+  private async processPreferredReplicaElectionZNode(): Promise<void> {
+    const zk = this.o.kzk.zk;
+    const n = await zk.getOrNull(PreferredReplicaElectionZNode.path);
+    if (!n) return;
+    let partitions: TopicPartition[] = [];
+    try {
+      partitions = PreferredReplicaElectionZNode.decode(n.data);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'ignoring a malformed preferred replica election request');
+    }
+    const known = partitions.filter((tp) => this.ctx.assignment(tp));
+    const results = await this.electLeadersNow(known, ElectionType.PREFERRED);
+    this.o.stateChangeLogger.info({ partitions: known.length, elected: [...results.values()].filter((r) => r.errorCode === 0).length }, 'preferred replica election (admin znode)');
+    await zk.delete(PreferredReplicaElectionZNode.path).catch(() => undefined);
+  }
+
+  /** auto.leader.rebalance.enable: give leadership back to preferred replicas on imbalanced brokers. */
+  private async processAutoRebalance(): Promise<void> {
+    if (await this.o.kzk.zk.exists(PreferredReplicaElectionZNode.path)) return; // an admin election is pending
+    const tps = imbalancedPartitions(this.ctx, this.o.leaderImbalancePerBrokerPercentage ?? 10);
+    if (tps.length === 0) return;
+    this.log.info({ partitions: tps.length }, 'auto leader rebalance: moving leadership back to preferred replicas');
+    await this.electLeadersNow(tps, ElectionType.PREFERRED);
+  }
+
+  /**
+   * Kafka's doControlledShutdown: the broker stops leading (leaders re-elected among the other ISR
+   * members) and following (removed from ISRs); answers the partitions it still leads (RF > 1).
+   */
+  private async processControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
+    if (!this.isActive) return { errorCode: 41, remaining: [] };
+    const b = this.ctx.liveBrokers.get(brokerId);
+    if (!b) return { errorCode: 8, remaining: [] }; // BROKER_NOT_AVAILABLE
+    if (brokerEpoch >= 0n && b.epoch !== undefined && brokerEpoch !== b.epoch) return { errorCode: 77, remaining: [] }; // STALE_BROKER_EPOCH
+    this.ctx.shuttingDownBrokerIds.add(brokerId);
+    this.log.info({ brokerId }, 'controlled shutdown requested');
+    const replicated = this.ctx
+      .partitionsOnBroker(brokerId)
+      .filter((tp) => this.ctx.replicas(tp).length > 1 && !this.ctx.topicsToBeDeleted.has(tp.topic));
+    const led = replicated.filter((tp) => this.ctx.leadershipOf(tp)?.state.leader === brokerId);
+    const followed = replicated.filter((tp) => !led.includes(tp));
+    if (led.length > 0) await this.psm.handleStateChanges(led, 'OnlinePartition', { kind: 'controlledShutdown' });
+    if (followed.length > 0) await this.rsm.handleStateChanges(followed.map((tp) => ({ tp, replica: brokerId })), 'OfflineReplica');
+    this.batch.send();
+    // Kafka also lists partitions no other live ISR member could take over, which makes the last
+    // broker of a cluster retry for nothing; only partitions that could still move are reported.
+    const remaining = this.ctx.partitionsLedBy(brokerId).filter((tp) => {
+      const isr = this.ctx.leadershipOf(tp)?.state.isr ?? [];
+      return this.ctx.replicas(tp).length > 1 && isr.some((r) => r !== brokerId && this.ctx.isBrokerLive(r));
+    });
+    this.log.info({ brokerId, moved: led.length - remaining.length, remaining: remaining.length }, 'controlled shutdown processed');
+    return { errorCode: 0, remaining };
   }
 
   private async uncleanEnabled(topic: string): Promise<boolean> {

@@ -10,6 +10,20 @@ export type ControllerEvent =
   | { type: 'PartitionModifications'; topic: string }
   | { type: 'TopicDeletion' }
   | { type: 'IsrChangeNotification' }
+  | { type: 'PreferredReplicaLeaderElection' }
+  | { type: 'AutoPreferredReplicaLeaderElection' }
+  | {
+      type: 'ReplicaLeaderElection';
+      partitions: Array<{ topic: string; partition: number }> | null;
+      electionType: 0 | 1;
+      callback: (results: Map<string, { errorCode: number; message: string | null }>, errorCode: number) => void;
+    }
+  | {
+      type: 'ControlledShutdown';
+      brokerId: number;
+      brokerEpoch: bigint;
+      callback: (errorCode: number, remaining: Array<{ topic: string; partition: number }>) => void;
+    }
   | { type: 'TopicDeletionStopReplicaResponseReceived'; brokerId: number; partitionErrors: Array<{ topic: string; partition: number; errorCode: number }> }
   | { type: 'ShutdownEventThread' };
 

@@ -10,3 +10,4 @@ export * from './requests.js';
 export * from './states.js';
 export * from './channel-manager.js';
 export * from './topic-deletion.js';
+export * from './leader-balance.js';

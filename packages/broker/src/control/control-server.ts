@@ -8,6 +8,7 @@ import {
   errorCodeOf,
   type ControlMessage,
   type ControlMessageBodies,
+  type ControlledShutdownRequest,
   type LeaderAndIsrRequest,
   type StopReplicaRequest,
   type UpdateMetadataRequest,
@@ -18,6 +19,8 @@ export interface ControlRequestHandler {
   leaderAndIsr(r: LeaderAndIsrRequest): Promise<ControlMessageBodies[typeof ControlMessageType.LEADER_AND_ISR_RESPONSE]>;
   updateMetadata(r: UpdateMetadataRequest): Promise<ControlMessageBodies[typeof ControlMessageType.UPDATE_METADATA_RESPONSE]>;
   stopReplica(r: StopReplicaRequest): Promise<ControlMessageBodies[typeof ControlMessageType.STOP_REPLICA_RESPONSE]>;
+  /** Served by the active controller only. */
+  controlledShutdown(r: ControlledShutdownRequest): Promise<ControlMessageBodies[typeof ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE]>;
 }
 
 /**
@@ -92,8 +95,10 @@ export class ControlPlaneServer {
           return encodeControlMessage(correlationId, ControlMessageType.UPDATE_METADATA_RESPONSE, await this.handler.updateMetadata(m.body));
         case ControlMessageType.STOP_REPLICA_REQUEST:
           return encodeControlMessage(correlationId, ControlMessageType.STOP_REPLICA_RESPONSE, await this.handler.stopReplica(m.body));
+        case ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST:
+          return encodeControlMessage(correlationId, ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE, await this.handler.controlledShutdown(m.body));
         default:
-          return encodeControlMessage(correlationId, ControlMessageType.ERROR_RESPONSE, { errorCode: 42, message: `a broker does not serve control message type ${m.type}` });
+          return encodeControlMessage(correlationId, ControlMessageType.ERROR_RESPONSE, { errorCode: 42, message: `control message type ${m.type} is not a request` });
       }
     } catch (err) {
       const code = errorCodeOf(err);
@@ -106,6 +111,8 @@ export class ControlPlaneServer {
           return encodeControlMessage(correlationId, ControlMessageType.UPDATE_METADATA_RESPONSE, bodyError);
         case ControlMessageType.STOP_REPLICA_REQUEST:
           return encodeControlMessage(correlationId, ControlMessageType.STOP_REPLICA_RESPONSE, { ...bodyError, partitionErrors: [] });
+        case ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST:
+          return encodeControlMessage(correlationId, ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE, { ...bodyError, remainingPartitions: [] });
         default:
           return encodeControlMessage(correlationId, ControlMessageType.ERROR_RESPONSE, { errorCode: code, message: (err as Error).message });
       }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ControllerChannelManager, KafkaController } from '@samsa/controller';
-import { ErrorCode, KafkaError, type Broker as ProtoBroker, type PartitionState } from '@samsa/protocol';
+import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker, type PartitionState } from '@samsa/protocol';
 import {
   ConfigEntityTypeZNode,
   ConfigType,
@@ -14,12 +14,14 @@ import {
 import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
+import { sendControlRequest } from '../control/control-client.js';
 import { apiVersionsHandler } from '../handlers/api-versions.js';
 import { createPartitionsHandler } from '../handlers/create-partitions.js';
 import { createTopicsHandler } from '../handlers/create-topics.js';
 import { deleteTopicsHandler } from '../handlers/delete-topics.js';
 import { describeClusterHandler } from '../handlers/describe-cluster.js';
 import { describeConfigsHandler } from '../handlers/describe-configs.js';
+import { electLeadersHandler } from '../handlers/elect-leaders.js';
 import { fetchHandler } from '../handlers/fetch.js';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
@@ -158,6 +160,9 @@ export class KafkaServer {
       stateChangeLogger: this.scl,
       uncleanLeaderElectionEnable: cfg.get('unclean.leader.election.enable'),
       deleteTopicEnable: cfg.get('delete.topic.enable'),
+      autoLeaderRebalanceEnable: cfg.get('auto.leader.rebalance.enable'),
+      leaderImbalancePerBrokerPercentage: cfg.get('leader.imbalance.per.broker.percentage'),
+      leaderImbalanceCheckIntervalMs: cfg.get('leader.imbalance.check.interval.seconds') * 1000,
     });
 
     const topicAdmin = new TopicAdmin(kzk, this.metadata, {
@@ -188,7 +193,7 @@ export class KafkaServer {
       replicaManager: this.replicaManager,
       log: this.log,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, deleteTopicsHandler, describeClusterHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
     const rh = new RequestHandler<BrokerServices>([...handlers, apiVersions], services, this.log.child({ component: 'request-handler' }));
@@ -306,7 +311,51 @@ export class KafkaServer {
         checkEpochs(r.controllerEpoch, r.brokerEpoch);
         return this.replicaManager!.stopReplicas(r);
       },
+      controlledShutdown: async (r) => {
+        const res = await this.controller!.controlledShutdown(r.brokerId, r.brokerEpoch);
+        return { errorCode: res.errorCode, remainingPartitions: res.remaining };
+      },
     };
+  }
+
+  /**
+   * Kafka's controlled shutdown: ask the controller to move this broker's leaderships away (and
+   * take it out of ISRs) while it still serves, retrying controlled.shutdown.max.retries times.
+   */
+  private async controlledShutdown(): Promise<void> {
+    const cfg = this.o.config;
+    const retries = cfg.get('controlled.shutdown.max.retries');
+    const backoff = cfg.get('controlled.shutdown.retry.backoff.ms');
+    const started = Date.now();
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      try {
+        const controllerId = (await this.kzk?.getControllerId()) ?? -1;
+        let errorCode: number;
+        let remaining: Array<{ topic: string; partition: number }>;
+        if (controllerId === this.brokerId) {
+          const r = await this.controller!.controlledShutdown(this.brokerId, this.brokerEpoch);
+          errorCode = r.errorCode;
+          remaining = r.remaining;
+        } else {
+          const info = controllerId >= 0 ? await this.kzk!.getBroker(controllerId) : null;
+          const e = info?.endpoints.find((x) => x.listenerName === cfg.controlPlaneListenerName);
+          if (!e) throw new Error(`no controller endpoint (controller ${controllerId})`);
+          const m = await sendControlRequest(e.host || '127.0.0.1', e.port, ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST, { brokerId: this.brokerId, brokerEpoch: this.brokerEpoch }, cfg.get('controller.socket.timeout.ms'));
+          if (m.type !== ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE) throw new Error(`unexpected control answer ${m.type}`);
+          errorCode = m.body.errorCode;
+          remaining = m.body.remainingPartitions;
+        }
+        if (errorCode === 0 && remaining.length === 0) {
+          this.log.info({ brokerId: this.brokerId, ms: Date.now() - started }, 'controlled shutdown succeeded');
+          return;
+        }
+        this.log.warn({ errorCode, remaining: remaining.length, attempt }, 'controlled shutdown incomplete; retrying');
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message, attempt }, 'controlled shutdown attempt failed');
+      }
+      if (attempt < retries) await new Promise((r) => setTimeout(r, backoff));
+    }
+    this.log.warn({ brokerId: this.brokerId }, 'controlled shutdown did not complete; shutting down anyway');
   }
 
   /** Orderly shutdown: stop serving, resign, flush logs (clean-shutdown marker), close the session. */
@@ -314,6 +363,7 @@ export class KafkaServer {
     if (this.stopping) return;
     this.stopping = true;
     this.log.info({ brokerId: this.brokerId }, 'shutting down');
+    if (this.o.config.get('controlled.shutdown.enable') && this.controller) await this.controlledShutdown();
     for (const s of this.sockets) await s.stop();
     await this.controlServer?.stop();
     await this.controller?.shutdown();
