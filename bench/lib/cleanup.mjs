@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 
 const undos = [];
 let running = null;
+let interrupted = false;
 
 /** Registers `fn` to run at cleanup; returns a function that runs it now (once) and unregisters it. */
 export function onCleanup(what, fn) {
@@ -23,21 +24,23 @@ export function tempDirCleanup(dir) {
   return dir;
 }
 
+async function drain() {
+  while (undos.length > 0) {
+    const entry = undos.pop();
+    if (entry.done) continue;
+    entry.done = true;
+    try {
+      await entry.fn();
+    } catch (err) {
+      process.stderr.write(`[bench] cleanup "${entry.what}" failed: ${err?.message ?? err}\n`);
+    }
+  }
+}
+
 /** Runs every registered undo, newest first; a failing undo does not stop the others. */
 export function cleanupAll() {
-  if (running) return running;
-  running = (async () => {
-    while (undos.length > 0) {
-      const entry = undos.pop();
-      if (entry.done) continue;
-      entry.done = true;
-      try {
-        await entry.fn();
-      } catch (err) {
-        process.stderr.write(`[bench] cleanup "${entry.what}" failed: ${err?.message ?? err}\n`);
-      }
-    }
-  })();
+  // .finally runs after the assignment even when there is nothing to undo
+  running ??= drain().finally(() => (running = null));
   return running;
 }
 
@@ -46,7 +49,8 @@ export function installSignalHandlers() {
   const codes = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
   for (const [sig, n] of Object.entries(codes)) {
     process.on(sig, () => {
-      if (running) process.exit(128 + n);
+      if (interrupted) process.exit(128 + n);
+      interrupted = true;
       process.stderr.write(`\n[bench] ${sig}: stopping what the benchmark started\n`);
       const hard = setTimeout(() => process.exit(128 + n), 20_000);
       hard.unref();
