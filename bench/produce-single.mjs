@@ -104,8 +104,8 @@ export async function run(opts, report) {
     unit: 'MB/s',
     reference: { name: 'floor', value: floorMbps, unit: 'MB/s' },
     ratio,
-    text: `${Math.round(ratio * 100)}% of floor ${round(floorMbps)} MB/s`,
-    runs: ours.map((x) => ({
+    text: `${Math.round(ratio * 100)}% of floor ${round(floorMbps)} MB/s; by round: ${ours.map((x, i) => `${Math.round((x.mbps / floorRuns[i].mbps) * 100)}%`).join(', ')}`,
+    runs: ours.map((x, i) => ({
       mbps: round(x.mbps),
       recordsPerSec: Math.round(x.recordsPerSec),
       seconds: round(x.seconds, 2),
@@ -113,6 +113,7 @@ export async function run(opts, report) {
       batchBytes: x.batchBytes,
       brokerCpuPct: Math.round(x.brokerCpuPct),
       clientCpuPct: Math.round(x.clientCpuPct),
+      ratioToFloorRun: round(x.mbps / floorRuns[i].mbps, 3),
     })),
     profiled: o.profile,
   });
