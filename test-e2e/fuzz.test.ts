@@ -31,7 +31,7 @@ import {
   type ProduceRequest,
 } from '@samsa/protocol';
 import { newTopicId, topicIdFromString } from '@samsa/zk-paths';
-import { TestCluster, until } from './harness.js';
+import { TestCluster, kcatConsume, until } from './harness.js';
 
 const run = promisify(execFile);
 
@@ -282,21 +282,6 @@ const KNOWN_KEYS = new Set(API_TABLE.map((e) => e.apiKey));
 
 // ---------------------------------------------------------------------------------------------
 
-function consume(bootstrap: string, topic: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('kcat', ['-C', '-b', bootstrap, '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p\t%o\t%s\n']);
-    const chunks: Buffer[] = [];
-    let err = '';
-    p.stdout.on('data', (c: Buffer) => chunks.push(c));
-    p.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(chunks).toString());
-      else reject(new Error(`kcat -C exited ${code}: ${err}`));
-    });
-  });
-}
 
 interface Stats {
   iterations: number;
@@ -861,7 +846,7 @@ describe('protocol fuzzing a single broker', () => {
       p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`kcat -P exited ${code}: ${err}`))));
       p.stdin.end(input);
     });
-    const rows = (await consume(c.bootstrap, 'fuzz-roundtrip')).split('\n').filter(Boolean);
+    const rows = (await kcatConsume(c.bootstrap, 'fuzz-roundtrip', '%p\t%o\t%s\n')).split('\n').filter(Boolean);
     expect(rows).toHaveLength(n);
     expect(new Set(rows.map((r) => r.split('\t')[2])).size).toBe(n);
   });

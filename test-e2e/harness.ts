@@ -2,6 +2,7 @@
  * The e2e harness: a real ZooKeeper ensemble and real broker processes on random loopback ports,
  * with per-test data dirs, plus helpers to wait for conditions and find leaders / the controller.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,4 +96,21 @@ export async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs 
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** `kcat -C -e -o beginning` with a -f format; resolves with stdout once every partition's end is reached. */
+export function kcatConsume(bootstrap: string, topic: string, format: string, timeoutMs = 120_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('kcat', ['-C', '-b', bootstrap, '-t', topic, '-e', '-o', 'beginning', '-q', '-f', format]);
+    const chunks: Buffer[] = [];
+    let err = '';
+    p.stdout.on('data', (c: Buffer) => chunks.push(c));
+    p.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(Buffer.concat(chunks).toString());
+      else reject(new Error(`kcat -C exited ${code}: ${err}`));
+    });
+  });
 }

@@ -1,31 +1,15 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster } from './harness.js';
+import { TestCluster, kcatConsume } from './harness.js';
 
 const run = promisify(execFile);
 const N = 100_000;
 const KEYS = 997;
 
-/** kcat -C until the end of every partition; returns its stdout. */
-function consume(bootstrap: string, topic: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('kcat', ['-C', '-b', bootstrap, '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p\t%o\t%k\t%s\n']);
-    const chunks: Buffer[] = [];
-    let err = '';
-    p.stdout.on('data', (c: Buffer) => chunks.push(c));
-    p.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 120_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(chunks).toString());
-      else reject(new Error(`kcat -C exited ${code}: ${err}`));
-    });
-  });
-}
 
 describe('kcat (librdkafka 2.0.2) against a 3-broker cluster', () => {
   let c: TestCluster;
@@ -58,7 +42,7 @@ describe('kcat (librdkafka 2.0.2) against a 3-broker cluster', () => {
         timeout: 120_000,
         maxBuffer: 16 * 1024 * 1024,
       });
-      const out = await consume(c.bootstrap, topic);
+      const out = await kcatConsume(c.bootstrap, topic, '%p\t%o\t%k\t%s\n');
       const rows = out.split('\n').filter(Boolean);
       expect(rows).toHaveLength(N);
       const keyPartition = new Map<string, number>();

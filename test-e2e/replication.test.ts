@@ -1,28 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster, until } from './harness.js';
+import { TestCluster, kcatConsume, until } from './harness.js';
 
 const run = promisify(execFile);
 
-function consume(bootstrap: string, topic: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('kcat', ['-C', '-b', bootstrap, '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%s\n']);
-    const chunks: Buffer[] = [];
-    let err = '';
-    p.stdout.on('data', (c: Buffer) => chunks.push(c));
-    p.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(chunks).toString().split('\n').filter(Boolean));
-      else reject(new Error(`kcat -C exited ${code}: ${err}`));
-    });
-  });
-}
 
 describe('replication (RF=3, min.insync.replicas=2, acks=all)', () => {
   let c: TestCluster;
@@ -59,7 +44,7 @@ describe('replication (RF=3, min.insync.replicas=2, acks=all)', () => {
       return true;
     }, 'new leaders and shrunk ISRs', 30_000);
     const alive = c.brokers.filter((b) => b.id !== leader0).map((b) => b.address).join(',');
-    const got = await consume(alive, topic);
+    const got = (await kcatConsume(alive, topic, '%s\n')).split('\n').filter(Boolean);
     expect(got.length).toBe(N);
     expect(new Set(got).size).toBe(N);
     // the restarted broker truncates, catches up and rejoins every ISR

@@ -1,8 +1,8 @@
-import { connect } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './managed-process.js';
+import { portOpen } from './ports.js';
 
 /** The `samsa` entry point (packages/cli/bin/samsa.js), resolved inside the monorepo. */
 export const SAMSA_BIN = fileURLToPath(new URL('../../cli/bin/samsa.js', import.meta.url));
@@ -25,16 +25,6 @@ export interface BrokerProcessOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-function portOpen(host: string, port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const s = connect({ host, port });
-    s.once('connect', () => {
-      s.destroy();
-      res(true);
-    });
-    s.once('error', () => res(false));
-  });
-}
 
 /** One Samsa broker as a real process (`samsa broker start server.properties`). */
 export class BrokerProcess {

@@ -4,7 +4,7 @@ import type { SrvrInfo } from './four-letter.js';
 import { srvr } from './four-letter.js';
 import { ZooKeeperEnsemble, ensureZooKeeperInstalled } from './zookeeper.js';
 import { BrokerProcess } from './broker-process.js';
-import { connect } from 'node:net';
+import { portOpen } from './ports.js';
 
 /** What `samsa cluster up` writes to `<dataDir>/cluster.json` while it runs. */
 export interface LocalClusterState {
@@ -202,20 +202,6 @@ export interface ServiceStatus {
   info: SrvrInfo | null;
 }
 
-function portOpen(host: string, port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const s = connect({ host, port });
-    s.setTimeout(1000, () => {
-      s.destroy();
-      res(false);
-    });
-    s.once('connect', () => {
-      s.destroy();
-      res(true);
-    });
-    s.once('error', () => res(false));
-  });
-}
 
 /** Probes every process recorded in the state file. */
 export async function probeLocalCluster(state: LocalClusterState): Promise<ServiceStatus[]> {

@@ -74,6 +74,14 @@ export interface AppendResult {
   info: LogAppendInfo | undefined;
 }
 
+export interface FetchEntry {
+  topic: string;
+  partition: number;
+  fetchOffset: bigint;
+  maxBytes: number;
+  currentLeaderEpoch: number;
+}
+
 export interface ReadResult {
   topic: string;
   partition: number;
@@ -317,9 +325,32 @@ export class ReplicaManager {
   }
 
   /** Reads for a consumer from each partition (leader only, up to the high watermark). */
-  async readFromLocalLogs(
-    entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number }>,
+  readFromLocalLogs(entries: FetchEntry[], maxBytes: number): Promise<ReadResult[]> {
+    return this.readPartitions(entries, maxBytes, (p, e, limit, minOne) => p.readForConsumer(e.fetchOffset, limit, minOne, e.currentLeaderEpoch));
+  }
+
+  /**
+   * Reads for a follower (replica fetch): leader only, up to the LEO; the fetch offset is the
+   * follower's LEO, which updates its catch-up state, the ISR and the high watermark.
+   */
+  readForFollower(replicaId: number, entries: FetchEntry[], maxBytes: number): Promise<ReadResult[]> {
+    const now = Date.now();
+    return this.readPartitions(entries, maxBytes, async (p, e, limit, minOne) => {
+      const leaderEnd = p.log!.logEndOffset;
+      const data = await p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
+      await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now);
+      return data;
+    });
+  }
+
+  /**
+   * The read loop shared by consumers and followers: a response-wide byte budget, and KIP-74 — the
+   * first partition with data may return one whole batch even past the limits.
+   */
+  private async readPartitions(
+    entries: FetchEntry[],
     maxBytes: number,
+    read: (p: Partition, e: FetchEntry, limit: number, minOneMessage: boolean) => Promise<FetchDataInfo>,
   ): Promise<ReadResult[]> {
     let budget = maxBytes;
     let first = true;
@@ -333,9 +364,7 @@ export class ReplicaManager {
       }
       const log = p.log;
       try {
-        const limit = Math.max(0, Math.min(e.maxBytes, budget));
-        // KIP-74: the first partition with data may return one whole batch even past the limits
-        const data = await p.readForConsumer(e.fetchOffset, limit, first, e.currentLeaderEpoch);
+        const data = await read(p, e, Math.max(0, Math.min(e.maxBytes, budget)), first);
         const size = data.records.sizeInBytes;
         if (size > 0) {
           first = false;
@@ -344,51 +373,8 @@ export class ReplicaManager {
         out.push({ topic: e.topic, partition: e.partition, errorCode: 0, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark, data });
       } catch (err) {
         const code = errorCodeOf(err);
-        out.push({
-          ...base,
-          errorCode: code,
-          highWatermark: log.highWatermark,
-          logStartOffset: log.logStartOffset,
-          lastStableOffset: log.highWatermark,
-        });
         if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: e.topic, partition: e.partition }, 'read failed');
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Reads for a follower (replica fetch): leader only, up to the LEO; the fetch offset is the
-   * follower's LEO, which updates its catch-up state, the ISR and the high watermark.
-   */
-  async readForFollower(
-    replicaId: number,
-    entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number }>,
-    maxBytes: number,
-  ): Promise<ReadResult[]> {
-    let budget = maxBytes;
-    let first = true;
-    const out: ReadResult[] = [];
-    const now = Date.now();
-    for (const e of entries) {
-      const p = this.partitions.get(key(e.topic, e.partition));
-      const base = { topic: e.topic, partition: e.partition, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined };
-      if (!p || !p.log) {
-        out.push({ ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
-        continue;
-      }
-      const log = p.log;
-      try {
-        const leaderEnd = log.logEndOffset;
-        const data = await p.readForFollower(e.fetchOffset, Math.max(0, Math.min(e.maxBytes, budget)), first, e.currentLeaderEpoch);
-        if (data.records.sizeInBytes > 0) {
-          first = false;
-          budget -= data.records.sizeInBytes;
-        }
-        await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now);
-        out.push({ topic: e.topic, partition: e.partition, errorCode: 0, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark, data });
-      } catch (err) {
-        out.push({ ...base, errorCode: errorCodeOf(err), highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark });
+        out.push({ ...base, errorCode: code, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark });
       }
     }
     return out;
