@@ -22,21 +22,26 @@ describe('samsa cluster', () => {
     }
   });
 
-  it('samsa cluster – up --detach, status shows 3 serving servers with one leader, down leaves nothing behind', async () => {
+  it('samsa cluster – up --detach, status shows 3 ZooKeeper servers with one leader and 3 serving brokers, down leaves nothing behind', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'samsa-cli-'));
     dirs.push(dir);
     const base = portBase();
-    const args = ['--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000)];
-    const up = await run(process.execPath, [bin, 'cluster', 'up', '--detach', ...args], { timeout: 120_000 });
+    const args = ['--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000), '--broker-port', String(base + 5)];
+    const up = await run(process.execPath, [bin, 'cluster', 'up', '--detach', ...args], { timeout: 180_000 });
     expect(up.stdout).toContain('serving (leader)');
+    expect(up.stdout).toContain(`bootstrap.servers=127.0.0.1:${base + 5},127.0.0.1:${base + 6},127.0.0.1:${base + 7}`);
     const st = await run(process.execPath, [bin, 'cluster', 'status', '--data-dir', dir]);
     const lines = st.stdout.split('\n').filter((l) => l.startsWith('zookeeper '));
     expect(lines).toHaveLength(3);
     expect(lines.filter((l) => l.includes('serving (leader)'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('serving (follower)'))).toHaveLength(2);
+    const brokers = st.stdout.split('\n').filter((l) => l.startsWith('broker '));
+    expect(brokers).toHaveLength(3);
+    expect(brokers.every((l) => l.includes(' serving'))).toBe(true);
     expect(st.stdout).toContain(`zookeeper.connect=127.0.0.1:${base},127.0.0.1:${base + 1},127.0.0.1:${base + 2}`);
     const state = readState(dir)!;
-    const pids = [state.supervisorPid, ...state.zookeeper.servers.map((s) => s.pid!)];
+    const pids = [state.supervisorPid, ...state.zookeeper.servers.map((s) => s.pid!), ...state.brokers.map((b) => b.pid!)];
+    expect(pids).toHaveLength(7);
     expect(pids.every(isAlive)).toBe(true);
     const down = await run(process.execPath, [bin, 'cluster', 'down', '--data-dir', dir]);
     expect(down.stdout).toContain('local cluster stopped');
@@ -48,20 +53,23 @@ describe('samsa cluster', () => {
     const dir = await mkdtemp(join(tmpdir(), 'samsa-cli-'));
     dirs.push(dir);
     const base = portBase();
-    const child = spawn(process.execPath, [bin, 'cluster', 'up', '--zk-servers', '1', '--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000)], {
+    const child = spawn(process.execPath, [bin, 'cluster', 'up', '--zk-servers', '1', '--brokers', '1', '--broker-port', String(base + 5), '--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 120_000;
     while (!out.includes('local cluster up') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(out).toContain('[zk-1]'); // prefixed child logs
-    const zkPid = readState(dir)!.zookeeper.servers[0]!.pid!;
-    expect(isAlive(zkPid)).toBe(true);
+    expect(out).toContain('[broker-0]');
+    const state = readState(dir)!;
+    const zkPid = state.zookeeper.servers[0]!.pid!;
+    const brokerPid = state.brokers[0]!.pid!;
+    expect(isAlive(zkPid) && isAlive(brokerPid)).toBe(true);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code).toBe(0);
-    expect(isAlive(zkPid)).toBe(false);
+    expect(isAlive(zkPid) || isAlive(brokerPid)).toBe(false);
     expect(readState(dir)).toBeUndefined();
   });
 });
