@@ -1,6 +1,7 @@
 /**
- * Log: one partition's replica on disk (Kafka's UnifiedLog + LocalLog without tiered storage,
- * producer state or transactions).
+ * Log: one partition's replica on disk (Kafka's UnifiedLog + LocalLog without tiered storage or
+ * transactions). Its producer state (idempotent producers, `../producer-state/`) is checked and
+ * updated under the same lock as appends, and rebuilt when the log loads or is truncated.
  *
  * Segments are kept in an array ordered by base offset (copy-on-write, so readers iterate a stable
  * snapshot while appends, rolls, retention and truncation replace it). Mutations run one at a time
@@ -26,6 +27,7 @@ import { planRetention } from './retention.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
+import { ProducerStateManager, type BatchMetadata } from '../producer-state/producer-state-manager.js';
 
 export type { LogAppendInfo, LogOptions };
 export { ListOffsetsTimestamp, type OffsetForTimestamp };
@@ -60,6 +62,8 @@ export class Log {
     opts: LogOptions,
     clock: Clock,
     logger: Logger,
+    /** Idempotent producers' epochs and last batches (`<offset>.snapshot` files). */
+    readonly producerState: ProducerStateManager,
   ) {
     this.segs = loaded.segments;
     this.startOffset = loaded.logStartOffset;
@@ -91,7 +95,13 @@ export class Log {
       logStartOffset: opts.logStartOffset,
       hadCleanShutdown: opts.hadCleanShutdown ?? false,
     });
-    const log = new Log(opts.dir, opts.topicPartition, loaded, opts, clock, logger);
+    const producerState = await ProducerStateManager.load(
+      { dir: opts.dir, name: topicPartitionKey(opts.topicPartition), logger, now: () => clock.now() },
+      loaded.segments,
+      loaded.logStartOffset,
+      loaded.nextOffset,
+    );
+    const log = new Log(opts.dir, opts.topicPartition, loaded, opts, clock, logger, producerState);
     logger.info(
       {
         logStartOffset: log.logStartOffset.toString(),
@@ -188,6 +198,9 @@ export class Log {
    * CRCs — the produce path has already validated them with `@samsa/protocol`), assigns offsets from
    * the LEO and stamps `leaderEpoch` in place (the CRC does not cover those fields), applies
    * LogAppendTime when the topic uses it (CRC recomputed), rolls if needed and writes.
+   * Idempotent batches are checked against the producer state first: a duplicate of one of the
+   * producer's last 5 batches is not written and the answer carries the original offsets;
+   * INVALID_PRODUCER_EPOCH / OUT_OF_ORDER_SEQUENCE_NUMBER are thrown as KafkaError.
    */
   async appendAsLeader(records: Buffer, leaderEpoch: number, opts: { verifyCrc?: boolean } = {}): Promise<LogAppendInfo> {
     const summary = analyzeRecords(records, { maxMessageBytes: this.cfg.maxMessageBytes, verifyCrc: opts.verifyCrc ?? false });
@@ -198,11 +211,14 @@ export class Log {
       this.ensureOpen();
       const firstOffset = this.logEndOffset;
       if (summary.batchCount === 0) return this.emptyAppendInfo(firstOffset);
+      const duplicate = this.producerState.checkLeaderAppend(records);
+      if (duplicate) return this.duplicateAppendInfo(duplicate);
       const logAppendTime = this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? this.clock.now() : -1;
       const { lastOffset, maxTimestamp: maxTs, offsetOfMaxTimestamp: offsetOfMaxTs } = assignOffsetsInPlace(records, firstOffset, leaderEpoch, logAppendTime);
       const segment = await this.maybeRoll(records.length, firstOffset, lastOffset, maxTs);
       await segment.append(lastOffset, maxTs, offsetOfMaxTs, records);
       this.advanceLogEnd(lastOffset + 1n, segment);
+      this.producerState.update(records, this.logEndOffset);
       if (leaderEpoch >= 0) await this.maybeAssignEpoch(leaderEpoch, firstOffset);
       return {
         firstOffset,
@@ -246,6 +262,7 @@ export class Log {
       const segment = await this.maybeRoll(records.length, summary.firstOffset, summary.lastOffset, summary.maxTimestamp);
       await segment.append(summary.lastOffset, summary.maxTimestamp, summary.offsetOfMaxTimestamp, records);
       this.advanceLogEnd(summary.lastOffset + 1n, segment);
+      this.producerState.update(records, this.logEndOffset);
       for (let pos = 0; pos < records.length; ) {
         const epoch = records.readInt32BE(pos + PARTITION_LEADER_EPOCH_OFFSET);
         if (epoch >= 0) await this.maybeAssignEpoch(epoch, records.readBigInt64BE(pos + BASE_OFFSET_OFFSET));
@@ -272,6 +289,21 @@ export class Log {
       maxTimestamp: -1n,
       offsetOfMaxTimestamp: -1n,
       logAppendTime: -1n,
+      logStartOffset: this.startOffset,
+      recordCount: 0,
+      batchCount: 0,
+      validBytes: 0,
+    };
+  }
+
+  /** Kafka's answer to a duplicate batch: the cached batch's offsets and timestamp, nothing written. */
+  private duplicateAppendInfo(d: BatchMetadata): LogAppendInfo {
+    return {
+      firstOffset: d.firstOffset,
+      lastOffset: d.lastOffset,
+      maxTimestamp: BigInt(d.timestamp),
+      offsetOfMaxTimestamp: d.lastOffset,
+      logAppendTime: this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? BigInt(d.timestamp) : -1n,
       logStartOffset: this.startOffset,
       recordCount: 0,
       batchCount: 0,
@@ -335,6 +367,7 @@ export class Log {
     }
     const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log });
     this.segs = [...segs, seg];
+    await this.producerState.onRoll(newOffset);
     this.nextOffsetMeta = { messageOffset: this.logEndOffset, segmentBaseOffset: seg.baseOffset, relativePositionInSegment: 0 };
     this.log.info({ baseOffset: newOffset.toString() }, 'rolled new log segment');
     // Flush the segments before it in the background (Kafka schedules the same), then move the recovery point.
@@ -480,6 +513,7 @@ export class Log {
       this.startOffset = first;
       await this.epochs.truncateFromStart(first);
     }
+    await this.producerState.deleteSnapshotsBefore(first);
     await this.asyncDeleteSegments(deleted);
     return n;
   }
@@ -534,6 +568,7 @@ export class Log {
       this.startOffset = minBig(this.startOffset, this.logEndOffset);
       this.recoveryPt = minBig(this.recoveryPt, this.logEndOffset);
       this.hw = minBig(this.hw, this.logEndOffset);
+      await this.producerState.truncateAndReload(this.segs, this.startOffset, this.logEndOffset);
       return true;
     });
   }
@@ -559,6 +594,7 @@ export class Log {
     this.loadedInactive = [];
     this.advanceLogEnd(newOffset, seg);
     await this.epochs.clearAndFlush();
+    await this.producerState.truncateFullyAndStartAt(newOffset);
     this.startOffset = newOffset;
     this.recoveryPt = minBig(this.recoveryPt, newOffset);
     this.hw = newOffset;
@@ -586,6 +622,8 @@ export class Log {
       if (this.closed) return;
       this.closed = true;
       await this.flushChain;
+      // a snapshot at the log end spares the next load a scan (Kafka takes it in close() too)
+      await this.producerState.onClose().catch((err: unknown) => this.log.warn({ err }, 'could not write the producer state snapshot at close'));
       await this.deleter.runAll();
       for (const s of this.segs) await s.close();
     });

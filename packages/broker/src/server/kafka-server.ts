@@ -24,6 +24,7 @@ import { describeConfigsHandler } from '../handlers/describe-configs.js';
 import { electLeadersHandler } from '../handlers/elect-leaders.js';
 import { fetchHandler } from '../handlers/fetch.js';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
+import { initProducerIdHandler } from '../handlers/init-producer-id.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
@@ -193,7 +194,7 @@ export class KafkaServer {
       replicaManager: this.replicaManager,
       log: this.log,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
     const rh = new RequestHandler<BrokerServices>([...handlers, apiVersions], services, this.log.child({ component: 'request-handler' }));
