@@ -2,8 +2,8 @@
  * Shared machinery of the offset and time indexes.
  *
  * Kafka memory-maps index files; Node cannot, so the entries live in a Buffer and every change is
- * written through to the file with positional writes (`writeDirty`, done by the segment right after
- * each append). While a segment is active its index files are preallocated to `maxIndexSize`
+ * written to the file with positional writes (`writeDirty`) when the segment is flushed, rolled or
+ * closed. While a segment is active its index files are preallocated to `maxIndexSize`
  * (sparse) and kept open; when the segment is rolled or closed they are trimmed to the used size and
  * closed. Indexes of inactive segments are loaded lazily, sanity-checked on load, and may be released
  * from memory (`release`) and reloaded later.

@@ -354,11 +354,10 @@ export class LogSegment {
       this.bytesSinceLastIndexEntry += size;
       pos += size;
     }
-    const w1 = this.offsetIndex.writeDirty();
-    const w2 = this.timeIndex.writeDirty();
+    // Index entries stay in memory (dirty) and reach the file on flush, roll and close: a small
+    // positional write per append cost as much as the append itself. After a crash, segments past
+    // the recovery point (the last flush) have their indexes rebuilt, so nothing relies on them.
     await this.log.append(records);
-    if (w1) await w1;
-    if (w2) await w2;
   }
 
   /**

@@ -85,6 +85,8 @@ export class SocketServer {
 class Connection {
   private readonly chunks: Buffer[] = [];
   private buffered = 0;
+  /** Reused for frames that arrive over several chunks (one request in flight per connection). */
+  private scratch: Buffer | undefined;
   private processing = false;
   private closed = false;
   private readonly info: ConnectionInfo;
@@ -137,17 +139,46 @@ class Connection {
       return undefined;
     }
     if (this.buffered < 4 + size) return undefined;
-    let head = this.chunks[0]!;
-    if (head.length < 4 + size) {
-      head = Buffer.concat(this.chunks, this.buffered);
-      this.chunks.length = 0;
-      this.chunks.push(head);
+    const head = this.chunks[0]!;
+    if (head.length >= 4 + size) {
+      // the whole frame sits in one chunk: a view, no copy
+      const frame = head.subarray(4, 4 + size);
+      if (head.length === 4 + size) this.chunks.shift();
+      else this.chunks[0] = head.subarray(4 + size);
+      this.buffered -= 4 + size;
+      return frame;
     }
-    const frame = head.subarray(4, 4 + size);
-    if (head.length === 4 + size) this.chunks.shift();
-    else this.chunks[0] = head.subarray(4 + size);
-    this.buffered -= 4 + size;
+    // Spread over chunks: copied once into this connection's reusable buffer. Requests of a
+    // connection are handled one at a time, so the previous frame is no longer used.
+    if (!this.scratch || this.scratch.length < size) this.scratch = Buffer.allocUnsafe(size);
+    const frame = this.scratch.subarray(0, size);
+    this.skip(4);
+    let filled = 0;
+    while (filled < size) {
+      const c = this.chunks[0]!;
+      const n = Math.min(c.length, size - filled);
+      c.copy(frame, filled, 0, n);
+      filled += n;
+      if (n === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(n);
+    }
+    this.buffered -= size;
     return frame;
+  }
+
+  /** Drops `n` buffered bytes (the size prefix). */
+  private skip(n: number): void {
+    this.buffered -= n;
+    while (n > 0) {
+      const c = this.chunks[0]!;
+      if (c.length <= n) {
+        n -= c.length;
+        this.chunks.shift();
+      } else {
+        this.chunks[0] = c.subarray(n);
+        n = 0;
+      }
+    }
   }
 
   private peekSize(): number {
