@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ describe('replication (RF=3, min.insync.replicas=2, acks=all)', () => {
   let input = '';
 
   beforeAll(async () => {
-    c = await TestCluster.start({ brokers: 3, overrides: { 'replica.lag.time.max.ms': '4000', 'min.insync.replicas': '2', 'default.replication.factor': '3' } });
+    c = await TestCluster.start({ brokers: 3, overrides: { 'replica.high.watermark.checkpoint.interval.ms': '1000', 'replica.lag.time.max.ms': '4000', 'min.insync.replicas': '2', 'default.replication.factor': '3' } });
     input = join(c.dir, 'in.txt');
     await writeFile(input, Array.from({ length: N }, (_, i) => `m-${i}`).join('\n') + '\n');
   });
@@ -57,5 +57,19 @@ describe('replication (RF=3, min.insync.replicas=2, acks=all)', () => {
       }
       return true;
     }, 'restarted broker back in the ISRs', 60_000);
+  });
+
+  it('replication – every replica checkpoints the high watermarks to replication-offset-checkpoint', async () => {
+    // the previous test wrote N records to r3 (3 partitions, RF=3): every broker holds every partition
+    for (const b of c.brokers) {
+      const file = join(b.o.dir, 'logs', 'replication-offset-checkpoint');
+      await until(async () => {
+        const text = await readFile(file, 'utf8').catch(() => '');
+        const [version, count, ...rows] = text.trim().split('\n');
+        if (version !== '0') return false;
+        const hws = rows.filter((r) => r.startsWith('r3 ')).map((r) => Number(r.split(' ')[2]));
+        return Number(count) === rows.length && hws.length === 3 && hws.reduce((a, x) => a + x, 0) === N;
+      }, `broker ${b.id} high watermark checkpoint`, 20_000);
+    }
   });
 });

@@ -13,6 +13,8 @@ import type { Log, LogAppendInfo } from '../log/log.js';
 import type { LogConfig } from '../log/config.js';
 import type { FetchDataInfo } from '../log/segment.js';
 import { CreateMode, IsrChangeNotificationSequenceZNode, type KafkaZk } from '@samsa/zk-paths';
+import { dirname, join, resolve } from 'node:path';
+import { OffsetCheckpointFile } from '../log/checkpoint.js';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import type { FetcherOptions } from './replica-fetcher.js';
 import { Partition } from './partition.js';
@@ -59,7 +61,13 @@ export interface ReplicaManagerOptions {
   /** inter.broker.listener.name: where followers fetch from. */
   interBrokerListenerName: string;
   fetcher: Omit<FetcherOptions, 'brokerId'> & { numFetchers: number };
+  /** log.dirs, for replication-offset-checkpoint (the high watermarks). */
+  logDirs: readonly string[];
+  /** replica.high.watermark.checkpoint.interval.ms */
+  highWatermarkCheckpointIntervalMs: number;
 }
+
+const REPLICATION_OFFSET_CHECKPOINT = 'replication-offset-checkpoint';
 
 /** The seed's ISR-change propagation rule: write when the last change is 5 s old, or 60 s passed. */
 const ISR_CHANGE_QUIET_MS = 5000;
@@ -119,8 +127,42 @@ export class ReplicaManager {
     this.fetchPurgatory = new DelayedOperationPurgatory('Fetch', this.timer);
   }
 
-  /** Starts the isr-expiration (replica.lag.time.max.ms / 2) and isr-change-propagation tasks. */
+  /** High watermarks read from replication-offset-checkpoint at startup, applied when a partition gets its log. */
+  private checkpointedHw = new Map<string, bigint>();
+
+  /** Reads every log dir's replication-offset-checkpoint (Kafka restores HWs from it). */
+  async loadHighWatermarks(): Promise<void> {
+    for (const dir of this.o.logDirs) {
+      try {
+        for (const [k, hw] of await new OffsetCheckpointFile(join(dir, REPLICATION_OFFSET_CHECKPOINT)).read()) this.checkpointedHw.set(k, hw);
+      } catch (err) {
+        this.log.warn({ err, dir }, 'unreadable replication-offset-checkpoint; high watermarks start at the log start');
+      }
+    }
+  }
+
+  /** Writes each log dir's high watermarks (atomically, Kafka's checkpoint format). */
+  async checkpointHighWatermarks(): Promise<void> {
+    const byDir = new Map<string, Array<{ topic: string; partition: number; offset: bigint }>>();
+    for (const d of this.o.logDirs) byDir.set(resolve(d), []);
+    for (const p of this.partitions.values()) {
+      const log = p.log;
+      if (!log) continue;
+      const dir = resolve(dirname(log.dir));
+      const list = byDir.get(dir) ?? [];
+      list.push({ topic: p.topic, partition: p.partition, offset: log.highWatermark });
+      byDir.set(dir, list);
+    }
+    for (const [dir, entries] of byDir) await new OffsetCheckpointFile(join(dir, REPLICATION_OFFSET_CHECKPOINT)).write(entries);
+  }
+
+  /** Starts the isr-expiration (replica.lag.time.max.ms / 2), isr-change-propagation and HW checkpoint tasks. */
   startup(): void {
+    const hwTask = setInterval(() => {
+      this.checkpointHighWatermarks().catch((err: unknown) => this.log.warn({ err }, 'high watermark checkpoint failed'));
+    }, Math.max(100, this.o.highWatermarkCheckpointIntervalMs));
+    hwTask.unref();
+    this.timers.push(hwTask);
     const expire = setInterval(() => void this.shrinkIsrs(), Math.max(50, Math.floor(this.o.replicaLagTimeMaxMs / 2)));
     const propagate = setInterval(() => void this.maybePropagateIsrChanges(), ISR_PROPAGATION_INTERVAL_MS);
     expire.unref();
@@ -134,6 +176,7 @@ export class ReplicaManager {
     this.producePurgatory.shutdown();
     this.fetchPurgatory.shutdown();
     this.timer.shutdown();
+    await this.checkpointHighWatermarks().catch((err: unknown) => this.log.warn({ err }, 'final high watermark checkpoint failed'));
     await this.fetchers.shutdown();
   }
 
@@ -235,6 +278,11 @@ export class ReplicaManager {
       try {
         const settings = await this.settingsFor(s.topic);
         const log = await this.o.logs.getOrCreateLog(tp, settings.logConfig, s.topicId);
+        const hw = this.checkpointedHw.get(key(s.topic, s.partition));
+        if (hw !== undefined) {
+          this.checkpointedHw.delete(key(s.topic, s.partition));
+          if (hw > log.highWatermark) log.updateHighWatermark(hw);
+        }
         if (s.leader === this.o.brokerId) {
           this.fetchers.removePartition(key(s.topic, s.partition));
           await p.makeLeader(s, log);

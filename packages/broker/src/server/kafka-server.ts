@@ -145,7 +145,10 @@ export class KafkaServer {
         backoffMs: cfg.get('replica.fetch.backoff.ms'),
         requestTimeoutMs: cfg.get('replica.socket.timeout.ms'),
       },
+      logDirs: cfg.logDirs,
+      highWatermarkCheckpointIntervalMs: cfg.get('replica.high.watermark.checkpoint.interval.ms'),
     });
+    await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
 
     const channel = new ControllerChannelManager({
@@ -306,7 +309,23 @@ export class KafkaServer {
       },
       leaderAndIsr: async (r) => {
         checkEpochs(r.controllerEpoch, r.brokerEpoch);
-        return this.replicaManager!.becomeLeaderOrFollower(r);
+        // Kafka's becomeLeaderOrFollower (ZooKeeper mode) applies a partition state only when its
+        // leader epoch is newer than the one this broker has: a new controller re-sends every state
+        // with an unchanged epoch (and the ISR/zkVersion it read at failover), which must not undo an
+        // ISR change the leader has written since. Those answer STALE_CONTROLLER_EPOCH.
+        const stale = r.partitionStates.filter((s) => {
+          const p = this.replicaManager!.getPartition(s.topic, s.partition);
+          return p !== undefined && p.leaderEpoch >= 0 && s.leaderEpoch <= p.leaderEpoch;
+        });
+        if (stale.length === 0) return this.replicaManager!.becomeLeaderOrFollower(r);
+        for (const s of stale) {
+          this.scl.info({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, controllerEpoch: r.controllerEpoch }, 'ignoring LeaderAndIsr: leader epoch not newer than the current one');
+        }
+        const res = await this.replicaManager!.becomeLeaderOrFollower({ ...r, partitionStates: r.partitionStates.filter((s) => !stale.includes(s)) });
+        return {
+          ...res,
+          partitionErrors: [...res.partitionErrors, ...stale.map((s) => ({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: ErrorCode.STALE_CONTROLLER_EPOCH }))],
+        };
       },
       stopReplica: async (r) => {
         checkEpochs(r.controllerEpoch, r.brokerEpoch);
