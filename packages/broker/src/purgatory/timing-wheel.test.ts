@@ -70,6 +70,46 @@ describe('timing wheel', () => {
   });
 });
 
+describe('timing wheel at scale', () => {
+  async function runMany(n: number): Promise<{ addMs: number; fired: number; outOfOrder: number }> {
+    const timer = new SystemTimer(1, 20);
+    const start = Date.now();
+    let fired = 0;
+    let lastExp = 0;
+    let outOfOrder = 0;
+    let resolveAll!: () => void;
+    const all = new Promise<void>((r) => (resolveAll = r));
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      // spread over 1.5 s so the wheel, its overflow wheel and bucket reuse are all exercised
+      const expirationMs = start + 1 + ((i * 7919) % 1500);
+      timer.add({
+        expirationMs,
+        run: () => {
+          // within one 1 ms bucket order is free; across buckets it must hold
+          if (expirationMs < lastExp - 1) outOfOrder++;
+          lastExp = Math.max(lastExp, expirationMs);
+          if (++fired === n) resolveAll();
+        },
+      });
+    }
+    const addMs = performance.now() - t0;
+    await all;
+    timer.shutdown();
+    return { addMs, fired, outOfOrder };
+  }
+
+  it('timing wheel – 1,000,000 timers all fire in order, and insertion cost grows linearly', async () => {
+    const small = await runMany(100_000);
+    const big = await runMany(1_000_000);
+    expect(small.fired).toBe(100_000);
+    expect(big.fired).toBe(1_000_000);
+    expect(big.outOfOrder).toBe(0);
+    // 10x the timers must cost far less than 100x the time (quadratic); allow noise on a busy box
+    expect(big.addMs / Math.max(small.addMs, 1)).toBeLessThan(40);
+  }, 60_000);
+});
+
 describe('purgatory', () => {
   it('purgatory – an operation completes on an event for its key, or expires at its timeout', async () => {
     const timer = new SystemTimer();
