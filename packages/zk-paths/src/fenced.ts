@@ -1,5 +1,6 @@
 import { ControllerEpochZNode } from './znodes.js';
-import type { ZkClient, ZkOp, ZkOpResult } from './zk-client.js';
+import type { ZkOp, ZkOpResult } from './zk-client.js';
+import type { ZkClientApi } from './zk-api.js';
 import { ControllerMovedError, ZkMultiError } from './zk-errors.js';
 
 /**
@@ -8,7 +9,7 @@ import { ControllerMovedError, ZkMultiError } from './zk-errors.js';
  * written: ControllerMovedError. Failures of the caller's own ops surface as ZkMultiError with
  * `failedIndex` relative to `ops`.
  */
-export async function controllerFencedMulti(zk: ZkClient, epochZkVersion: number, ops: ZkOp[]): Promise<ZkOpResult[]> {
+export async function controllerFencedMulti(zk: ZkClientApi, epochZkVersion: number, ops: ZkOp[]): Promise<ZkOpResult[]> {
   try {
     const results = await zk.multi([{ type: 'check', path: ControllerEpochZNode.path, version: epochZkVersion }, ...ops]);
     return results.slice(1);

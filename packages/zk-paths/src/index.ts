@@ -5,3 +5,5 @@ export * from './znodes.js';
 export * from './topic-id.js';
 export * from './fenced.js';
 export * from './kafka-zk.js';
+export * from './zk-api.js';
+export * from './fake-zk-client.js';

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { controllerFencedMulti } from './fenced.js';
-import { CreateMode, type ZkClient, type ZkOp, type ZkStat } from './zk-client.js';
+import { CreateMode, type ZkOp, type ZkStat } from './zk-client.js';
+import type { ZkClientApi } from './zk-api.js';
 import { ControllerMovedError, ZkCode, ZkError, ZkMultiError, isZkError } from './zk-errors.js';
 import {
   BrokerIdZNode,
@@ -47,7 +48,7 @@ export interface ControllerRegistration {
 }
 
 export class KafkaZk {
-  constructor(readonly zk: ZkClient) {}
+  constructor(readonly zk: ZkClientApi) {}
 
   /** Creates Kafka's persistent top-level paths (idempotent). */
   async createPersistentPaths(): Promise<void> {

@@ -1,0 +1,139 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ControllerEpochZNode, FakeZkClient, KafkaZk, TopicPartitionStateZNode, type BrokerInfo } from '@samsa/zk-paths';
+import { ControllerContext } from './context.js';
+import { PartitionStateMachine } from './partition-state-machine.js';
+import { ReplicaStateMachine } from './replica-state-machine.js';
+import { RequestBatch } from './request-batch.js';
+import type { BrokerChannel, ControlRequest } from './requests.js';
+import { PARTITION_TRANSITIONS, PartitionState, REPLICA_TRANSITIONS, ReplicaState } from './states.js';
+
+const log = pino({ level: 'silent' });
+const tp = { topic: 't', partition: 0 };
+
+const broker = (id: number): BrokerInfo => ({
+  id,
+  endpoints: [{ listenerName: 'CONTROLLER', host: '127.0.0.1', port: 19092 + id, securityProtocol: 'PLAINTEXT' }],
+  rack: null,
+  jmxPort: -1,
+  timestamp: '0',
+  features: {},
+  version: 5,
+  epoch: BigInt(100 + id),
+});
+
+async function setup() {
+  const zk = new FakeZkClient();
+  const kzk = new KafkaZk(zk);
+  await kzk.createPersistentPaths();
+  await zk.create(ControllerEpochZNode.path, ControllerEpochZNode.encode(1));
+  const ctx = new ControllerContext();
+  ctx.epoch = 1;
+  ctx.epochZkVersion = 0;
+  for (const id of [0, 1, 2]) ctx.liveBrokers.set(id, broker(id));
+  ctx.addTopic('t', 'AAAAAAAAAAAAAAAAAAAAAA');
+  ctx.setAssignment(tp, { replicas: [0, 1, 2], addingReplicas: [], removingReplicas: [] });
+  const sent: Array<{ brokerId: number; request: ControlRequest }> = [];
+  const channel: BrokerChannel = {
+    addBroker: () => undefined,
+    removeBroker: () => undefined,
+    send: (brokerId, request) => sent.push({ brokerId, request }),
+    close: async () => undefined,
+  };
+  const batch = new RequestBatch(ctx, 0, channel, log);
+  const deps = { ctx, kzk, batch, stateChangeLog: log };
+  const psm = new PartitionStateMachine({ ...deps, uncleanLeaderElectionEnabled: async () => false });
+  const rsm = new ReplicaStateMachine(deps);
+  return { zk, kzk, ctx, psm, rsm, batch, sent };
+}
+
+/** Makes the partition's ZooKeeper state consistent with `from` so a legal move to Online can succeed. */
+async function prepare(env: Awaited<ReturnType<typeof setup>>, from: PartitionState) {
+  if (from === 'NewPartition' || from === 'NonExistentPartition') return;
+  await env.zk.mkdirp('/brokers/topics/t/partitions/0');
+  const state = { leader: 0, leaderEpoch: 3, isr: [0, 1, 2], controllerEpoch: 1 };
+  await env.zk.create(TopicPartitionStateZNode.path('t', 0), TopicPartitionStateZNode.encode(state));
+  env.ctx.setLeadership(tp, { state, zkVersion: 0 });
+}
+
+describe('partition state machine', () => {
+  const all = Object.values(PartitionState);
+  for (const from of all) {
+    for (const to of all) {
+      const legal = PARTITION_TRANSITIONS[to].includes(from);
+      it(`partition state machine – ${from} → ${to} is ${legal ? 'applied' : 'refused and skipped'}`, async () => {
+        const env = await setup();
+        await prepare(env, from);
+        env.ctx.putPartitionState(tp, from);
+        const results = await env.psm.handleStateChanges([tp], to, { kind: 'offline', allowUnclean: false });
+        if (!legal) {
+          expect(env.ctx.partitionState(tp)).toBe(from);
+          expect(results.get('t-0')).toMatchObject({ ok: false });
+          return;
+        }
+        expect(env.ctx.partitionState(tp)).toBe(to);
+        if (to === 'OnlinePartition') {
+          const st = await env.kzk.getPartitionState(tp);
+          expect(st?.state.leader).toBe(0);
+          // a new partition starts at epoch 0; an election bumps the epoch
+          expect(st?.state.leaderEpoch).toBe(from === 'NewPartition' ? 0 : 4);
+          env.batch.send();
+          expect(new Set(env.sent.filter((s) => s.request.kind === 'LeaderAndIsr').map((s) => s.brokerId))).toEqual(new Set([0, 1, 2]));
+        }
+      });
+    }
+  }
+
+  it('partition state machine – election with no live ISR member leaves the partition offline', async () => {
+    const env = await setup();
+    await prepare(env, 'OfflinePartition');
+    env.ctx.putPartitionState(tp, 'OfflinePartition');
+    env.ctx.liveBrokers.delete(0);
+    env.ctx.liveBrokers.delete(1);
+    env.ctx.liveBrokers.delete(2);
+    const r = await env.psm.handleStateChanges([tp], 'OnlinePartition', { kind: 'offline', allowUnclean: false });
+    expect(r.get('t-0')).toMatchObject({ ok: false });
+    expect(env.ctx.partitionState(tp)).toBe('OfflinePartition');
+  });
+
+  it('partition state machine – a write from a newer controller epoch is never overwritten', async () => {
+    const env = await setup();
+    await env.zk.mkdirp('/brokers/topics/t/partitions/0');
+    await env.zk.create(TopicPartitionStateZNode.path('t', 0), TopicPartitionStateZNode.encode({ leader: 1, leaderEpoch: 9, isr: [1], controllerEpoch: 2 }));
+    env.ctx.putPartitionState(tp, 'OfflinePartition');
+    const r = await env.psm.handleStateChanges([tp], 'OnlinePartition', { kind: 'offline', allowUnclean: false });
+    expect(r.get('t-0')).toMatchObject({ ok: false });
+    expect((await env.kzk.getPartitionState(tp))?.state.leaderEpoch).toBe(9);
+  });
+});
+
+describe('replica state machine', () => {
+  const all = Object.values(ReplicaState);
+  for (const from of all) {
+    for (const to of all) {
+      const legal = REPLICA_TRANSITIONS[to].includes(from);
+      it(`replica state machine – ${from} → ${to} is ${legal ? 'applied' : 'refused and skipped'}`, async () => {
+        const env = await setup();
+        await prepare(env, 'OnlinePartition');
+        const replica = 2; // a follower, never the leader
+        env.ctx.putReplicaState(tp, replica, from);
+        await env.rsm.handleStateChanges([{ tp, replica }], to);
+        if (!legal) {
+          expect(env.ctx.replicaState(tp, replica)).toBe(from);
+          return;
+        }
+        if (to === 'NonExistentReplica') {
+          expect(env.ctx.replicas(tp)).not.toContain(replica);
+          return;
+        }
+        expect(env.ctx.replicaState(tp, replica)).toBe(to);
+        if (to === 'OfflineReplica') {
+          // the offline follower leaves the ISR in ZooKeeper, conditionally and with a new leader epoch
+          const st = await env.kzk.getPartitionState(tp);
+          expect(st?.state.isr).toEqual([0, 1]);
+          expect(st?.state.leaderEpoch).toBe(4);
+        }
+      });
+    }
+  }
+});
