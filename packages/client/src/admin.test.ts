@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEYS, KafkaError, supportedApiVersions, uuidToBase64, type CreateTopicsRequest, type DeleteTopicsRequest } from '@samsa/protocol';
-import { Admin, ConfigResourceType, ConfigSource, ZERO_TOPIC_ID, configSourceName } from './admin.js';
+import { API_KEYS, ErrorCode, KafkaError, supportedApiVersions, uuidToBase64, type CreateTopicsRequest, type DeleteTopicsRequest } from '@samsa/protocol';
+import { Admin, ConfigResourceType, ConfigSource, ElectionType, ZERO_TOPIC_ID, configSourceName } from './admin.js';
 import { BatchError, UnsupportedApiError } from './errors.js';
 import { FakeCluster } from './testing/fake-cluster.js';
 
@@ -232,5 +232,66 @@ describe('Admin: cluster and configs', () => {
     expect(await admin.listPartitionReassignments()).toEqual(fc.reassignments);
     expect(await admin.listPartitionReassignments([{ topic: 't', partitions: [1] }])).toEqual([]);
     expect(fc.broker(1).requestsFor(API_KEYS.ListPartitionReassignments)).toHaveLength(2);
+  });
+});
+
+describe('Admin: electLeaders', () => {
+  it('per-partition outcomes sorted by topic and partition; preferred by default over v0+, unclean needs v1', async () => {
+    const { fc, admin } = await setup({ brokers: 3, controllerId: 1 });
+    const t = fc.addTopic('t', [
+      [0, 1],
+      [1, 2],
+      [2, 0],
+    ]);
+    t.partitions[0]!.leader = 1;
+    t.partitions[2]!.leader = 0;
+    t.partitions[2]!.isr = [0];
+    const results = await admin.electLeaders(
+      [
+        { topic: 't', partition: 2 },
+        { topic: 'gone', partition: 0 },
+        { topic: 't', partition: 1 },
+        { topic: 't', partition: 0 },
+      ],
+      ElectionType.PREFERRED,
+    );
+    expect(results.map((r) => [r.topic, r.partition, r.error?.errorName ?? null])).toEqual([
+      ['gone', 0, 'UNKNOWN_TOPIC_OR_PARTITION'],
+      ['t', 0, null],
+      ['t', 1, 'ELECTION_NOT_NEEDED'],
+      ['t', 2, 'PREFERRED_LEADER_NOT_AVAILABLE'],
+    ]);
+    expect(results[3]!.error!.message).toBe('Failed to elect leader for partition t-2 under strategy PreferredReplicaPartitionLeaderElectionStrategy');
+    const sent = fc.broker(1).requestsFor(API_KEYS.ElectLeaders);
+    expect(sent[0]!.body).toMatchObject({ electionType: 0, topicPartitions: [{ topic: 't', partitions: [2, 1, 0] }, { topic: 'gone', partitions: [0] }] });
+
+    // every partition: only those acted on come back
+    fc.live.delete(2);
+    t.partitions[1]!.isr = [1];
+    t.partitions[1]!.leader = 2;
+    expect(await admin.electLeaders(null, ElectionType.UNCLEAN)).toEqual([{ topic: 't', partition: 1, error: null }]);
+    expect(t.partitions[1]!.leader).toBe(1);
+    expect(fc.broker(1).requestsFor(API_KEYS.ElectLeaders).at(-1)!.version).toBeGreaterThanOrEqual(1);
+  });
+
+  it('follows the controller on NOT_CONTROLLER; a request-level error rejects', async () => {
+    const { fc, admin } = await setup({ brokers: 3, controllerId: 0 });
+    fc.addTopic('t', [[2, 0]]).partitions[0]!.leader = 0;
+    const original = fc.broker(0).handlers[API_KEYS.ElectLeaders]!;
+    let first = true;
+    fc.broker(0).on(API_KEYS.ElectLeaders, (req, ctx) => {
+      if (first) {
+        first = false;
+        fc.controllerId = 2; // the controller moved after the client found it
+      }
+      return original(req, ctx);
+    });
+    expect(await admin.electLeaders([{ topic: 't', partition: 0 }], ElectionType.PREFERRED)).toEqual([{ topic: 't', partition: 0, error: null }]);
+    expect(fc.broker(0).requestsFor(API_KEYS.ElectLeaders)).toHaveLength(1);
+    expect(fc.broker(2).requestsFor(API_KEYS.ElectLeaders)).toHaveLength(1);
+
+    fc.broker(2).on(API_KEYS.ElectLeaders, () => ({ throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, replicaElectionResults: [] }));
+    await expect(admin.electLeaders(null, ElectionType.PREFERRED)).rejects.toMatchObject({ errorName: 'CLUSTER_AUTHORIZATION_FAILED' });
+    await expect(admin.electLeaders(null, 7 as ElectionType)).rejects.toThrow('Unknown election type 7');
   });
 });

@@ -180,6 +180,23 @@ export interface PartitionReassignment {
   removingReplicas: number[];
 }
 
+/** Kafka's ElectionType: 0 preferred (the first replica leads), 1 unclean (any live replica, for leaderless partitions). */
+export const ElectionType = { PREFERRED: 0, UNCLEAN: 1 } as const;
+export type ElectionType = (typeof ElectionType)[keyof typeof ElectionType];
+
+export interface TopicPartitionRef {
+  topic: string;
+  partition: number;
+}
+
+/** One partition's outcome of electLeaders: `error` null when a leader was elected. */
+export interface ElectionResult {
+  topic: string;
+  partition: number;
+  /** E.g. ELECTION_NOT_NEEDED (a valid leader is already there), PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION. */
+  error: KafkaError | null;
+}
+
 export type AdminOptions = ClusterOptions;
 
 // ---- admin ------------------------------------------------------------------------------
@@ -409,6 +426,43 @@ export class Admin {
     }
     if (errors.size > 0) throw new BatchError('describeConfigs', errors, out.map((r) => r.name));
     return out;
+  }
+
+  /**
+   * Leader elections (KIP-460) run by the controller: PREFERRED moves leadership to each partition's
+   * first replica, UNCLEAN elects any live replica for partitions without a leader. `partitions`
+   * null means every partition (the controller reports those it acted on). Per-partition outcomes
+   * come back as results (sorted by topic, partition), not as a rejection; a request-level error
+   * (other than NOT_CONTROLLER, which is retried against the new controller) rejects with its
+   * KafkaError.
+   */
+  async electLeaders(partitions: readonly TopicPartitionRef[] | null, electionType: ElectionType, opts: OperationOptions = {}): Promise<ElectionResult[]> {
+    if (electionType !== ElectionType.PREFERRED && electionType !== ElectionType.UNCLEAN) throw new TypeError(`Unknown election type ${String(electionType)}`);
+    const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
+    let topicPartitions: Array<{ topic: string; partitions: number[] }> | null = null;
+    if (partitions !== null) {
+      const byTopic = new Map<string, Set<number>>();
+      for (const { topic, partition } of partitions) {
+        const set = byTopic.get(topic) ?? new Set<number>();
+        set.add(partition);
+        byTopic.set(topic, set);
+      }
+      topicPartitions = [...byTopic].map(([topic, ps]) => ({ topic, partitions: [...ps] }));
+    }
+    // v0 can only ask for preferred elections (electionType is v1+)
+    const minVersion = electionType === ElectionType.UNCLEAN ? 1 : 0;
+    const res = await this.controllerCall('electLeaders', timeoutMs, (conn) =>
+      conn.request(API_KEYS.ElectLeaders, { electionType, topicPartitions, timeoutMs }, { minVersion, timeoutMs: this.requestTimeout(timeoutMs) }),
+      (body) => [body.errorCode, ...body.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => p.errorCode))],
+    );
+    if (res.version >= 1 && res.body.errorCode !== ErrorCode.NONE) throw brokerError(res.body.errorCode, null);
+    const out: ElectionResult[] = [];
+    for (const t of res.body.replicaElectionResults) {
+      for (const p of t.partitionResult) {
+        out.push({ topic: t.topic, partition: p.partitionId, error: p.errorCode === ErrorCode.NONE ? null : brokerError(p.errorCode, p.errorMessage) });
+      }
+    }
+    return out.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
   }
 
   /** Ongoing reassignments (all, or of the given partitions), from the controller. */

@@ -471,7 +471,9 @@ export class KafkaController {
       }
       const leader = this.ctx.leadershipOf(tp)?.state.leader ?? -1;
       if (type === ElectionType.PREFERRED ? leader === a.replicas[0] : leader >= 0 && this.ctx.isBrokerLive(leader)) {
-        results.set(k, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
+        // an election over every partition reports only those it acted on (KafkaApis.handleElectLeaders
+        // drops ELECTION_NOT_NEEDED when the request named no partitions)
+        if (partitions !== null) results.set(k, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
         continue;
       }
       candidates.push(tp);

@@ -53,7 +53,7 @@ const NO_AUTHORIZED_OPERATIONS = -2147483648;
 /**
  * Several FakeBrokers sharing one cluster state, answering like a ZooKeeper-mode Kafka cluster:
  * Metadata and DescribeCluster from any broker, CreateTopics/DeleteTopics/CreatePartitions/
- * ListPartitionReassignments only on the controller (NOT_CONTROLLER elsewhere), DescribeConfigs
+ * ListPartitionReassignments/ElectLeaders only on the controller (NOT_CONTROLLER elsewhere), DescribeConfigs
  * for topics and brokers. Tests change `controllerId`, `live`, `topics` or override handlers
  * per broker (`broker(id).on(...)`).
  */
@@ -241,6 +241,50 @@ export class FakeCluster {
         return result(ErrorCode.INVALID_REQUEST, `Unsupported resource type ${r.resourceType}`, []);
       }),
     }));
+    on(43, (req, ctx) => {
+      const type = ctx.version === 0 ? 0 : req.electionType;
+      if (!this.isController(ctx)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
+      const wanted =
+        req.topicPartitions === null
+          ? [...this.topics.values()].flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition })))
+          : req.topicPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+      const byTopic = new Map<string, Array<{ partitionId: number; errorCode: number; errorMessage: string | null }>>();
+      for (const { topic, partition } of wanted) {
+        const p = this.topics.get(topic)?.partitions.find((x) => x.partition === partition);
+        const result = (errorCode: number, errorMessage: string | null) => byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partitionId: partition, errorCode, errorMessage }]);
+        if (!p) {
+          result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'The partition does not exist.');
+          continue;
+        }
+        const leaderLive = p.leader >= 0 && this.live.has(p.leader);
+        if (type === 0) {
+          const preferred = p.replicas[0] ?? -1;
+          if (p.leader === preferred && leaderLive) result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.');
+          else if (!this.live.has(preferred) || !p.isr.includes(preferred)) {
+            result(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, `Failed to elect leader for partition ${topic}-${partition} under strategy PreferredReplicaPartitionLeaderElectionStrategy`);
+          } else {
+            p.leader = preferred;
+            p.leaderEpoch++;
+            result(0, null);
+          }
+        } else if (leaderLive) result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.');
+        else {
+          const next = p.replicas.find((r) => this.live.has(r));
+          if (next === undefined) result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${topic}-${partition} under strategy OfflinePartitionLeaderElectionStrategy(true)`);
+          else {
+            p.leader = next;
+            p.leaderEpoch++;
+            p.isr = [next];
+            result(0, null);
+          }
+        }
+      }
+      // KafkaApis: an election over every partition leaves out those that needed none
+      const results = [...byTopic]
+        .map(([topic, rs]) => ({ topic, partitionResult: req.topicPartitions === null ? rs.filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED) : rs }))
+        .filter((t) => t.partitionResult.length > 0);
+      return { throttleTimeMs: 0, errorCode: 0, replicaElectionResults: results };
+    });
     on(46, (req, ctx) => {
       if (!this.isController(ctx)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, topics: [] };
       const wanted = req.topics ? new Set(req.topics.flatMap((t) => t.partitionIndexes.map((p) => `${t.name}-${p}`))) : null;

@@ -1,0 +1,303 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { Admin, ElectionType, KafkaError, type AdminOptions, type ElectionResult, type TopicPartitionRef } from '@samsa/client';
+import { adminOptionsFromProperties, parseProperties } from './topics.js';
+
+/**
+ * `samsa leader-election`: Kafka's kafka-leader-election.sh (LeaderElectionCommand). Same flags,
+ * same stdout lines, exit code 0 when every partition got (or already had) a valid leader, 1 on a
+ * usage error or when any election failed (the reason on stderr).
+ */
+
+export interface LeaderElectionIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+export interface LeaderElectionDeps {
+  /** Builds the Admin for --bootstrap-server. Default: `new Admin(opts)`. */
+  createAdmin?: (opts: AdminOptions) => Admin;
+  /** Admin options applied under the --command-config ones (e.g. shorter timeouts in tests). */
+  adminOptions?: Partial<AdminOptions>;
+  /** Reads --path-to-json-file / --command-config. Default: fs.readFileSync(path, 'utf8'). */
+  readFile?: (path: string) => string;
+}
+
+/** The raw values commander collects. */
+export interface RawLeaderElectionOptions {
+  bootstrapServer?: string;
+  electionType?: string;
+  allTopicPartitions?: boolean;
+  topic?: string;
+  partition?: string;
+  pathToJsonFile?: string;
+  commandConfig?: string;
+  'admin.config'?: string;
+}
+
+export type ElectionTypeName = 'PREFERRED' | 'UNCLEAN';
+
+export interface LeaderElectionOptions {
+  bootstrapServer: string;
+  electionType: ElectionTypeName;
+  /** --topic/--partition as one partition; --path-to-json-file is read when the command runs. */
+  topic?: string | undefined;
+  partition?: number | undefined;
+  pathToJsonFile?: string | undefined;
+  allTopicPartitions: boolean;
+  /** --command-config, or the deprecated --admin.config. */
+  commandConfig?: string | undefined;
+  deprecatedAdminConfig: boolean;
+}
+
+/** A command-line mistake (Kafka: AdminCommandFailedException / joptsimple's OptionException): message on stderr, exit 1. */
+export class LeaderElectionUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeaderElectionUsageError';
+  }
+}
+
+/** Kafka's AdminOperationException / AdminCommandFailedException: message on stderr, exit 1. */
+export class LeaderElectionCommandError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LeaderElectionCommandError';
+  }
+}
+
+const DESCRIPTION =
+  'This tool attempts to elect a new leader for a set of topic partitions. The type of elections supported are preferred replicas and unclean replicas.';
+
+export function defineLeaderElectionOptions(cmd: Command): Command {
+  return cmd
+    .option('--bootstrap-server <host:port>', 'A hostname and port for the broker to connect to, in the form host:port. Multiple comma separated URLs can be given. REQUIRED.')
+    .option('--command-config <file>', 'Config properties file to pass to the admin client.')
+    .option('--admin.config <file>', '(DEPRECATED) Configuration properties files to pass to the admin client. Use --command-config instead.')
+    .option(
+      '--path-to-json-file <file>',
+      'The JSON file with the list of partitions for which leader elections should be performed, e.g. {"partitions": [{"topic": "foo", "partition": 1}, {"topic": "foobar", "partition": 2}]}. Not allowed if --all-topic-partitions or --topic flags are specified.',
+    )
+    .option('--topic <topic>', 'Name of topic for which to perform an election. Not allowed if --path-to-json-file or --all-topic-partitions is specified.')
+    .option('--partition <id>', 'Partition id for which to perform an election. REQUIRED if --topic is specified.')
+    .option(
+      '--all-topic-partitions',
+      'Perform election on all of the eligible topic partitions based on the type of election (see the --election-type flag). Not allowed if --topic or --path-to-json-file is specified.',
+    )
+    .option(
+      '--election-type <type>',
+      'Type of election to attempt. Possible values are "preferred" for preferred leader election or "unclean" for unclean leader election. If preferred election is selected, the election is only performed if the current leader is not the preferred leader for the topic partition. If unclean election is selected, the election is only performed if there is no leader for the topic partition. REQUIRED.',
+    );
+}
+
+/** LeaderElectionCommandOptions: argument conversion (joptsimple) first, then validate(). */
+export function validateLeaderElectionOptions(o: RawLeaderElectionOptions): LeaderElectionOptions {
+  // joptsimple converts values while parsing: ElectionType by case-insensitive name, partition as Integer
+  let electionType: ElectionTypeName | undefined;
+  if (o.electionType !== undefined) {
+    const v = o.electionType.toUpperCase();
+    if (v !== 'PREFERRED' && v !== 'UNCLEAN') throw new LeaderElectionUsageError(`Cannot parse argument '${o.electionType}' of option election-type`);
+    electionType = v;
+  }
+  let partition: number | undefined;
+  if (o.partition !== undefined) {
+    if (!/^[-+]?\d+$/.test(o.partition) || Math.abs(Number(o.partition)) > 2147483647) throw new LeaderElectionUsageError(`Cannot parse argument '${o.partition}' of option partition`);
+    partition = Number(o.partition);
+  }
+  const missing = [o.bootstrapServer === undefined ? 'bootstrap-server' : null, electionType === undefined ? 'election-type' : null].filter((x) => x !== null);
+  if (missing.length > 0) throw new LeaderElectionUsageError(`Missing required option(s): ${missing.join(', ')}`);
+  if (o['admin.config'] !== undefined && o.commandConfig !== undefined) throw new LeaderElectionUsageError('Option "[admin.config]" can\'t be used with option "[command-config]"');
+  const exclusive = [o.topic !== undefined, !!o.allTopicPartitions, o.pathToJsonFile !== undefined].filter(Boolean).length;
+  if (exclusive !== 1) throw new LeaderElectionUsageError('One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file');
+  if (o.topic !== undefined && partition === undefined) throw new LeaderElectionUsageError('Missing required option(s): partition');
+  if (o.topic === undefined && partition !== undefined) throw new LeaderElectionUsageError('Option partition is only allowed if topic is used');
+  return {
+    bootstrapServer: o.bootstrapServer!,
+    electionType: electionType!,
+    topic: o.topic,
+    partition,
+    pathToJsonFile: o.pathToJsonFile,
+    allTopicPartitions: !!o.allTopicPartitions,
+    commandConfig: o.commandConfig ?? o['admin.config'],
+    deprecatedAdminConfig: o['admin.config'] !== undefined,
+  };
+}
+
+/** Kafka's replica election JSON: {"partitions": [{"topic": "t", "partition": 0}, …]}; duplicates are an error. */
+export function parseReplicaElectionData(text: string): TopicPartitionRef[] {
+  let js: unknown;
+  try {
+    js = JSON.parse(text);
+  } catch {
+    // Kafka's Json.parseFull answers empty for unparseable input
+    throw new LeaderElectionCommandError('Replica election data is empty');
+  }
+  if (typeof js !== 'object' || js === null || Array.isArray(js)) throw new LeaderElectionCommandError(`Replica election data: expected a JSON object, got ${JSON.stringify(js)}`);
+  const list = (js as Record<string, unknown>)['partitions'];
+  if (list === undefined) throw new LeaderElectionCommandError('Replica election data is missing "partitions" field');
+  if (!Array.isArray(list)) throw new LeaderElectionCommandError(`Replica election data: "partitions" should be an array, got ${JSON.stringify(list)}`);
+  const out: TopicPartitionRef[] = [];
+  for (const [i, raw] of list.entries()) {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new LeaderElectionCommandError(`Replica election data: partitions[${i}] should be an object, got ${JSON.stringify(raw)}`);
+    const e = raw as Record<string, unknown>;
+    if (typeof e['topic'] !== 'string') throw new LeaderElectionCommandError(`Replica election data: partitions[${i}].topic should be a string, got ${JSON.stringify(e['topic'])}`);
+    const p = e['partition'];
+    if (typeof p !== 'number' || !Number.isInteger(p) || Math.abs(p) > 2147483647) {
+      throw new LeaderElectionCommandError(`Replica election data: partitions[${i}].partition should be an int, got ${JSON.stringify(p)}`);
+    }
+    out.push({ topic: e['topic'], partition: p });
+  }
+  const seen = new Set<string>();
+  const dups = new Set<string>();
+  for (const tp of out) {
+    const k = `${tp.topic}-${tp.partition}`;
+    if (seen.has(k)) dups.add(k);
+    seen.add(k);
+  }
+  if (dups.size > 0) throw new LeaderElectionCommandError(`Replica election data contains duplicate partitions: [${[...dups].join(', ')}]`);
+  return out;
+}
+
+// Java exception classes of org.apache.kafka.common.errors whose names do not follow the error name
+const JAVA_EXCEPTIONS: Readonly<Record<string, string>> = {
+  UNKNOWN_SERVER_ERROR: 'UnknownServerException',
+  REQUEST_TIMED_OUT: 'TimeoutException',
+  CORRUPT_MESSAGE: 'CorruptRecordException',
+  CLUSTER_AUTHORIZATION_FAILED: 'ClusterAuthorizationException',
+  TOPIC_AUTHORIZATION_FAILED: 'TopicAuthorizationException',
+  GROUP_AUTHORIZATION_FAILED: 'GroupAuthorizationException',
+  INVALID_TOPIC_EXCEPTION: 'InvalidTopicException',
+  NETWORK_EXCEPTION: 'NetworkException',
+};
+
+/** `org.apache.kafka.common.errors.PreferredLeaderNotAvailableException` for PREFERRED_LEADER_NOT_AVAILABLE, etc. */
+export function javaExceptionName(errorName: string): string {
+  const simple =
+    JAVA_EXCEPTIONS[errorName] ??
+    errorName
+      .toLowerCase()
+      .split('_')
+      .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w))
+      .join('') + 'Exception';
+  return `org.apache.kafka.common.errors.${simple}`;
+}
+
+/** What Kafka prints for a Throwable: `class: message`. */
+function javaToString(e: KafkaError): string {
+  return `${javaExceptionName(e.errorName)}: ${e.message}`;
+}
+
+const tpString = (r: { topic: string; partition: number }) => `${r.topic}-${r.partition}`;
+
+/**
+ * LeaderElectionCommand.electLeaders's report: succeeded partitions, then those that needed no
+ * election (ELECTION_NOT_NEEDED), then one line per failure. `failed` counts the failures.
+ */
+export function formatElectionResults(type: ElectionTypeName, results: readonly ElectionResult[]): { lines: string[]; failed: number } {
+  const ok = results.filter((r) => r.error === null);
+  const noop = results.filter((r) => r.error?.errorName === 'ELECTION_NOT_NEEDED');
+  const failed = results.filter((r) => r.error !== null && r.error.errorName !== 'ELECTION_NOT_NEEDED');
+  const lines: string[] = [];
+  if (ok.length > 0) lines.push(`Successfully completed leader election (${type}) for partitions ${ok.map(tpString).join(', ')}`);
+  if (noop.length > 0) lines.push(`Valid replica already elected for partitions ${noop.map(tpString).join(', ')}`);
+  for (const r of failed) lines.push(`Error completing leader election (${type}) for partition: ${tpString(r)}: ${javaToString(r.error!)}`);
+  return { lines, failed: failed.length };
+}
+
+function buildCommand(io: LeaderElectionIo, deps: LeaderElectionDeps, setExitCode: (code: number) => void): Command {
+  const cmd = new Command('leader-election').description("Elect preferred or unclean partition leaders (Kafka's kafka-leader-election.sh)");
+  defineLeaderElectionOptions(cmd);
+  cmd.action(async (raw: RawLeaderElectionOptions) => setExitCode(await executeLeaderElectionCommand(raw, io, deps, cmd)));
+  return cmd;
+}
+
+/** Runs `samsa leader-election <argv…>` writing to `io`; resolves with the exit code. */
+export async function runLeaderElectionCommand(argv: readonly string[], io: LeaderElectionIo, deps: LeaderElectionDeps = {}): Promise<number> {
+  let code = 0;
+  const cmd = buildCommand(io, deps, (c) => (code = c));
+  cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  try {
+    await cmd.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    throw err;
+  }
+  return code;
+}
+
+/** Adds `samsa leader-election` to the program (exit code through process.exitCode). */
+export function registerLeaderElectionCommand(program: Command, deps: LeaderElectionDeps = {}): void {
+  const io: LeaderElectionIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
+  program.addCommand(buildCommand(io, deps, (code) => (process.exitCode = code)));
+}
+
+/** Validates the options, runs the elections and prints Kafka's report; returns the exit code. */
+export async function executeLeaderElectionCommand(raw: RawLeaderElectionOptions, io: LeaderElectionIo, deps: LeaderElectionDeps = {}, cmd?: Command): Promise<number> {
+  const println = (line: string) => io.out(`${line}\n`);
+  const fail = (message: string) => {
+    io.err(`${message}\n`);
+    return 1;
+  };
+  if (Object.values(raw).every((v) => v === undefined || v === false)) {
+    // CommandLineUtils.maybePrintHelpOrVersion: no arguments → the description and the usage, exit 1
+    io.err(`${DESCRIPTION}\n`);
+    if (cmd) io.err(cmd.helpInformation());
+    return 1;
+  }
+  let opts: LeaderElectionOptions;
+  try {
+    opts = validateLeaderElectionOptions(raw);
+  } catch (err) {
+    if (err instanceof LeaderElectionUsageError) return fail(err.message);
+    throw err;
+  }
+  const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  let partitions: TopicPartitionRef[] | null = null;
+  let props: Record<string, string> = {};
+  try {
+    if (opts.pathToJsonFile !== undefined) partitions = parseReplicaElectionData(read(opts.pathToJsonFile));
+    else if (opts.topic !== undefined) partitions = [{ topic: opts.topic, partition: opts.partition! }];
+    if (opts.deprecatedAdminConfig) println('Option --admin.config has been deprecated and will be removed in a future version. Use --command-config instead.');
+    if (opts.commandConfig !== undefined) props = parseProperties(read(opts.commandConfig));
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  }
+
+  let admin: Admin | undefined;
+  try {
+    const fromProps = adminOptionsFromProperties(props);
+    const adminOpts: AdminOptions = {
+      bootstrapServers: opts.bootstrapServer,
+      clientId: 'samsa-leader-election',
+      // the tool's defaults: 30 s for the whole call, half of it per request
+      defaultApiTimeoutMs: 30_000,
+      requestTimeoutMs: 15_000,
+      ...deps.adminOptions,
+      ...fromProps,
+    };
+    admin = (deps.createAdmin ?? ((o: AdminOptions) => new Admin(o)))(adminOpts);
+    let results: ElectionResult[];
+    try {
+      results = await admin.electLeaders(partitions, opts.electionType === 'PREFERRED' ? ElectionType.PREFERRED : ElectionType.UNCLEAN);
+    } catch (err) {
+      if (err instanceof KafkaError && err.errorName === 'REQUEST_TIMED_OUT') {
+        println('Timeout waiting for election results');
+        return fail(`Timeout waiting for election results: ${err.message}`);
+      }
+      if (err instanceof KafkaError && err.errorName === 'CLUSTER_AUTHORIZATION_FAILED') {
+        println('Not authorized to perform leader election');
+        return fail('Not authorized to perform leader election');
+      }
+      if (err instanceof KafkaError) return fail(`java.util.concurrent.ExecutionException: ${javaToString(err)}`);
+      throw err;
+    }
+    const { lines, failed } = formatElectionResults(opts.electionType, results);
+    for (const l of lines) println(l);
+    if (failed > 0) return fail(`${failed} replica(s) could not be elected`);
+    return 0;
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  } finally {
+    await admin?.close().catch(() => undefined);
+  }
+}
