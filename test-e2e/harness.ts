@@ -92,7 +92,8 @@ export async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await f();
-    if (v) return v as NonNullable<T>;
+    // 0 and '' are answers (a broker id 0, an empty topic list); only these mean "not yet"
+    if (v !== undefined && v !== null && v !== false) return v as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -61,9 +61,10 @@ export class ManagedProcess {
         this.exitInfo = { code, signal };
         live.delete(this);
         if (this.pidFile) rmSync(this.pidFile, { force: true });
-        this.log?.end();
         resolve(this.exitInfo);
       });
+      // output can still arrive after 'exit': the log file is closed once the pipes are drained
+      this.child.once('close', () => this.log?.end());
       this.child.once('error', () => {
         // spawn failure: 'exit' may never come
         this.exitInfo = { code: -1, signal: null };
