@@ -264,21 +264,25 @@ export class KafkaZk {
   ): Promise<{ created: TopicPartition[]; existed: TopicPartition[] }> {
     const created: TopicPartition[] = [];
     const existed: TopicPartition[] = [];
-    for (const { tp, state } of states) {
-      await this.zk.mkdirp(TopicPartitionsZNode.path(tp.topic));
-      const ops: ZkOp[] = [];
-      if (!(await this.zk.exists(TopicPartitionZNode.path(tp.topic, tp.partition)))) {
-        ops.push({ type: 'create', path: TopicPartitionZNode.path(tp.topic, tp.partition) });
-      }
-      ops.push({ type: 'create', path: TopicPartitionStateZNode.path(tp.topic, tp.partition), data: TopicPartitionStateZNode.encode(state) });
-      try {
+    for (const topic of new Set(states.map((s) => s.tp.topic))) await this.zk.mkdirp(TopicPartitionsZNode.path(topic));
+    const outcomes = await Promise.allSettled(
+      states.map(async ({ tp, state }) => {
+        const ops: ZkOp[] = [];
+        if (!(await this.zk.exists(TopicPartitionZNode.path(tp.topic, tp.partition)))) {
+          ops.push({ type: 'create', path: TopicPartitionZNode.path(tp.topic, tp.partition) });
+        }
+        ops.push({ type: 'create', path: TopicPartitionStateZNode.path(tp.topic, tp.partition), data: TopicPartitionStateZNode.encode(state) });
         await controllerFencedMulti(this.zk, epochZkVersion, ops);
-        created.push(tp);
-      } catch (err) {
-        if (err instanceof ZkMultiError && err.code === ZkCode.NODE_EXISTS) existed.push(tp);
-        else throw err;
-      }
-    }
+      }),
+    );
+    let fatal: unknown;
+    outcomes.forEach((o, i) => {
+      const tp = states[i]!.tp;
+      if (o.status === 'fulfilled') created.push(tp);
+      else if (o.reason instanceof ZkMultiError && o.reason.code === ZkCode.NODE_EXISTS) existed.push(tp);
+      else fatal ??= o.reason;
+    });
+    if (fatal) throw fatal;
     return { created, existed };
   }
 
@@ -293,22 +297,27 @@ export class KafkaZk {
   ): Promise<{ updated: Map<string, number>; stale: TopicPartition[] }> {
     const updated = new Map<string, number>();
     const stale: TopicPartition[] = [];
-    for (const u of updates) {
-      try {
-        const res = await controllerFencedMulti(this.zk, epochZkVersion, [
+    // pipelined on the one session (ZooKeeper answers in order), like Kafka's async requests
+    const outcomes = await Promise.allSettled(
+      updates.map((u) =>
+        controllerFencedMulti(this.zk, epochZkVersion, [
           {
             type: 'set',
             path: TopicPartitionStateZNode.path(u.tp.topic, u.tp.partition),
             data: TopicPartitionStateZNode.encode(u.state),
             version: u.expectedZkVersion,
           },
-        ]);
-        updated.set(tpKey(u.tp), res[0]!.stat!.version);
-      } catch (err) {
-        if (err instanceof ZkMultiError && (err.code === ZkCode.BAD_VERSION || err.code === ZkCode.NO_NODE)) stale.push(u.tp);
-        else throw err;
-      }
-    }
+        ]),
+      ),
+    );
+    outcomes.forEach((o, i) => {
+      const u = updates[i]!;
+      if (o.status === 'fulfilled') updated.set(tpKey(u.tp), o.value[0]!.stat!.version);
+      else if (o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)) stale.push(u.tp);
+    });
+    // a controller move (or a lost session) fails the whole batch, as the first such error
+    const fatal = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected' && !(o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)));
+    if (fatal) throw fatal.reason;
     return { updated, stale };
   }
 
