@@ -37,6 +37,9 @@ describe('samsa cluster', () => {
     expect(lines.filter((l) => l.includes('serving (follower)'))).toHaveLength(2);
     const brokers = st.stdout.split('\n').filter((l) => l.startsWith('broker '));
     expect(brokers).toHaveLength(3);
+    expect(st.stdout).toMatch(/^controller: broker [012] \(controller epoch \d+\)$/m);
+    expect(st.stdout).toContain('live brokers: 0,1,2');
+    expect(st.stdout).toContain('partitions: 0 (offline 0, under-replicated 0)');
     expect(brokers.every((l) => l.includes(' serving'))).toBe(true);
     expect(st.stdout).toContain(`zookeeper.connect=127.0.0.1:${base},127.0.0.1:${base + 1},127.0.0.1:${base + 2}`);
     const state = readState(dir)!;

@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { formatClusterSummary, readClusterSummary } from './cluster-summary.js';
 import {
   DEFAULT_LOCAL_CLUSTER,
   LocalCluster,
@@ -169,5 +170,9 @@ async function printStatus(state: LocalClusterState): Promise<boolean> {
   process.stdout.write(`\nzookeeper.connect=${state.zookeeper.connect}\n`);
   if ((state.brokers ?? []).length > 0) process.stdout.write(`bootstrap.servers=${state.bootstrap}\n`);
   process.stdout.write(`supervisor pid ${state.supervisorPid} (${isAlive(state.supervisorPid) ? 'alive' : 'gone'}), state ${state.state}, data ${state.dataDir}\n`);
+  if ((state.brokers ?? []).length > 0) {
+    const summary = await readClusterSummary(state.zookeeper.connect);
+    process.stdout.write('\n' + (summary ? formatClusterSummary(summary) : ['cluster metadata: ZooKeeper not reachable']).join('\n') + '\n');
+  }
   return isAlive(state.supervisorPid) && rows.every((r) => r.info !== null);
 }
