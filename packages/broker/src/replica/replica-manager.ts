@@ -74,6 +74,15 @@ const ISR_CHANGE_QUIET_MS = 5000;
 const ISR_CHANGE_MAX_DELAY_MS = 60_000;
 const ISR_PROPAGATION_INTERVAL_MS = 2500;
 
+/** A partition this broker started or stopped leading (the group coordinator follows `__consumer_offsets`). */
+export interface LeadershipChange {
+  topic: string;
+  partition: number;
+  /** The leader epoch of the change; -1 when unknown (StopReplica without one). */
+  leaderEpoch: number;
+  isLeader: boolean;
+}
+
 export interface AppendResult {
   topic: string;
   partition: number;
@@ -119,6 +128,7 @@ export class ReplicaManager {
   private lastIsrChangeMs = 0;
   private lastIsrPropagationMs = Date.now();
   private timers: NodeJS.Timeout[] = [];
+  private readonly leadershipListeners = new Set<(c: LeadershipChange) => void>();
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.log = o.logger.child({ component: 'replica-manager' });
@@ -224,6 +234,22 @@ export class ReplicaManager {
     }
   }
 
+  /** Called after each LeaderAndIsr partition state applied here and each StopReplica'd partition. */
+  onLeadershipChange(l: (c: LeadershipChange) => void): () => void {
+    this.leadershipListeners.add(l);
+    return () => this.leadershipListeners.delete(l);
+  }
+
+  private notifyLeadership(c: LeadershipChange): void {
+    for (const l of this.leadershipListeners) {
+      try {
+        l(c);
+      } catch (err) {
+        this.log.error({ err, topic: c.topic, partition: c.partition }, 'leadership change listener failed');
+      }
+    }
+  }
+
   getPartition(topic: string, partition: number): Partition | undefined {
     return this.partitions.get(key(topic, partition));
   }
@@ -300,6 +326,7 @@ export class ReplicaManager {
         // leadership moved: waiting produces and fetches on this partition answer now
         this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
         this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
+        this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: s.leader === this.o.brokerId });
         err(ErrorCode.NONE);
       } catch (e) {
         this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to apply LeaderAndIsr');
@@ -324,6 +351,7 @@ export class ReplicaManager {
       this.partitions.delete(key(s.topic, s.partition));
       this.fetchers.removePartition(key(s.topic, s.partition));
       p?.stopLeading();
+      if (p) this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: false });
       this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
       this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
       if (s.deletePartition) {

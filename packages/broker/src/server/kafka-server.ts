@@ -14,6 +14,9 @@ import {
 import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
+import { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import { GROUP_METADATA_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import { ReplicaOffsetsLog } from '../coordinator/replica-offsets-log.js';
 import { sendControlRequest } from '../control/control-client.js';
 import { apiVersionsHandler } from '../handlers/api-versions.js';
 import { createPartitionsHandler } from '../handlers/create-partitions.js';
@@ -73,6 +76,7 @@ export class KafkaServer {
   private controlServer: ControlPlaneServer | undefined;
   readonly metadata = new MetadataCache();
   replicaManager: ReplicaManager | undefined;
+  groupCoordinator: GroupCoordinator | undefined;
   brokerId = -1;
   brokerEpoch = -1n;
   clusterId = '';
@@ -151,6 +155,37 @@ export class KafkaServer {
     await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
 
+    // the group coordinator follows this broker's leaderships of __consumer_offsets partitions
+    const coordinator = new GroupCoordinator({
+      brokerId: this.brokerId,
+      groupConfig: {
+        groupMinSessionTimeoutMs: cfg.get('group.min.session.timeout.ms'),
+        groupMaxSessionTimeoutMs: cfg.get('group.max.session.timeout.ms'),
+        groupMaxSize: cfg.get('group.max.size'),
+        groupInitialRebalanceDelayMs: cfg.get('group.initial.rebalance.delay.ms'),
+      },
+      offsetConfig: {
+        maxMetadataSize: cfg.get('offset.metadata.max.bytes'),
+        loadBufferSize: cfg.get('offsets.load.buffer.size'),
+        offsetsRetentionMs: cfg.get('offsets.retention.minutes') * 60_000,
+        offsetsRetentionCheckIntervalMs: cfg.get('offsets.retention.check.interval.ms'),
+        offsetCommitTimeoutMs: cfg.get('offsets.commit.timeout.ms'),
+        compression: cfg.get('offsets.topic.compression.codec'),
+      },
+      storage: new ReplicaOffsetsLog(this.replicaManager),
+      logger: this.log,
+      partitionCount: cfg.get('offsets.topic.num.partitions'),
+    });
+    this.groupCoordinator = coordinator;
+    this.replicaManager.onLeadershipChange((c) => {
+      if (c.topic !== GROUP_METADATA_TOPIC_NAME) return;
+      if (c.isLeader) void coordinator.onElection(c.partition, c.leaderEpoch);
+      else coordinator.onResignation(c.partition, c.leaderEpoch >= 0 ? c.leaderEpoch : null);
+    });
+    // Kafka reads the offsets topic's partition count from ZooKeeper, else the configured one
+    const offsetsAssignment = await kzk.getTopicAssignment(GROUP_METADATA_TOPIC_NAME);
+    coordinator.startup(offsetsAssignment?.partitions.size ?? cfg.get('offsets.topic.num.partitions'));
+
     const channel = new ControllerChannelManager({
       listenerName: cfg.controlPlaneListenerName,
       logger: this.log,
@@ -195,6 +230,7 @@ export class KafkaServer {
       kzk,
       topicAdmin,
       replicaManager: this.replicaManager,
+      groupCoordinator: coordinator,
       log: this.log,
     };
     const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler];
@@ -299,12 +335,14 @@ export class KafkaServer {
     return {
       updateMetadata: async (r) => {
         checkEpochs(r.controllerEpoch, r.brokerEpoch);
-        this.metadata.update({
+        const deleted = this.metadata.update({
           controllerId: r.controllerId,
           controllerEpoch: r.controllerEpoch,
           brokers: r.liveBrokers.map(toMetadataBroker),
           partitions: r.partitionStates.map(toMetadataPartition),
         });
+        // Kafka drops the committed offsets of deleted topics
+        if (deleted.length > 0) this.groupCoordinator?.handleDeletedTopics(deleted);
         return { errorCode: ErrorCode.NONE };
       },
       leaderAndIsr: async (r) => {
@@ -387,6 +425,7 @@ export class KafkaServer {
     for (const s of this.sockets) await s.stop();
     await this.controlServer?.stop();
     await this.controller?.shutdown();
+    await this.groupCoordinator?.shutdown();
     await this.replicaManager?.shutdown();
     await this.logs?.shutdown();
     await this.zk?.close();

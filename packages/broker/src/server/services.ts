@@ -5,6 +5,7 @@ import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { TopicAdmin } from '../admin/topic-admin.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerConfig } from '../config/broker-config.js';
+import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -25,5 +26,6 @@ export interface BrokerServices {
   kzk: KafkaZk;
   topicAdmin: TopicAdmin;
   replicaManager: ReplicaManager;
+  groupCoordinator: GroupCoordinator;
   log: Logger;
 }

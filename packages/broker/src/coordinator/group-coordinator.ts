@@ -1,0 +1,1000 @@
+/**
+ * The group coordinator (Kafka's classic GroupCoordinator, ZooKeeper era): group membership with
+ * the two-phase JOIN_GROUP / SYNC_GROUP rebalance, heartbeats and session expiry, static
+ * membership, and offset commits/fetches for the groups whose `__consumer_offsets` partition this
+ * broker leads. Node runs it on one thread, so Kafka's group locks are not needed; what Kafka
+ * re-checks after an append completes (state, generation) is re-checked here in the callbacks.
+ *
+ * Error codes, state transitions and timeouts follow Kafka 3.x's GroupCoordinator.scala.
+ */
+import type { Logger } from 'pino';
+import { ErrorCode, type JoinGroupResponseMember } from '@samsa/protocol';
+import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
+import { SystemTimer } from '../purgatory/timing-wheel.js';
+import {
+  DelayedHeartbeat,
+  DelayedJoin,
+  DelayedSync,
+  InitialDelayedJoin,
+  groupJoinKey,
+  groupSyncKey,
+  memberKey,
+  type DelayedGroupCallbacks,
+  type DelayedRebalance,
+} from './delayed-operations.js';
+import { GroupMetadata, GroupState, type GroupOverview, type GroupSummary, type TopicPartition } from './group-metadata.js';
+import { GroupMetadataManager, type OffsetConfig, type OffsetsLog, type PartitionData } from './group-metadata-manager.js';
+import {
+  MemberMetadata,
+  UNKNOWN_MEMBER_ID,
+  joinError,
+  syncError,
+  type JoinCallback,
+  type Protocol,
+  type SyncCallback,
+} from './member-metadata.js';
+import type { OffsetAndMetadata } from './records.js';
+
+export interface GroupConfig {
+  /** group.min.session.timeout.ms */
+  groupMinSessionTimeoutMs: number;
+  /** group.max.session.timeout.ms */
+  groupMaxSessionTimeoutMs: number;
+  /** group.max.size */
+  groupMaxSize: number;
+  /** group.initial.rebalance.delay.ms */
+  groupInitialRebalanceDelayMs: number;
+}
+
+/** A new member's JoinGroup is parked at most this long (Kafka's NewMemberJoinTimeoutMs). */
+export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
+
+export const GroupApi = {
+  JoinGroup: 'JoinGroup',
+  SyncGroup: 'SyncGroup',
+  Heartbeat: 'Heartbeat',
+  LeaveGroup: 'LeaveGroup',
+  OffsetCommit: 'OffsetCommit',
+  OffsetFetch: 'OffsetFetch',
+  DescribeGroups: 'DescribeGroups',
+  DeleteGroups: 'DeleteGroups',
+} as const;
+export type GroupApi = (typeof GroupApi)[keyof typeof GroupApi];
+
+export interface JoinGroupParams {
+  groupId: string;
+  memberId: string;
+  groupInstanceId: string | null;
+  /** JoinGroup v4+ without group.instance.id: a new member first gets MEMBER_ID_REQUIRED. */
+  requireKnownMemberId: boolean;
+  /** JoinGroup v9+ (KIP-814). */
+  supportSkippingAssignment: boolean;
+  clientId: string;
+  clientHost: string;
+  rebalanceTimeoutMs: number;
+  sessionTimeoutMs: number;
+  protocolType: string;
+  protocols: Protocol[];
+  reason: string | null;
+}
+
+export interface SyncGroupParams {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  protocolType: string | null;
+  protocolName: string | null;
+  groupInstanceId: string | null;
+  assignments: ReadonlyMap<string, Buffer>;
+}
+
+export interface LeavingMember {
+  memberId: string;
+  groupInstanceId: string | null;
+  reason: string | null;
+}
+
+export interface LeaveGroupResult {
+  topLevelError: number;
+  members: Array<{ memberId: string; groupInstanceId: string | null; error: number }>;
+}
+
+export interface GroupCoordinatorOptions {
+  brokerId: number;
+  groupConfig: GroupConfig;
+  offsetConfig: OffsetConfig;
+  storage: OffsetsLog;
+  logger: Logger;
+  /** offsets.topic.num.partitions until startup reads the real count. */
+  partitionCount: number;
+  /** The purgatories' timing wheel (tests drive a fake clock). */
+  timer?: SystemTimer;
+}
+
+const EMPTY_GROUP: GroupSummary = { state: '', protocolType: '', protocol: '', members: [] };
+const DEAD_GROUP: GroupSummary = { state: GroupState.Dead, protocolType: '', protocol: '', members: [] };
+
+export class GroupCoordinator implements DelayedGroupCallbacks {
+  readonly groupManager: GroupMetadataManager;
+  readonly timer: SystemTimer;
+  readonly heartbeatPurgatory: DelayedOperationPurgatory<DelayedHeartbeat>;
+  readonly rebalancePurgatory: DelayedOperationPurgatory<DelayedRebalance>;
+  private readonly log: Logger;
+  private readonly groupConfig: GroupConfig;
+  private active = false;
+  private readonly ownsTimer: boolean;
+
+  constructor(o: GroupCoordinatorOptions) {
+    this.log = o.logger.child({ component: 'group-coordinator' });
+    this.groupConfig = o.groupConfig;
+    this.ownsTimer = o.timer === undefined;
+    this.timer = o.timer ?? new SystemTimer();
+    this.heartbeatPurgatory = new DelayedOperationPurgatory('Heartbeat', this.timer);
+    this.rebalancePurgatory = new DelayedOperationPurgatory('Rebalance', this.timer);
+    this.groupManager = new GroupMetadataManager(o.brokerId, o.offsetConfig, o.storage, this.log, o.partitionCount);
+  }
+
+  startup(partitionCount: number, enableMetadataExpiration = true): void {
+    this.log.info({ partitionCount }, 'starting up');
+    this.groupManager.startup(partitionCount, enableMetadataExpiration);
+    this.active = true;
+  }
+
+  async shutdown(): Promise<void> {
+    this.active = false;
+    await this.groupManager.shutdown();
+    this.heartbeatPurgatory.shutdown();
+    this.rebalancePurgatory.shutdown();
+    if (this.ownsTimer) this.timer.shutdown();
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  partitionFor(groupId: string): number {
+    return this.groupManager.partitionFor(groupId);
+  }
+
+  // ---- JoinGroup --------------------------------------------------------------------------------
+
+  /** Whether the group has room for this member (group.max.size). */
+  private acceptJoiningMember(group: GroupMetadata, memberId: string): boolean {
+    switch (group.currentState) {
+      case GroupState.Empty:
+      case GroupState.Dead:
+        return true;
+      case GroupState.PreparingRebalance:
+        return (group.has(memberId) && group.get(memberId).isAwaitingJoin) || group.numAwaiting < this.groupConfig.groupMaxSize;
+      case GroupState.CompletingRebalance:
+      case GroupState.Stable:
+        return group.has(memberId) || group.size < this.groupConfig.groupMaxSize;
+    }
+  }
+
+  handleJoinGroup(p: JoinGroupParams, callback: JoinCallback): void {
+    const status = this.validateGroupStatus(p.groupId, GroupApi.JoinGroup);
+    if (status !== null) {
+      callback(joinError(p.memberId, status));
+      return;
+    }
+    if (p.sessionTimeoutMs < this.groupConfig.groupMinSessionTimeoutMs || p.sessionTimeoutMs > this.groupConfig.groupMaxSessionTimeoutMs) {
+      callback(joinError(p.memberId, ErrorCode.INVALID_SESSION_TIMEOUT));
+      return;
+    }
+    const isUnknownMember = p.memberId === UNKNOWN_MEMBER_ID;
+    // the group is created only for an unknown member; a known member of a missing group is unknown
+    const group = this.groupManager.getOrMaybeCreateGroup(p.groupId, isUnknownMember);
+    if (!group) {
+      callback(joinError(p.memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+      return;
+    }
+    const reason = p.reason ?? 'not provided';
+    if (!this.acceptJoiningMember(group, p.memberId)) {
+      group.remove(p.memberId);
+      callback(joinError(UNKNOWN_MEMBER_ID, ErrorCode.GROUP_MAX_SIZE_REACHED));
+    } else if (isUnknownMember) {
+      this.doNewMemberJoinGroup(group, p, callback, reason);
+    } else {
+      this.doCurrentMemberJoinGroup(group, p, callback, reason);
+    }
+    if (group.is(GroupState.PreparingRebalance)) this.rebalancePurgatory.checkAndComplete(groupJoinKey(group.groupId));
+  }
+
+  private doNewMemberJoinGroup(group: GroupMetadata, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
+    if (group.is(GroupState.Dead)) {
+      // the group was just removed (unloaded, deleted): let the member find the coordinator again
+      callback(joinError(UNKNOWN_MEMBER_ID, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    } else if (!group.supportsProtocols(p.protocolType, new Set(p.protocols.map((x) => x.name)))) {
+      callback(joinError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+    } else {
+      const newMemberId = group.generateMemberId(p.clientId, p.groupInstanceId);
+      if (p.groupInstanceId !== null) this.doStaticNewMemberJoinGroup(group, p.groupInstanceId, newMemberId, p, callback, reason);
+      else this.doDynamicNewMemberJoinGroup(group, newMemberId, p, callback, reason);
+    }
+  }
+
+  private doStaticNewMemberJoinGroup(group: GroupMetadata, groupInstanceId: string, newMemberId: string, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
+    const oldMemberId = group.currentStaticMemberId(groupInstanceId);
+    if (oldMemberId !== undefined) {
+      this.log.info({ groupId: group.groupId, groupInstanceId, state: group.currentState, oldMemberId, newMemberId }, 'static member with unknown member id joins; replacing the previously mapped member');
+      this.updateStaticMemberAndRebalance(group, oldMemberId, newMemberId, groupInstanceId, p, callback, reason);
+    } else {
+      this.log.info({ groupId: group.groupId, groupInstanceId, state: group.currentState, memberId: newMemberId }, 'static member with unknown member id joins; created a new member id');
+      this.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, groupInstanceId, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+    }
+  }
+
+  private doDynamicNewMemberJoinGroup(group: GroupMetadata, newMemberId: string, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
+    if (p.requireKnownMemberId) {
+      // KIP-394: the member must come back with this id; until then it is pending
+      this.log.info({ groupId: group.groupId, state: group.currentState, memberId: newMemberId }, 'dynamic member with unknown member id joins; asking it to rejoin with a new member id');
+      group.addPendingMember(newMemberId);
+      this.addPendingMemberExpiration(group, newMemberId, p.sessionTimeoutMs);
+      callback(joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED));
+    } else {
+      this.log.info({ groupId: group.groupId, state: group.currentState, memberId: newMemberId }, 'dynamic member with unknown member id joins; added to the group');
+      this.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+    }
+  }
+
+  /** `groupInstanceId` (when given) maps to `memberId`, and `memberId` is in the group. */
+  private validateCurrentMember(group: GroupMetadata, memberId: string, groupInstanceId: string | null, operation: string): number | null {
+    if (groupInstanceId !== null) {
+      const current = group.currentStaticMemberId(groupInstanceId);
+      if (current === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (current !== memberId) {
+        this.log.info({ groupId: group.groupId, memberId, groupInstanceId, current, operation }, 'static member is fenced by a newer member id');
+        return ErrorCode.FENCED_INSTANCE_ID;
+      }
+      return null;
+    }
+    return group.has(memberId) ? null : ErrorCode.UNKNOWN_MEMBER_ID;
+  }
+
+  private doCurrentMemberJoinGroup(group: GroupMetadata, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
+    const memberId = p.memberId;
+    if (group.is(GroupState.Dead)) {
+      callback(joinError(memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+      return;
+    }
+    if (!group.supportsProtocols(p.protocolType, new Set(p.protocols.map((x) => x.name)))) {
+      callback(joinError(memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      return;
+    }
+    if (group.isPendingMember(memberId)) {
+      // the second step of the two-step join; pending members are never static
+      if (p.groupInstanceId !== null) throw new Error(`Received unexpected JoinGroup with groupInstanceId=${p.groupInstanceId} for pending member with memberId=${memberId}`);
+      this.log.info({ groupId: group.groupId, memberId, state: group.currentState }, 'pending dynamic member joins; adding it to the group');
+      this.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, memberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+      return;
+    }
+    const error = this.validateCurrentMember(group, memberId, p.groupInstanceId, 'join-group');
+    if (error !== null) {
+      callback(joinError(memberId, error));
+      return;
+    }
+    const member = group.get(memberId);
+    const update = (why: string) => this.updateMemberAndRebalance(group, member, p.protocols, p.rebalanceTimeoutMs, p.sessionTimeoutMs, `${why}; client reason: ${reason}`, callback);
+    const current = (members: JoinGroupResponseMember[]) =>
+      callback({
+        members,
+        memberId,
+        generationId: group.generationId,
+        protocolType: group.protocolType,
+        protocolName: group.protocolName,
+        leaderId: group.leaderOrNull ?? '',
+        skipAssignment: false,
+        error: ErrorCode.NONE,
+      });
+    switch (group.currentState) {
+      case GroupState.PreparingRebalance:
+        update(`Member ${memberId} joining group during ${group.currentState}`);
+        break;
+      case GroupState.CompletingRebalance:
+        // the same metadata: the member probably missed the JoinGroup answer; answer it again
+        if (member.matches(p.protocols)) current(group.isLeader(memberId) ? group.currentMemberMetadata() : []);
+        else update(`Updating metadata for member ${memberId} during ${group.currentState}`);
+        break;
+      case GroupState.Stable:
+        // the leader rejoining forces a rebalance (topic metadata changed); followers only with new metadata
+        if (group.isLeader(memberId)) update(`Leader ${memberId} re-joining group during ${group.currentState}`);
+        else if (!member.matches(p.protocols)) update(`Updating metadata for member ${memberId} during ${group.currentState}`);
+        else current([]);
+        break;
+      case GroupState.Empty:
+      case GroupState.Dead:
+        this.log.warn({ groupId: group.groupId, memberId, state: group.currentState }, 'attempt to add rejoining member in unexpected group state');
+        callback(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+        break;
+    }
+  }
+
+  // ---- SyncGroup --------------------------------------------------------------------------------
+
+  handleSyncGroup(p: SyncGroupParams, callback: SyncCallback): void {
+    const status = this.validateGroupStatus(p.groupId, GroupApi.SyncGroup);
+    if (status === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) {
+      // the rebalance state was lost with the coordinator move: rejoin (older clients do not know LOAD_IN_PROGRESS here)
+      callback(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+      return;
+    }
+    if (status !== null) {
+      callback(syncError(status));
+      return;
+    }
+    const group = this.groupManager.getGroup(p.groupId);
+    if (!group) {
+      callback(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+      return;
+    }
+    this.doSyncGroup(group, p, callback);
+  }
+
+  private validateSyncGroup(group: GroupMetadata, p: SyncGroupParams): number | null {
+    if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const e = this.validateCurrentMember(group, p.memberId, p.groupInstanceId, 'sync-group');
+    if (e !== null) return e;
+    if (p.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    if (p.protocolType !== null && group.protocolType !== p.protocolType) return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
+    if (p.protocolName !== null && group.protocolName !== p.protocolName) return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
+    return null;
+  }
+
+  private doSyncGroup(group: GroupMetadata, p: SyncGroupParams, callback: SyncCallback): void {
+    const error = this.validateSyncGroup(group, p);
+    if (error !== null) {
+      callback(syncError(error));
+      return;
+    }
+    switch (group.currentState) {
+      case GroupState.Empty:
+        callback(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+        return;
+      case GroupState.PreparingRebalance:
+        callback(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+        return;
+      case GroupState.CompletingRebalance: {
+        group.get(p.memberId).awaitingSyncCallback = callback;
+        this.removePendingSyncMember(group, p.memberId);
+        if (group.isLeader(p.memberId)) {
+          this.log.info({ groupId: group.groupId, memberId: p.memberId, generation: group.generationId, members: group.size, staticMembers: group.allStaticMembers.length }, 'assignment received from the leader');
+          // members the leader left out get an empty assignment
+          const assignment = new Map(p.assignments);
+          const missing = group.allMembers.filter((m) => !assignment.has(m));
+          for (const m of missing) assignment.set(m, Buffer.alloc(0));
+          if (missing.length > 0) this.log.warn({ groupId: group.groupId, generation: group.generationId, missing }, 'setting empty assignments for members the leader left out');
+          const generationId = group.generationId;
+          this.groupManager.storeGroup(group, assignment, (storeError) => {
+            // the group may have moved on (a join, a leave) while the write was in flight
+            if (!group.is(GroupState.CompletingRebalance) || generationId !== group.generationId) return;
+            if (storeError !== ErrorCode.NONE) {
+              this.resetAndPropagateAssignmentError(group, storeError);
+              this.maybePrepareRebalance(group, `Error ${storeError} when storing group assignment during SyncGroup (member: ${p.memberId})`);
+            } else {
+              this.setAndPropagateAssignment(group, assignment);
+              group.transitionTo(GroupState.Stable);
+            }
+          });
+        }
+        return;
+      }
+      case GroupState.Stable: {
+        this.removePendingSyncMember(group, p.memberId);
+        const member = group.get(p.memberId);
+        callback({ protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment, error: ErrorCode.NONE });
+        this.completeAndScheduleNextHeartbeatExpiration(group, member);
+        return;
+      }
+      case GroupState.Dead:
+        throw new Error(`Reached unexpected condition for Dead group ${group.groupId}`);
+    }
+  }
+
+  // ---- LeaveGroup -------------------------------------------------------------------------------
+
+  handleLeaveGroup(groupId: string, leaving: readonly LeavingMember[]): LeaveGroupResult {
+    const status = this.validateGroupStatus(groupId, GroupApi.LeaveGroup);
+    if (status !== null) return { topLevelError: status, members: [] };
+    const memberResult = (m: LeavingMember, error: number) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, error });
+    const group = this.groupManager.getGroup(groupId);
+    if (!group) return { topLevelError: ErrorCode.NONE, members: leaving.map((m) => memberResult(m, ErrorCode.UNKNOWN_MEMBER_ID)) };
+    if (group.is(GroupState.Dead)) return { topLevelError: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    const removeCurrent = (memberId: string, reason: string | null) => {
+      const member = group.get(memberId);
+      const why = reason ?? 'not provided';
+      this.removeMemberAndUpdateGroup(group, member, `Removing member ${memberId} on LeaveGroup; client reason: ${why}`);
+      this.removeHeartbeatForLeavingMember(group, memberId);
+      this.log.info({ groupId, memberId, reason: why }, 'member left the group through LeaveGroup');
+    };
+    const members = leaving.map((m) => {
+      // administrative removal by group.instance.id (no member id)
+      if (m.memberId === UNKNOWN_MEMBER_ID) {
+        const current = m.groupInstanceId !== null ? group.currentStaticMemberId(m.groupInstanceId) : undefined;
+        if (current === undefined) return memberResult(m, ErrorCode.UNKNOWN_MEMBER_ID);
+        removeCurrent(current, m.reason);
+        return memberResult(m, ErrorCode.NONE);
+      }
+      if (group.isPendingMember(m.memberId)) {
+        this.removePendingMemberAndUpdateGroup(group, m.memberId);
+        this.heartbeatPurgatory.checkAndComplete(memberKey(group.groupId, m.memberId));
+        this.log.info({ groupId, memberId: m.memberId }, 'pending member left the group through LeaveGroup');
+        return memberResult(m, ErrorCode.NONE);
+      }
+      const error = this.validateCurrentMember(group, m.memberId, m.groupInstanceId, 'leave-group');
+      if (error !== null) return memberResult(m, error);
+      removeCurrent(m.memberId, m.reason);
+      return memberResult(m, ErrorCode.NONE);
+    });
+    return { topLevelError: ErrorCode.NONE, members };
+  }
+
+  // ---- DeleteGroups -----------------------------------------------------------------------------
+
+  handleDeleteGroups(groupIds: readonly string[]): Map<string, number> {
+    const errors = new Map<string, number>();
+    const eligible: GroupMetadata[] = [];
+    for (const groupId of new Set(groupIds)) {
+      const status = this.validateGroupStatus(groupId, GroupApi.DeleteGroups);
+      if (status !== null) {
+        errors.set(groupId, status);
+        continue;
+      }
+      const group = this.groupManager.getGroup(groupId);
+      const notFound = () => (this.groupManager.groupNotExists(groupId) ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NOT_COORDINATOR);
+      if (!group) {
+        errors.set(groupId, notFound());
+        continue;
+      }
+      switch (group.currentState) {
+        case GroupState.Dead:
+          errors.set(groupId, notFound());
+          break;
+        case GroupState.Empty:
+          group.transitionTo(GroupState.Dead);
+          eligible.push(group);
+          break;
+        default:
+          errors.set(groupId, ErrorCode.NON_EMPTY_GROUP);
+      }
+    }
+    if (eligible.length > 0) {
+      const removed = this.groupManager.cleanupGroupMetadata(eligible, (g) => g.removeAllOffsets());
+      for (const g of eligible) errors.set(g.groupId, ErrorCode.NONE);
+      this.log.info({ groups: eligible.map((g) => g.groupId), offsets: removed }, 'deleted groups');
+    }
+    return errors;
+  }
+
+  // ---- Heartbeat --------------------------------------------------------------------------------
+
+  handleHeartbeat(groupId: string, memberId: string, groupInstanceId: string | null, generationId: number): number {
+    const status = this.validateGroupStatus(groupId, GroupApi.Heartbeat);
+    // while loading the group is not known yet: answer blindly
+    if (status !== null) return status === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? ErrorCode.NONE : status;
+    const group = this.groupManager.getGroup(groupId);
+    if (!group) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const error = this.validateCurrentMember(group, memberId, groupInstanceId, 'heartbeat');
+    if (error !== null) return error;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    switch (group.currentState) {
+      case GroupState.Empty:
+        return ErrorCode.UNKNOWN_MEMBER_ID;
+      case GroupState.CompletingRebalance:
+        // heartbeats may start right after the JoinGroup answer
+        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
+        return ErrorCode.NONE;
+      case GroupState.PreparingRebalance:
+        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
+        return ErrorCode.REBALANCE_IN_PROGRESS;
+      case GroupState.Stable:
+        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
+        return ErrorCode.NONE;
+      case GroupState.Dead:
+        throw new Error(`Reached unexpected condition for Dead group ${groupId}`);
+    }
+  }
+
+  // ---- OffsetCommit / OffsetFetch ---------------------------------------------------------------
+
+  handleCommitOffsets(
+    groupId: string,
+    memberId: string,
+    groupInstanceId: string | null,
+    generationId: number,
+    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
+    callback: (results: Array<[TopicPartition, number]>) => void,
+  ): void {
+    const all = (error: number) => callback(offsets.map(([tp]) => [tp, error]));
+    const status = this.validateGroupStatus(groupId, GroupApi.OffsetCommit);
+    if (status !== null) {
+      all(status);
+      return;
+    }
+    let group = this.groupManager.getGroup(groupId);
+    if (!group) {
+      if (generationId >= 0) {
+        // a commit from an older generation of a group we no longer know
+        all(ErrorCode.ILLEGAL_GENERATION);
+        return;
+      }
+      // no group management: the group exists only to store offsets
+      this.log.info({ groupId }, 'creating simple consumer group via manual offset commit');
+      group = this.groupManager.addGroup(new GroupMetadata(groupId, GroupState.Empty));
+    }
+    this.doCommitOffsets(group, memberId, groupInstanceId, generationId, offsets, callback);
+  }
+
+  private validateOffsetCommit(group: GroupMetadata, generationId: number, memberId: string, groupInstanceId: string | null): number | null {
+    if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    // generation -1: the admin client or a consumer without group management, allowed while Empty
+    if (generationId < 0 && group.is(GroupState.Empty)) return null;
+    if (generationId >= 0 || memberId !== UNKNOWN_MEMBER_ID || groupInstanceId !== null) {
+      const e = this.validateCurrentMember(group, memberId, groupInstanceId, 'offset-commit');
+      if (e !== null) return e;
+      return generationId !== group.generationId ? ErrorCode.ILLEGAL_GENERATION : null;
+    }
+    // a non-empty group takes commits from its members only
+    return group.is(GroupState.Empty) ? null : ErrorCode.UNKNOWN_MEMBER_ID;
+  }
+
+  private doCommitOffsets(
+    group: GroupMetadata,
+    memberId: string,
+    groupInstanceId: string | null,
+    generationId: number,
+    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
+    callback: (results: Array<[TopicPartition, number]>) => void,
+  ): void {
+    const error = this.validateOffsetCommit(group, generationId, memberId, groupInstanceId);
+    if (error !== null) {
+      callback(offsets.map(([tp]) => [tp, error]));
+      return;
+    }
+    switch (group.currentState) {
+      case GroupState.Empty:
+        this.groupManager.storeOffsets(group, memberId, offsets, callback);
+        return;
+      case GroupState.Stable:
+      case GroupState.PreparingRebalance:
+        // commits during PreparingRebalance are allowed: heartbeats tell the member to rejoin
+        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
+        this.groupManager.storeOffsets(group, memberId, offsets, callback);
+        return;
+      case GroupState.CompletingRebalance:
+        // a member of the new generation committing before SyncGroup: let it finish the rebalance
+        callback(offsets.map(([tp]) => [tp, ErrorCode.REBALANCE_IN_PROGRESS]));
+        return;
+      case GroupState.Dead:
+        throw new Error(`Logic error: unexpected group state ${group.currentState}`);
+    }
+  }
+
+  /** Committed offsets whatever the group state (groups may use Kafka only to store offsets). */
+  handleFetchOffsets(groupId: string, requireStable: boolean, partitions: readonly TopicPartition[] | null): { error: number; offsets: Array<[TopicPartition, PartitionData]> } {
+    const status = this.validateGroupStatus(groupId, GroupApi.OffsetFetch);
+    if (status !== null) return { error: status, offsets: [] };
+    return { error: ErrorCode.NONE, offsets: this.groupManager.getOffsets(groupId, requireStable, partitions) };
+  }
+
+  // ---- ListGroups / DescribeGroups --------------------------------------------------------------
+
+  handleListGroups(states: ReadonlySet<string>, types: ReadonlySet<string>): { error: number; groups: GroupOverview[] } {
+    if (!this.active) return { error: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
+    const error = this.groupManager.isLoading ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE;
+    const lowerStates = new Set([...states].map((s) => s.toLowerCase()));
+    const lowerTypes = new Set([...types].map((t) => t.toLowerCase()));
+    const groups = this.groupManager
+      .currentGroups()
+      .filter((g) => (lowerStates.size === 0 || g.isInStates(lowerStates)) && (lowerTypes.size === 0 || lowerTypes.has('classic')))
+      .map((g) => g.overview());
+    return { error, groups };
+  }
+
+  handleDescribeGroup(groupId: string): { error: number; summary: GroupSummary } {
+    const status = this.validateGroupStatus(groupId, GroupApi.DescribeGroups);
+    if (status !== null) return { error: status, summary: EMPTY_GROUP };
+    const group = this.groupManager.getGroup(groupId);
+    if (!group) return { error: ErrorCode.NONE, summary: DEAD_GROUP };
+    return { error: ErrorCode.NONE, summary: group.summary() };
+  }
+
+  /** Topic partitions were deleted: forget their committed offsets (tombstones in the log). */
+  handleDeletedPartitions(partitions: readonly TopicPartition[]): void {
+    if (partitions.length === 0) return;
+    const removed = this.groupManager.cleanupGroupMetadata(this.groupManager.currentGroups(), (g) => g.removeOffsets(partitions));
+    this.log.info({ partitions: partitions.length, offsets: removed }, 'removed offsets of deleted partitions');
+  }
+
+  /** Whole topics were deleted. */
+  handleDeletedTopics(topics: readonly string[]): void {
+    if (topics.length === 0) return;
+    const set = new Set(topics);
+    const removed = this.groupManager.cleanupGroupMetadata(this.groupManager.currentGroups(), (g) => g.removeOffsets(g.allOffsets().map(([tp]) => tp).filter((tp) => set.has(tp.topic))));
+    if (removed > 0) this.log.info({ topics, offsets: removed }, 'removed offsets of deleted topics');
+  }
+
+  // ---- coordinator status -----------------------------------------------------------------------
+
+  private isValidGroupId(groupId: string, api: GroupApi): boolean {
+    // offset APIs, DescribeGroups and DeleteGroups accept the empty group id (compatibility)
+    switch (api) {
+      case GroupApi.OffsetCommit:
+      case GroupApi.OffsetFetch:
+      case GroupApi.DescribeGroups:
+      case GroupApi.DeleteGroups:
+        return true;
+      default:
+        return groupId !== '';
+    }
+  }
+
+  /** INVALID_GROUP_ID, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS or NOT_COORDINATOR; null when we serve the group. */
+  validateGroupStatus(groupId: string, api: GroupApi): number | null {
+    if (!this.isValidGroupId(groupId, api)) return ErrorCode.INVALID_GROUP_ID;
+    if (!this.active) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (this.groupManager.isGroupLoading(groupId)) return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
+    if (!this.groupManager.isGroupLocal(groupId)) return ErrorCode.NOT_COORDINATOR;
+    return null;
+  }
+
+  private onGroupUnloaded(group: GroupMetadata): void {
+    this.log.info({ groupId: group.groupId, generation: group.generationId }, 'unloading group metadata');
+    const previous = group.currentState;
+    group.transitionTo(GroupState.Dead);
+    switch (previous) {
+      case GroupState.Empty:
+      case GroupState.Dead:
+        break;
+      case GroupState.PreparingRebalance:
+        for (const m of group.allMemberMetadata) group.maybeInvokeJoinCallback(m, joinError(m.memberId, ErrorCode.NOT_COORDINATOR));
+        this.rebalancePurgatory.checkAndComplete(groupJoinKey(group.groupId));
+        break;
+      case GroupState.Stable:
+      case GroupState.CompletingRebalance:
+        for (const m of group.allMemberMetadata) {
+          group.maybeInvokeSyncCallback(m, syncError(ErrorCode.NOT_COORDINATOR));
+          this.heartbeatPurgatory.checkAndComplete(memberKey(group.groupId, m.memberId));
+        }
+        break;
+    }
+    this.removeSyncExpiration(group);
+  }
+
+  private onGroupLoaded(group: GroupMetadata): void {
+    this.log.info({ groupId: group.groupId, generation: group.generationId, state: group.currentState }, 'loaded group metadata');
+    if (group.size > this.groupConfig.groupMaxSize) {
+      this.prepareRebalance(group, `Freshly-loaded group is over capacity (${this.groupConfig.groupMaxSize}). Rebalancing in order to give a chance for consumers to commit offsets`);
+    }
+    for (const m of group.allMemberMetadata) this.completeAndScheduleNextHeartbeatExpiration(group, m);
+  }
+
+  /** This broker became leader of offsets partition `partition` (leader epoch = coordinator epoch). */
+  onElection(partition: number, coordinatorEpoch: number): Promise<void> {
+    this.log.info({ partition, coordinatorEpoch }, 'elected as the group coordinator for an offsets partition');
+    return this.groupManager.scheduleLoadGroupAndOffsets(partition, coordinatorEpoch, (g) => this.onGroupLoaded(g));
+  }
+
+  /** This broker no longer leads offsets partition `partition`. */
+  onResignation(partition: number, coordinatorEpoch: number | null): void {
+    this.log.info({ partition, coordinatorEpoch }, 'resigned as the group coordinator for an offsets partition');
+    this.groupManager.removeGroupsForPartition(partition, coordinatorEpoch, (g) => this.onGroupUnloaded(g));
+  }
+
+  // ---- rebalance machinery ------------------------------------------------------------------------
+
+  private setAndPropagateAssignment(group: GroupMetadata, assignment: ReadonlyMap<string, Buffer>): void {
+    for (const m of group.allMemberMetadata) m.assignment = assignment.get(m.memberId) ?? Buffer.alloc(0);
+    this.propagateAssignment(group, ErrorCode.NONE);
+  }
+
+  private resetAndPropagateAssignmentError(group: GroupMetadata, error: number): void {
+    for (const m of group.allMemberMetadata) m.assignment = Buffer.alloc(0);
+    this.propagateAssignment(group, error);
+  }
+
+  private propagateAssignment(group: GroupMetadata, error: number): void {
+    const ok = error === ErrorCode.NONE;
+    for (const m of group.allMemberMetadata) {
+      if (m.assignment.length === 0 && ok) this.log.warn({ groupId: group.groupId, memberId: m.memberId, generation: group.generationId }, 'sending empty assignment with no errors');
+      const answered = group.maybeInvokeSyncCallback(m, { protocolType: ok ? group.protocolType : null, protocolName: ok ? group.protocolName : null, assignment: m.assignment, error });
+      // sessions that expired while waiting for the assignment are re-armed now
+      if (answered) this.completeAndScheduleNextHeartbeatExpiration(group, m);
+    }
+  }
+
+  private completeAndScheduleNextHeartbeatExpiration(group: GroupMetadata, member: MemberMetadata): void {
+    this.completeAndScheduleNextExpiration(group, member, member.sessionTimeoutMs);
+  }
+
+  private completeAndScheduleNextExpiration(group: GroupMetadata, member: MemberMetadata, timeoutMs: number): void {
+    const key = memberKey(group.groupId, member.memberId);
+    member.heartbeatSatisfied = true;
+    this.heartbeatPurgatory.checkAndComplete(key);
+    member.heartbeatSatisfied = false;
+    this.heartbeatPurgatory.tryCompleteElseWatch(new DelayedHeartbeat(this, group, member.memberId, false, timeoutMs), [key]);
+  }
+
+  private addPendingMemberExpiration(group: GroupMetadata, pendingMemberId: string, timeoutMs: number): void {
+    this.heartbeatPurgatory.tryCompleteElseWatch(new DelayedHeartbeat(this, group, pendingMemberId, true, timeoutMs), [memberKey(group.groupId, pendingMemberId)]);
+  }
+
+  private removeHeartbeatForLeavingMember(group: GroupMetadata, memberId: string): void {
+    this.heartbeatPurgatory.checkAndComplete(memberKey(group.groupId, memberId));
+  }
+
+  private addMemberAndRebalance(
+    rebalanceTimeoutMs: number,
+    sessionTimeoutMs: number,
+    memberId: string,
+    groupInstanceId: string | null,
+    clientId: string,
+    clientHost: string,
+    protocolType: string,
+    protocols: Protocol[],
+    group: GroupMetadata,
+    callback: JoinCallback,
+    reason: string,
+  ): void {
+    const member = new MemberMetadata(memberId, groupInstanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs, protocolType, protocols);
+    member.isNew = true;
+    // a member arriving during the initial delay extends it
+    if (group.is(GroupState.PreparingRebalance) && group.generationId === 0) group.newMemberAdded = true;
+    group.add(member, callback);
+    // a new member's JoinGroup is parked at most NewMemberJoinTimeoutMs (its session does not apply:
+    // it has no member id to heartbeat with, and a client that gave up would leave a defunct member)
+    this.completeAndScheduleNextExpiration(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS);
+    this.maybePrepareRebalance(group, `Adding new member ${memberId} with group instance id ${groupInstanceId}; client reason: ${reason}`);
+  }
+
+  private updateStaticMemberAndRebalance(group: GroupMetadata, oldMemberId: string, newMemberId: string, groupInstanceId: string, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
+    const currentLeader = group.leaderOrNull;
+    const member = group.replaceStaticMember(groupInstanceId, oldMemberId, newMemberId, { join: joinError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID), sync: syncError(ErrorCode.FENCED_INSTANCE_ID) });
+    // the old member id's heartbeat expires without effect; the new one gets its own
+    this.completeAndScheduleNextHeartbeatExpiration(group, member);
+    const oldRebalanceTimeoutMs = member.rebalanceTimeoutMs;
+    const oldSessionTimeoutMs = member.sessionTimeoutMs;
+    const oldProtocols = member.supportedProtocols;
+    group.updateMember(member, p.protocols, p.rebalanceTimeoutMs, p.sessionTimeoutMs, callback);
+    switch (group.currentState) {
+      case GroupState.Stable: {
+        // no rebalance unless the group's protocol would change: persist the new member id
+        const selected = group.selectProtocol();
+        if (group.protocolName === selected) {
+          this.log.info({ groupId: group.groupId, groupInstanceId }, 'static member joins during Stable without changing the protocol; no rebalance');
+          const assignment = new Map(group.allMemberMetadata.map((m) => [m.memberId, m.assignment]));
+          this.groupManager.storeGroup(group, assignment, (error) => {
+            if (error !== ErrorCode.NONE) {
+              this.log.warn({ groupId: group.groupId, error }, 'failed to persist metadata for group');
+              // revert: the old member id stays
+              group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs, oldSessionTimeoutMs, null);
+              const oldMember = group.replaceStaticMember(groupInstanceId, newMemberId, oldMemberId, { join: joinError(newMemberId, ErrorCode.FENCED_INSTANCE_ID), sync: syncError(ErrorCode.FENCED_INSTANCE_ID) });
+              this.completeAndScheduleNextHeartbeatExpiration(group, oldMember);
+              callback({ members: [], memberId: UNKNOWN_MEMBER_ID, generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName, leaderId: currentLeader ?? '', skipAssignment: false, error });
+            } else if (p.supportSkippingAssignment) {
+              // JoinGroup v9+: the leader learns it leads but skips the assignor while Stable
+              const isLeader = group.isLeader(newMemberId);
+              group.maybeInvokeJoinCallback(member, {
+                members: isLeader ? group.currentMemberMetadata() : [],
+                memberId: newMemberId,
+                generationId: group.generationId,
+                protocolType: group.protocolType,
+                protocolName: group.protocolName,
+                leaderId: group.leaderOrNull ?? '',
+                skipAssignment: isLeader,
+                error: ErrorCode.NONE,
+              });
+            } else {
+              // older clients get the old leader id, so a replaced leader does not run a useless assignment
+              group.maybeInvokeJoinCallback(member, {
+                members: [],
+                memberId: newMemberId,
+                generationId: group.generationId,
+                protocolType: group.protocolType,
+                protocolName: group.protocolName,
+                leaderId: currentLeader ?? '',
+                skipAssignment: false,
+                error: ErrorCode.NONE,
+              });
+            }
+          });
+        } else {
+          this.maybePrepareRebalance(group, `Group's selectedProtocol will change because static member ${member.memberId} with instance id ${groupInstanceId} joined with change of protocol; client reason: ${reason}`);
+        }
+        break;
+      }
+      case GroupState.CompletingRebalance:
+        // the leader may already have assigned to the old member id: rebalance
+        this.prepareRebalance(group, `Updating metadata for static member ${member.memberId} with instance id ${groupInstanceId}; client reason: ${reason}`);
+        break;
+      case GroupState.Empty:
+      case GroupState.Dead:
+        throw new Error(`Group ${group.groupId} was not supposed to be in the state ${group.currentState} when the unknown static member ${groupInstanceId} rejoins.`);
+      case GroupState.PreparingRebalance:
+        break;
+    }
+  }
+
+  private updateMemberAndRebalance(group: GroupMetadata, member: MemberMetadata, protocols: Protocol[], rebalanceTimeoutMs: number, sessionTimeoutMs: number, reason: string, callback: JoinCallback): void {
+    group.updateMember(member, protocols, rebalanceTimeoutMs, sessionTimeoutMs, callback);
+    this.maybePrepareRebalance(group, reason);
+  }
+
+  private maybePrepareRebalance(group: GroupMetadata, reason: string): void {
+    if (group.canRebalance) this.prepareRebalance(group, reason);
+  }
+
+  /** → PreparingRebalance, with a DelayedJoin (an InitialDelayedJoin when the group was Empty). */
+  prepareRebalance(group: GroupMetadata, reason: string): void {
+    // members waiting for an assignment must rejoin
+    if (group.is(GroupState.CompletingRebalance)) this.resetAndPropagateAssignmentError(group, ErrorCode.REBALANCE_IN_PROGRESS);
+    this.removeSyncExpiration(group);
+    const delay = this.groupConfig.groupInitialRebalanceDelayMs;
+    const op: DelayedJoin = group.is(GroupState.Empty)
+      ? new InitialDelayedJoin(this, this.rebalancePurgatory, group, delay, delay, Math.max(group.rebalanceTimeoutMs - delay, 0))
+      : new DelayedJoin(this, group, group.rebalanceTimeoutMs);
+    group.transitionTo(GroupState.PreparingRebalance);
+    this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.partitionFor(group.groupId), reason }, 'preparing to rebalance group');
+    this.rebalancePurgatory.tryCompleteElseWatch(op, [groupJoinKey(group.groupId)]);
+  }
+
+  private removeMemberAndUpdateGroup(group: GroupMetadata, member: MemberMetadata, reason: string): void {
+    // a new member may time out while its JoinGroup is parked: answer it so the client retries
+    group.maybeInvokeJoinCallback(member, joinError(UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID));
+    group.remove(member.memberId);
+    switch (group.currentState) {
+      case GroupState.Dead:
+      case GroupState.Empty:
+        break;
+      case GroupState.Stable:
+      case GroupState.CompletingRebalance:
+        this.maybePrepareRebalance(group, reason);
+        break;
+      case GroupState.PreparingRebalance:
+        this.rebalancePurgatory.checkAndComplete(groupJoinKey(group.groupId));
+        break;
+    }
+  }
+
+  private removePendingMemberAndUpdateGroup(group: GroupMetadata, memberId: string): void {
+    group.remove(memberId);
+    if (group.is(GroupState.PreparingRebalance)) this.rebalancePurgatory.checkAndComplete(groupJoinKey(group.groupId));
+  }
+
+  tryCompleteJoin(group: GroupMetadata, forceComplete: () => boolean): boolean {
+    return group.hasAllMembersJoined ? forceComplete() : false;
+  }
+
+  /** All members rejoined or the rebalance timeout passed: the next generation. */
+  onCompleteJoin(group: GroupMetadata): void {
+    const notYetRejoined = group.notYetRejoinedMembers.filter((m) => !m.isStaticMember);
+    if (notYetRejoined.length > 0) {
+      this.log.info({ groupId: group.groupId, members: notYetRejoined.map((m) => m.memberId) }, 'removing dynamic members that did not rejoin');
+      for (const m of notYetRejoined) {
+        group.remove(m.memberId);
+        this.removeHeartbeatForLeavingMember(group, m.memberId);
+      }
+    }
+    if (group.is(GroupState.Dead)) {
+      this.log.info({ groupId: group.groupId }, 'group is dead, skipping rebalance stage');
+      return;
+    }
+    if (!group.maybeElectNewJoinedLeader() && group.allMembers.length > 0) {
+      // nobody rejoined (only static members remain): wait another rebalance timeout, until
+      // their sessions expire
+      this.log.error({ groupId: group.groupId }, 'group could not complete rebalance because no members rejoined');
+      this.rebalancePurgatory.tryCompleteElseWatch(new DelayedJoin(this, group, group.rebalanceTimeoutMs), [groupJoinKey(group.groupId)]);
+      return;
+    }
+    group.initNextGeneration();
+    if (group.is(GroupState.Empty)) {
+      this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.partitionFor(group.groupId) }, 'group is now empty');
+      this.groupManager.storeGroup(group, new Map(), (error) => {
+        // an old generation may come back after a failover; harmless for a group without members
+        if (error !== ErrorCode.NONE) this.log.warn({ groupId: group.groupId, error }, 'failed to write empty metadata for group');
+      });
+      return;
+    }
+    this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.partitionFor(group.groupId), members: group.size, protocol: group.protocolName, leader: group.leaderOrNull }, 'stabilized group');
+    for (const m of group.allMemberMetadata) {
+      group.maybeInvokeJoinCallback(m, {
+        members: group.isLeader(m.memberId) ? group.currentMemberMetadata() : [],
+        memberId: m.memberId,
+        generationId: group.generationId,
+        protocolType: group.protocolType,
+        protocolName: group.protocolName,
+        leaderId: group.leaderOrNull ?? '',
+        skipAssignment: false,
+        error: ErrorCode.NONE,
+      });
+      this.completeAndScheduleNextHeartbeatExpiration(group, m);
+      m.isNew = false;
+      group.addPendingSyncMember(m.memberId);
+    }
+    this.schedulePendingSync(group);
+  }
+
+  private removePendingSyncMember(group: GroupMetadata, memberId: string): void {
+    group.removePendingSyncMember(memberId);
+    this.maybeCompleteSyncExpiration(group);
+  }
+
+  private removeSyncExpiration(group: GroupMetadata): void {
+    group.clearPendingSyncMembers();
+    this.maybeCompleteSyncExpiration(group);
+  }
+
+  private maybeCompleteSyncExpiration(group: GroupMetadata): void {
+    this.rebalancePurgatory.checkAndComplete(groupSyncKey(group.groupId));
+  }
+
+  private schedulePendingSync(group: GroupMetadata): void {
+    this.rebalancePurgatory.tryCompleteElseWatch(new DelayedSync(this, group, group.generationId, group.rebalanceTimeoutMs), [groupSyncKey(group.groupId)]);
+  }
+
+  tryCompletePendingSync(group: GroupMetadata, generationId: number, forceComplete: () => boolean): boolean {
+    if (generationId !== group.generationId) return forceComplete();
+    switch (group.currentState) {
+      case GroupState.Dead:
+      case GroupState.Empty:
+      case GroupState.PreparingRebalance:
+        return forceComplete();
+      case GroupState.CompletingRebalance:
+      case GroupState.Stable:
+        return group.hasReceivedSyncFromAllMembers ? forceComplete() : false;
+    }
+  }
+
+  /** Members that did not send SyncGroup within the rebalance timeout are removed; the group rebalances. */
+  onExpirePendingSync(group: GroupMetadata, generationId: number): void {
+    if (generationId !== group.generationId) {
+      this.log.error({ groupId: group.groupId, generationId, current: group.generationId }, 'unexpected sync expiration for an old generation');
+      return;
+    }
+    switch (group.currentState) {
+      case GroupState.Dead:
+      case GroupState.Empty:
+      case GroupState.PreparingRebalance:
+        this.log.error({ groupId: group.groupId, state: group.currentState }, 'unexpected sync expiration after the group moved on');
+        return;
+      case GroupState.CompletingRebalance:
+      case GroupState.Stable:
+        if (!group.hasReceivedSyncFromAllMembers) {
+          const pending = group.allPendingSyncMembers;
+          for (const memberId of pending) {
+            group.remove(memberId);
+            this.removeHeartbeatForLeavingMember(group, memberId);
+          }
+          this.log.info({ groupId: group.groupId, members: pending }, 'removed members that did not send SyncGroup');
+          this.prepareRebalance(group, `Removing ${pending.join(',')} on pending sync request expiration`);
+        }
+    }
+  }
+
+  tryCompleteHeartbeat(group: GroupMetadata, memberId: string, isPending: boolean, forceComplete: () => boolean): boolean {
+    if (group.is(GroupState.Dead)) return forceComplete();
+    if (isPending) return group.has(memberId) ? forceComplete() : false;
+    return this.shouldCompleteNonPendingHeartbeat(group, memberId) ? forceComplete() : false;
+  }
+
+  private shouldCompleteNonPendingHeartbeat(group: GroupMetadata, memberId: string): boolean {
+    return group.has(memberId) ? group.get(memberId).hasSatisfiedHeartbeat : true;
+  }
+
+  /** A member's session (or a pending member's wait, or a new member's join) expired. */
+  onExpireHeartbeat(group: GroupMetadata, memberId: string, isPending: boolean): void {
+    if (group.is(GroupState.Dead)) {
+      this.log.info({ groupId: group.groupId, memberId }, 'heartbeat expiration after the group was unloaded or deleted');
+    } else if (isPending) {
+      this.log.info({ groupId: group.groupId, memberId }, 'pending member removed after session timeout expiration');
+      this.removePendingMemberAndUpdateGroup(group, memberId);
+    } else if (group.has(memberId)) {
+      const member = group.get(memberId);
+      if (!member.hasSatisfiedHeartbeat) {
+        this.log.info({ groupId: group.groupId, memberId, generation: group.generationId }, 'member has failed (session expired), removing it from the group');
+        this.removeMemberAndUpdateGroup(group, member, `removing member ${memberId} on heartbeat expiration`);
+      }
+    }
+  }
+}
