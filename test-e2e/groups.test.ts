@@ -1,13 +1,29 @@
 /**
  * Consumer groups against a 3-broker cluster: `__consumer_offsets` created on the first
  * FindCoordinator (50 partitions, replication factor 3, compacted), the coordinator is the leader
- * of partition abs(hash(group)) % 50.
+ * of partition abs(hash(group)) % 50; KafkaJS 2.2.4 consumers share a 6-partition topic (RF 3)
+ * produced by kcat, each message consumed once, offsets committed and resumed from after a
+ * restart; group requests to another broker answer NOT_COORDINATOR; kcat's balanced consumer
+ * (librdkafka) in a group.
  */
+import { execFile, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import kafkajs from 'kafkajs';
+import type { Admin, Consumer, Kafka as KafkaT } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newTopicId } from '@samsa/zk-paths';
 import { TestCluster, until } from './harness.js';
 import { rawRequest, waitForBrokerMetadata } from './clients/wire.js';
 
+const { Kafka, logLevel } = kafkajs;
+const run = promisify(execFile);
+
 const COORDINATOR_NOT_AVAILABLE = 15;
+const NOT_COORDINATOR = 16;
+const UNKNOWN_MEMBER_ID = 25;
+const MEMBER_ID_REQUIRED = 79;
 
 /** Java's String.hashCode and Kafka's Utils.abs, written out independently of the broker's code. */
 function offsetsPartition(groupId: string, partitions = 50): number {
@@ -18,15 +34,78 @@ function offsetsPartition(groupId: string, partitions = 50): number {
 
 describe('consumer groups against a 3-broker cluster', () => {
   let c: TestCluster;
+  let kafka: KafkaT;
+  let admin: Admin;
+  const logs: string[] = [];
+  const consumers: Consumer[] = [];
 
   beforeAll(async () => {
     c = await TestCluster.start({ brokers: 3, overrides: { 'group.initial.rebalance.delay.ms': '500' } });
     await waitForBrokerMetadata(c.bootstrap.split(','), () => c.controllerId());
+    kafka = new Kafka({
+      clientId: 'groups-e2e',
+      brokers: c.bootstrap.split(','),
+      retry: { retries: 10, initialRetryTime: 100 },
+      logLevel: logLevel.INFO,
+      logCreator:
+        () =>
+        ({ namespace, level, log }) => {
+          const { message, ...extra } = log;
+          logs.push(`[${level}] ${namespace}: ${message} ${JSON.stringify(extra)}`);
+        },
+    });
+    admin = kafka.admin();
+    await admin.connect();
   });
 
   afterAll(async () => {
+    for (const k of consumers) await k.disconnect().catch(() => undefined);
+    await admin?.disconnect();
     await c?.stop();
   });
+
+  /** Produces `lines` ("key:value") to `topic` with kcat (acks=all). */
+  async function kcatProduce(topic: string, lines: string[]): Promise<void> {
+    const input = join(c.dir, `${topic}-${Date.now()}.txt`);
+    await writeFile(input, lines.join('\n') + '\n');
+    await run('kcat', ['-P', '-b', c.bootstrap, '-t', topic, '-K:', '-X', 'acks=all', '-l', input], { timeout: 60_000 });
+  }
+
+  interface Seen {
+    consumer: number;
+    partition: number;
+    offset: string;
+    value: string;
+  }
+
+  /** A KafkaJS consumer in `groupId` reading `topic` from the beginning; what it reads lands in `seen`. */
+  async function startConsumer(id: number, groupId: string, topic: string, seen: Seen[], assigned?: Map<number, number[]>): Promise<Consumer> {
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, rebalanceTimeout: 20_000, heartbeatInterval: 500 });
+    consumers.push(consumer);
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      assigned?.set(id, (e.payload.memberAssignment[topic] ?? []).slice().sort((a, b) => a - b));
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      autoCommitInterval: 100,
+      eachMessage: async ({ partition, message }) => {
+        seen.push({ consumer: id, partition, offset: message.offset, value: message.value!.toString() });
+      },
+    });
+    return consumer;
+  }
+
+  /** The group's committed offsets per partition (KafkaJS admin → OffsetFetch). */
+  async function committed(groupId: string, topic: string): Promise<Map<number, number>> {
+    const r = await admin.fetchOffsets({ groupId, topics: [topic] });
+    return new Map(r.flatMap((t) => t.partitions.map((p) => [p.partition, Number(p.offset)] as [number, number])));
+  }
+
+  /** Partition high watermarks (KafkaJS admin → ListOffsets). */
+  async function endOffsets(topic: string): Promise<Map<number, number>> {
+    return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+  }
 
   it('groups – the first FindCoordinator creates __consumer_offsets (50 partitions, RF 3, compact); every broker names the leader of the group’s partition', async () => {
     const group = 'find-me';
@@ -56,5 +135,109 @@ describe('consumer groups against a 3-broker cluster', () => {
       expect(x.errorCode).toBe(0);
       expect(x.nodeId).toBe(await c.leaderOf('__consumer_offsets', offsetsPartition(g)));
     }
+  });
+
+  const topic = 'grp-orders';
+  const groupId = 'orders-app';
+  const N = 3000;
+
+  it('groups – two KafkaJS consumers split a 6-partition topic (RF 3) 3/3; every message produced by kcat is consumed exactly once; offsets committed to the end', async () => {
+    await c.admin.createTopic(topic, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});
+    await c.waitForLeaders(topic, 6);
+    const seen: Seen[] = [];
+    const assigned = new Map<number, number[]>();
+    await startConsumer(1, groupId, topic, seen, assigned);
+    await startConsumer(2, groupId, topic, seen, assigned);
+    // both members in one generation before anything is produced: no record can be read twice
+    await until(async () => {
+      const d = await admin.describeGroups([groupId]);
+      const g = d.groups[0]!;
+      return g.state === 'Stable' && g.members.length === 2 && assigned.size === 2 && [...assigned.values()].flat().length === 6;
+    }, 'a Stable group of 2 members with all 6 partitions assigned', 60_000);
+    const parts = [...assigned.values()];
+    expect(parts.map((p) => p.length)).toEqual([3, 3]);
+    expect(parts.flat().sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    const d = (await admin.describeGroups([groupId])).groups[0]!;
+    expect(d).toMatchObject({ groupId, state: 'Stable', protocolType: 'consumer', protocol: 'RoundRobinAssigner' });
+    for (const m of d.members) {
+      expect(m.clientId).toBe('groups-e2e');
+      expect(m.clientHost).toBe('/127.0.0.1');
+    }
+
+    await kcatProduce(topic, Array.from({ length: N }, (_, i) => `k${i % 97}:v${i}`));
+    await until(() => seen.length >= N, `${N} messages consumed`, 60_000);
+    const values = seen.map((x) => x.value);
+    expect(new Set(values).size).toBe(N);
+    expect(values).toHaveLength(N);
+    // each consumer read only its own partitions
+    for (const x of seen) expect(assigned.get(x.consumer)).toContain(x.partition);
+    const ends = await endOffsets(topic);
+    expect([...ends.values()].reduce((a, b) => a + b, 0)).toBe(N);
+    await until(async () => {
+      const co = await committed(groupId, topic);
+      return [...ends].every(([p, end]) => co.get(p) === end);
+    }, 'committed offsets at the end of every partition', 30_000);
+  });
+
+  it('groups – the consumers leave (LeaveGroup) and the group empties; a restarted consumer resumes from the committed offsets and reads only what came after', async () => {
+    for (const k of consumers.splice(0)) await k.disconnect();
+    await until(async () => (await admin.describeGroups([groupId])).groups[0]!.state === 'Empty', 'the group is Empty', 30_000);
+    const before = await committed(groupId, topic);
+    await kcatProduce(topic, Array.from({ length: 600 }, (_, i) => `k${i % 13}:after-${i}`));
+    const seen: Seen[] = [];
+    await startConsumer(3, groupId, topic, seen);
+    await until(() => seen.length >= 600, '600 new messages consumed', 60_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(seen).toHaveLength(600);
+    expect(seen.every((x) => x.value.startsWith('after-'))).toBe(true);
+    for (const x of seen) expect(Number(x.offset)).toBeGreaterThanOrEqual(before.get(x.partition)!);
+    const ends = await endOffsets(topic);
+    await until(async () => {
+      const co = await committed(groupId, topic);
+      return [...ends].every(([p, end]) => co.get(p) === end);
+    }, 'committed offsets at the new ends', 30_000);
+    for (const k of consumers.splice(0)) await k.disconnect();
+  });
+
+  it('groups – group requests to a broker that is not the coordinator answer NOT_COORDINATOR; the coordinator asks new members for a member id (JoinGroup v4+) and rejects unknown ones', async () => {
+    const g = 'raw-group';
+    const leader = await c.leaderOf('__consumer_offsets', offsetsPartition(g));
+    const other = c.brokers.find((b) => b.id !== leader)!;
+    const join = { groupId: g, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null };
+    expect((await rawRequest(other.address, 11, 5, join)).errorCode).toBe(NOT_COORDINATOR);
+    const first = await rawRequest(c.broker(leader).address, 11, 5, join);
+    expect(first.errorCode).toBe(MEMBER_ID_REQUIRED);
+    expect(first.memberId).toMatch(/^samsa-e2e-reader-[0-9a-f-]{36}$/);
+    const hb = await rawRequest(c.broker(leader).address, 12, 3, { groupId: g, generationId: 0, memberId: 'nobody', groupInstanceId: null });
+    expect(hb.errorCode).toBe(UNKNOWN_MEMBER_ID);
+    const fetched = await rawRequest(other.address, 9, 7, { groupId: g, topics: null, groups: [], requireStable: false });
+    expect(fetched.errorCode).toBe(NOT_COORDINATOR);
+  });
+
+  it('groups – kcat’s balanced consumer (librdkafka, -G) joins a group, consumes everything and commits', async () => {
+    const kt = 'grp-kcat';
+    const kg = 'kcat-group';
+    await c.admin.createTopic(kt, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3]])), {});
+    await c.waitForLeaders(kt, 6);
+    await kcatProduce(kt, Array.from({ length: 500 }, (_, i) => `k${i}:kv${i}`));
+    const out = await new Promise<string>((resolve, reject) => {
+      const p = spawn('kcat', ['-b', c.bootstrap, '-G', kg, '-X', 'auto.offset.reset=earliest', '-X', 'enable.auto.commit=true', '-X', 'auto.commit.interval.ms=100', '-e', '-q', '-f', '%p\t%o\t%s\n', kt]);
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => p.kill('SIGKILL'), 90_000);
+      p.on('close', (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve(stdout);
+        else reject(new Error(`kcat -G exited ${code}: ${stderr}`));
+      });
+    });
+    const rows = out.split('\n').filter(Boolean);
+    expect(rows).toHaveLength(500);
+    expect(new Set(rows.map((r) => r.split('\t')[2])).size).toBe(500);
+    const ends = await endOffsets(kt);
+    const co = await committed(kg, kt);
+    for (const [p, end] of ends) expect(co.get(p)).toBe(end);
   });
 });

@@ -26,7 +26,16 @@ import { describeClusterHandler } from '../handlers/describe-cluster.js';
 import { describeConfigsHandler } from '../handlers/describe-configs.js';
 import { electLeadersHandler } from '../handlers/elect-leaders.js';
 import { fetchHandler } from '../handlers/fetch.js';
+import { deleteGroupsHandler } from '../handlers/delete-groups.js';
+import { describeGroupsHandler } from '../handlers/describe-groups.js';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
+import { heartbeatHandler } from '../handlers/heartbeat.js';
+import { joinGroupHandler } from '../handlers/join-group.js';
+import { leaveGroupHandler } from '../handlers/leave-group.js';
+import { listGroupsHandler } from '../handlers/list-groups.js';
+import { offsetCommitHandler } from '../handlers/offset-commit.js';
+import { offsetFetchHandler } from '../handlers/offset-fetch.js';
+import { syncGroupHandler } from '../handlers/sync-group.js';
 import { initProducerIdHandler } from '../handlers/init-producer-id.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
@@ -234,9 +243,11 @@ export class KafkaServer {
       log: this.log,
     };
     const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler];
+    // the group coordinator's APIs
+    const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
-    const rh = new RequestHandler<BrokerServices>([...handlers, apiVersions], services, this.log.child({ component: 'request-handler' }));
+    const rh = new RequestHandler<BrokerServices>([...handlers, ...groupHandlers, apiVersions], services, this.log.child({ component: 'request-handler' }));
     holder.rh = rh;
 
     // control plane first, so the controller can reach us as soon as we are registered

@@ -1,0 +1,19 @@
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+/**
+ * DeleteGroups v0–v2: an Empty group is deleted with its offsets (tombstones in
+ * `__consumer_offsets`); NON_EMPTY_GROUP while it has members, GROUP_ID_NOT_FOUND when there is
+ * no such group here, NOT_COORDINATOR for another coordinator's group.
+ */
+export const deleteGroupsHandler: ApiHandler<42, BrokerServices> = {
+  apiKey: 42,
+  async handle(req, _ctx, s) {
+    const names = [...new Set(req.body.groupNames)];
+    const errors = s.groupCoordinator.handleDeleteGroups(names);
+    return { throttleTimeMs: 0, results: names.map((groupId) => ({ groupId, errorCode: errors.get(groupId) ?? 0 })) };
+  },
+  errorResponse(req, code) {
+    return { throttleTimeMs: 0, results: [...new Set(req.body.groupNames)].map((groupId) => ({ groupId, errorCode: code })) };
+  },
+};

@@ -1,0 +1,45 @@
+import type { DescribeGroupsResponseGroup } from '@samsa/protocol';
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+const NO_OPS = -2147483648;
+/** Without an authorizer Kafka reports every operation a group supports: READ(3), DELETE(6), DESCRIBE(8). */
+const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+
+/**
+ * DescribeGroups v0–v5: state, protocol type, selected protocol and members; member metadata and
+ * assignments only once the group is Stable. An unknown group is described as Dead with no
+ * members (no error), a group of another coordinator answers NOT_COORDINATOR.
+ */
+export const describeGroupsHandler: ApiHandler<15, BrokerServices> = {
+  apiKey: 15,
+  async handle(req, _ctx, s) {
+    const includeOps = req.apiVersion >= 3 && req.body.includeAuthorizedOperations;
+    const groups: DescribeGroupsResponseGroup[] = req.body.groups.map((groupId) => {
+      const { error, summary } = s.groupCoordinator.handleDescribeGroup(groupId);
+      return {
+        errorCode: error,
+        groupId,
+        groupState: summary.state,
+        protocolType: summary.protocolType,
+        protocolData: summary.protocol,
+        members: summary.members.map((m) => ({
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          memberMetadata: m.metadata,
+          memberAssignment: m.assignment,
+        })),
+        authorizedOperations: includeOps && error === 0 ? GROUP_OPERATIONS : NO_OPS,
+      };
+    });
+    return { throttleTimeMs: 0, groups };
+  },
+  errorResponse(req, code) {
+    return {
+      throttleTimeMs: 0,
+      groups: req.body.groups.map((groupId) => ({ errorCode: code, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: NO_OPS })),
+    };
+  },
+};

@@ -1,0 +1,18 @@
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+/**
+ * Heartbeat v0–v4: keeps a member's session alive; REBALANCE_IN_PROGRESS tells it to rejoin,
+ * ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID that it was fenced.
+ */
+export const heartbeatHandler: ApiHandler<12, BrokerServices> = {
+  apiKey: 12,
+  async handle(req, _ctx, s) {
+    const b = req.body;
+    const errorCode = s.groupCoordinator.handleHeartbeat(b.groupId, b.memberId, req.apiVersion >= 3 ? b.groupInstanceId : null, b.generationId);
+    return { throttleTimeMs: 0, errorCode };
+  },
+  errorResponse(_req, code) {
+    return { throttleTimeMs: 0, errorCode: code };
+  },
+};

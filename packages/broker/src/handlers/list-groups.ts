@@ -1,0 +1,25 @@
+import type { ApiHandler } from '../server/request-handler.js';
+import type { BrokerServices } from '../server/services.js';
+
+/**
+ * ListGroups v0–v5: the groups this broker coordinates (COORDINATOR_LOAD_IN_PROGRESS while an
+ * offsets partition is loading, with what is loaded); v4+ filter by state (case-insensitive),
+ * v5+ by type (every group here is "classic").
+ */
+export const listGroupsHandler: ApiHandler<16, BrokerServices> = {
+  apiKey: 16,
+  async handle(req, _ctx, s) {
+    const v = req.apiVersion;
+    const states = new Set(v >= 4 ? req.body.statesFilter : []);
+    const types = new Set(v >= 5 ? req.body.typesFilter : []);
+    const r = s.groupCoordinator.handleListGroups(states, types);
+    return {
+      throttleTimeMs: 0,
+      errorCode: r.error,
+      groups: r.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state, groupType: g.groupType })),
+    };
+  },
+  errorResponse(_req, code) {
+    return { throttleTimeMs: 0, errorCode: code, groups: [] };
+  },
+};
