@@ -44,7 +44,13 @@ describe('replication (RF=3, min.insync.replicas=2, acks=all)', () => {
       return true;
     }, 'new leaders and shrunk ISRs', 30_000);
     const alive = c.brokers.filter((b) => b.id !== leader0).map((b) => b.address).join(',');
-    const got = (await kcatConsume(alive, topic, '%s\n')).split('\n').filter(Boolean);
+    // a new leader's high watermark catches up once the remaining follower fetches from it, so
+    // read until every acknowledged record is visible (a lost record makes this time out)
+    let got: string[] = [];
+    await until(async () => {
+      got = (await kcatConsume(alive, topic, '%s\n')).split('\n').filter(Boolean);
+      return got.length >= N;
+    }, `all ${N} acknowledged records readable from the new leaders`, 30_000, 250);
     expect(got.length).toBe(N);
     expect(new Set(got).size).toBe(N);
     // the restarted broker truncates, catches up and rejoins every ISR
