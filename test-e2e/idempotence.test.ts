@@ -5,7 +5,7 @@
  *    both times, from the leader, from a follower that took over after a SIGKILL, and from the
  *    killed broker once it restarted (producer state rebuilt from its log) and led again;
  *  - kcat (librdkafka 2.0.2, enable.idempotence=true, acks=all) and two KafkaJS 2.2.4 idempotent
- *    producers (maxInFlightRequests 1 and 5) produce 50,000 messages while the leader of the
+ *    producers (maxInFlightRequests 1 and 5) produce 200,000 messages while the leader of the
  *    busiest partition is SIGKILLed and restarted: every acknowledged message is read back exactly
  *    once, at the offset it was acknowledged with, in order per partition, no offset reused; the
  *    ISRs shrink and grow back in the partition-state znodes. Produce requests time out after 1 s
@@ -172,15 +172,15 @@ describe('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', () => {
     expect(rows).toEqual(['0 a0', '1 a1', '2 a2', '3 b3', '4 b4', '5 c5', '6 d6']);
   });
 
-  it('idempotence – kcat and KafkaJS idempotent producers: 50,000 messages through a SIGKILL and restart of the busiest leader, each acknowledged one read back once, in order, at its offset', async () => {
+  it('idempotence – kcat and KafkaJS idempotent producers: 200,000 messages through a SIGKILL and restart of the busiest leader, each acknowledged one read back once, in order, at its offset', async () => {
     const topic = 'idem';
     const P = 3;
     await c.admin.createTopic(topic, newTopicId(), new Map([[0, [0, 1, 2]], [1, [1, 2, 0]], [2, [2, 0, 1]]]), {});
     await c.waitForLeaders(topic, P);
     await waitForPartitionsServed(c, topic, P);
 
-    const KCAT_N = 30_000;
-    const KJS_N = 10_000; // per KafkaJS producer
+    const KCAT_N = 120_000;
+    const KJS_N = 40_000; // per KafkaJS producer: 200,000 in all, as the issue asks
     const SEND = 50; // messages per KafkaJS send, all to one partition
     // the kill falls in the middle of steady production; the last part is held back until the
     // killed broker is up again, so the restart falls in the middle of it too
