@@ -223,11 +223,11 @@ describe('controller: failover, preferred election, deletion, controlled shutdow
     expect((await samsa('topics', '--bootstrap-server', c.broker(down).address, '--list')).stdout.split('\n')).not.toContain(topic);
   });
 
-  it('SIGTERM of a broker leading a third of 300 partitions (RF 2; SAMSA_E2E_DRAIN_PARTITIONS for more): leadership moves before it exits, no partition ever offline', async () => {
+  it('SIGTERM of a broker leading a third of 1,002 partitions (RF 2): leadership moves before it exits, no partition ever offline, within 3 s', async () => {
     await ensureAllRunning(c);
     const topic = 'drain';
-    // SAMSA_E2E_DRAIN_PARTITIONS=1002 for the bigger run (a multiple of 3)
-    const N = Number(process.env['SAMSA_E2E_DRAIN_PARTITIONS'] ?? 300);
+    // the issue asks for a broker leading 1,000 partitions (SAMSA_E2E_DRAIN_PARTITIONS changes it; a multiple of 3)
+    const N = Number(process.env['SAMSA_E2E_DRAIN_PARTITIONS'] ?? 1002);
     const ctrl = (await c.controllerId())!;
     const victim = (ctrl + 1) % 3;
     const a = assignment(N, (p) => [p % 3, (p + 1) % 3]);

@@ -180,6 +180,14 @@ export class ReplicaManager {
     this.timers.push(expire, propagate);
   }
 
+  private fetchingStopped = false;
+
+  /** Controlled shutdown: stop following now and for good (leaderships moved away become no fetchers). */
+  async stopFetching(): Promise<void> {
+    this.fetchingStopped = true;
+    await this.fetchers.shutdown();
+  }
+
   async shutdown(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
@@ -316,7 +324,9 @@ export class ReplicaManager {
           await p.makeFollower(s, log);
           const leader = req.liveLeaders.find((b) => b.brokerId === s.leader);
           const e = leader?.endpoints.find((x) => x.listener === this.o.interBrokerListenerName);
-          if (e) this.fetchers.addPartition(p, { brokerId: s.leader, host: e.host || '127.0.0.1', port: e.port }, s.leaderEpoch);
+          if (this.fetchingStopped) {
+            // shutting down: following again would put this broker back into the new leader's ISR
+          } else if (e) this.fetchers.addPartition(p, { brokerId: s.leader, host: e.host || '127.0.0.1', port: e.port }, s.leaderEpoch);
           else {
             this.fetchers.removePartition(key(s.topic, s.partition));
             if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');

@@ -396,6 +396,9 @@ export class KafkaServer {
     const retries = cfg.get('controlled.shutdown.max.retries');
     const backoff = cfg.get('controlled.shutdown.retry.backoff.ms');
     const started = Date.now();
+    // Stop following first: a fetch that reaches a leader after the controller took this broker out
+    // of the ISR would otherwise put it straight back in.
+    await this.replicaManager?.stopFetching();
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
         const controllerId = (await this.kzk?.getControllerId()) ?? -1;
