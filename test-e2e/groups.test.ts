@@ -4,7 +4,8 @@
  * of partition abs(hash(group)) % 50; KafkaJS 2.2.4 consumers share a 6-partition topic (RF 3)
  * produced by kcat, each message consumed once, offsets committed and resumed from after a
  * restart; group requests to another broker answer NOT_COORDINATOR; kcat's balanced consumer
- * (librdkafka) in a group.
+ * (librdkafka) in a group; a member SIGKILLed without leaving is dropped after its session timeout;
+ * kill -9 of the coordinator's broker moves the group to the new leader of its offsets partition.
  */
 import { execFile, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -79,8 +80,8 @@ describe('consumer groups against a 3-broker cluster', () => {
   }
 
   /** A KafkaJS consumer in `groupId` reading `topic` from the beginning; what it reads lands in `seen`. */
-  async function startConsumer(id: number, groupId: string, topic: string, seen: Seen[], assigned?: Map<number, number[]>): Promise<Consumer> {
-    const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, rebalanceTimeout: 20_000, heartbeatInterval: 500 });
+  async function startConsumer(id: number, groupId: string, topic: string, seen: Seen[], assigned?: Map<number, number[]>, sessionTimeout = 10_000): Promise<Consumer> {
+    const consumer = kafka.consumer({ groupId, sessionTimeout, rebalanceTimeout: 20_000, heartbeatInterval: 500 });
     consumers.push(consumer);
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
       assigned?.set(id, (e.payload.memberAssignment[topic] ?? []).slice().sort((a, b) => a - b));
@@ -217,7 +218,7 @@ describe('consumer groups against a 3-broker cluster', () => {
   it('groups – kcat’s balanced consumer (librdkafka, -G) joins a group, consumes everything and commits', async () => {
     const kt = 'grp-kcat';
     const kg = 'kcat-group';
-    await c.admin.createTopic(kt, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3]])), {});
+    await c.admin.createTopic(kt, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});
     await c.waitForLeaders(kt, 6);
     await kcatProduce(kt, Array.from({ length: 500 }, (_, i) => `k${i}:kv${i}`));
     const out = await new Promise<string>((resolve, reject) => {
@@ -240,4 +241,154 @@ describe('consumer groups against a 3-broker cluster', () => {
     const co = await committed(kg, kt);
     for (const [p, end] of ends) expect(co.get(p)).toBe(end);
   });
+
+  it('groups – a 3-member KafkaJS group (2 partitions each); one member SIGKILLed without leaving is dropped after its session timeout and the other two take its partitions', async () => {
+    const kt = 'grp-kill';
+    const kg = 'kill-group';
+    await c.admin.createTopic(kt, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});
+    await c.waitForLeaders(kt, 6);
+    const seen: Seen[] = [];
+    const assigned = new Map<number, number[]>();
+    // member 3 runs in its own process, so it can die without a LeaveGroup
+    const script = `
+      const { Kafka, logLevel } = require('kafkajs');
+      const kafka = new Kafka({ clientId: 'groups-e2e-child', brokers: process.env.BROKERS.split(','), logLevel: logLevel.NOTHING });
+      const consumer = kafka.consumer({ groupId: process.env.GROUP, sessionTimeout: 6000, rebalanceTimeout: 20000, heartbeatInterval: 500 });
+      consumer.on(consumer.events.GROUP_JOIN, (e) => console.log('ASSIGNED ' + JSON.stringify(e.payload.memberAssignment[process.env.TOPIC] || [])));
+      (async () => {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [process.env.TOPIC], fromBeginning: true });
+        await consumer.run({ autoCommitInterval: 100, eachMessage: async ({ partition, message }) => console.log('MSG ' + partition + ' ' + message.offset + ' ' + message.value) });
+      })();`;
+    const child = spawn(process.execPath, ['-e', script], { cwd: process.cwd(), env: { ...process.env, BROKERS: c.bootstrap, GROUP: kg, TOPIC: kt }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let buffered = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        if (line.startsWith('ASSIGNED ')) assigned.set(3, (JSON.parse(line.slice(9)) as number[]).sort((a, b) => a - b));
+        else if (line.startsWith('MSG ')) {
+          const [, p, o, v] = line.split(' ');
+          seen.push({ consumer: 3, partition: Number(p), offset: o!, value: v! });
+        }
+      }
+    });
+    try {
+      await startConsumer(1, kg, kt, seen, assigned, 10_000);
+      await startConsumer(2, kg, kt, seen, assigned, 10_000);
+      await until(async () => {
+        const g = (await admin.describeGroups([kg])).groups[0]!;
+        return g.state === 'Stable' && g.members.length === 3 && assigned.size === 3 && [...assigned.values()].every((p) => p.length === 2);
+      }, 'a Stable group of 3 members with 2 partitions each', 60_000);
+      expect([...assigned.values()].flat().sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      const generation = (await rawGroup(kg)).generation;
+      await kcatProduce(kt, Array.from({ length: 600 }, (_, i) => `k${i}:before-${i}`));
+      await until(() => new Set(seen.map((x) => x.value)).size >= 600, '600 messages consumed by 3 members', 60_000);
+      expect(new Set(seen.map((x) => x.consumer))).toEqual(new Set([1, 2, 3]));
+      const orphaned = assigned.get(3)!;
+      await until(async () => {
+        const co = await committed(kg, kt);
+        const ends = await endOffsets(kt);
+        return [...ends].every(([p, end]) => co.get(p) === end);
+      }, 'offsets committed by all three', 30_000);
+
+      const killedAt = Date.now();
+      child.kill('SIGKILL');
+      await until(() => (assigned.get(1)?.length ?? 0) + (assigned.get(2)?.length ?? 0) === 6 && [...(assigned.get(1) ?? []), ...(assigned.get(2) ?? [])].length === 6, 'members 1 and 2 own all 6 partitions', 60_000);
+      const tookMs = Date.now() - killedAt;
+      // not before the dead member's session (6 s) ran out, less the heartbeat it may have sent just before dying
+      expect(tookMs).toBeGreaterThan(5000);
+      const g = (await admin.describeGroups([kg])).groups[0]!;
+      expect(g.members).toHaveLength(2);
+      expect(g.state).toBe('Stable');
+      expect((await rawGroup(kg)).generation).toBeGreaterThan(generation);
+      expect([...assigned.get(1)!, ...assigned.get(2)!].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+
+      const mark = seen.length;
+      await kcatProduce(kt, Array.from({ length: 600 }, (_, i) => `k${i}:after-${i}`));
+      await until(() => new Set(seen.slice(mark).filter((x) => x.value.startsWith('after-')).map((x) => x.value)).size >= 600, '600 more messages consumed by the two survivors', 60_000);
+      const after = seen.slice(mark).filter((x) => x.value.startsWith('after-'));
+      expect(after).toHaveLength(600);
+      expect(after.filter((x) => orphaned.includes(x.partition)).length).toBeGreaterThan(0);
+      expect(new Set(after.map((x) => x.consumer))).toEqual(new Set([1, 2]));
+    } finally {
+      child.kill('SIGKILL');
+      for (const k of consumers.splice(0)) await k.disconnect();
+    }
+  });
+
+  it('groups – kill -9 of the coordinator’s broker during consumption: the group moves to the new leader of its offsets partition, committed offsets survive, consumption continues', async () => {
+    const ft = 'grp-failover';
+    const fg = 'failover-group';
+    await c.admin.createTopic(ft, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});
+    await c.waitForLeaders(ft, 6);
+    const seen: Seen[] = [];
+    const assigned = new Map<number, number[]>();
+    await startConsumer(1, fg, ft, seen, assigned);
+    await startConsumer(2, fg, ft, seen, assigned);
+    await until(async () => {
+      const g = (await admin.describeGroups([fg])).groups[0]!;
+      return g.state === 'Stable' && g.members.length === 2 && [...assigned.values()].flat().length === 6;
+    }, 'a Stable group of 2 members', 60_000);
+    await kcatProduce(ft, Array.from({ length: 600 }, (_, i) => `k${i}:one-${i}`));
+    await until(() => seen.length >= 600, '600 messages consumed', 60_000);
+    const ends1 = await endOffsets(ft);
+    await until(async () => {
+      const co = await committed(fg, ft);
+      return [...ends1].every(([p, end]) => co.get(p) === end);
+    }, 'offsets committed', 30_000);
+
+    const partition = offsetsPartition(fg);
+    const oldCoordinator = await c.leaderOf('__consumer_offsets', partition);
+    await c.broker(oldCoordinator).kill();
+    const newCoordinator = await until(async () => {
+      const l = await c.leaderOf('__consumer_offsets', partition);
+      return l >= 0 && l !== oldCoordinator ? l : null;
+    }, 'a new leader of the offsets partition', 60_000);
+    // committed offsets are read back from the replicated log by the new coordinator
+    const survivor = c.brokers.find((b) => b.id !== oldCoordinator)!;
+    const fetchedOffsets = await until(async () => {
+      const r = await rawRequest(c.broker(newCoordinator).address, 9, 7, { groupId: fg, topics: [{ name: ft, partitionIndexes: [0, 1, 2, 3, 4, 5] }], groups: [], requireStable: true }).catch(() => null);
+      return r && r.errorCode === 0 ? r : null;
+    }, 'OffsetFetch from the new coordinator', 60_000);
+    for (const p of fetchedOffsets.topics[0]!.partitions) expect(p.committedOffset).toBe(BigInt(ends1.get(p.partitionIndex)!));
+    expect(survivor).toBeDefined();
+
+    const mark = seen.length;
+    const live = c.brokers.filter((b) => b.id !== oldCoordinator).map((b) => b.address).join(',');
+    const input = join(c.dir, 'failover-two.txt');
+    await writeFile(input, Array.from({ length: 600 }, (_, i) => `k${i}:two-${i}`).join('\n') + '\n');
+    await run('kcat', ['-P', '-b', live, '-t', ft, '-K:', '-X', 'acks=all', '-l', input], { timeout: 60_000 });
+    await until(() => new Set(seen.slice(mark).filter((x) => x.value.startsWith('two-')).map((x) => x.value)).size >= 600, 'consumption continues after the failover', 90_000);
+    const g = await rawGroup(fg, newCoordinator);
+    expect(g.state).toBe('Stable');
+    expect(g.members).toBe(2);
+    const ends2 = await endOffsets(ft);
+    await until(async () => {
+      const co = await committed(fg, ft);
+      return [...ends2].every(([p, end]) => co.get(p) === end);
+    }, 'new offsets committed to the new coordinator', 60_000);
+    for (const k of consumers.splice(0)) await k.disconnect();
+    await c.broker(oldCoordinator).launch();
+    await c.broker(oldCoordinator).waitReady();
+  });
+
+  /** DescribeGroups straight from the coordinator (generation is not in KafkaJS's describe). */
+  async function rawGroup(groupId: string, coordinator?: number): Promise<{ state: string; members: number; generation: number }> {
+    const id = coordinator ?? (await c.leaderOf('__consumer_offsets', offsetsPartition(groupId)));
+    const d = await rawRequest(c.broker(id).address, 15, 5, { groups: [groupId], includeAuthorizedOperations: false });
+    const g = d.groups[0]!;
+    return { state: g.groupState, members: g.members.length, generation: await generationOf(groupId, id, g.members[0]?.memberId) };
+  }
+
+  /** The group's generation (DescribeGroups has none), found by probing Heartbeat: ILLEGAL_GENERATION until it matches. */
+  async function generationOf(groupId: string, coordinator: number, memberId: string | undefined): Promise<number> {
+    if (!memberId) return -1;
+    for (let gen = 0; gen < 100; gen++) {
+      const r = await rawRequest(c.broker(coordinator).address, 12, 3, { groupId, generationId: gen, memberId, groupInstanceId: null });
+      if (r.errorCode !== 22) return gen;
+    }
+    return -1;
+  }
 });
