@@ -5,9 +5,12 @@
  * produced by kcat, each message consumed once, offsets committed and resumed from after a
  * restart; group requests to another broker answer NOT_COORDINATOR; kcat's balanced consumer
  * (librdkafka) in a group; a member SIGKILLed without leaving is dropped after its session timeout;
- * kill -9 of the coordinator's broker moves the group to the new leader of its offsets partition.
+ * kill -9 of the coordinator's broker moves the group to the new leader of its offsets partition;
+ * @platformatic/kafka 2.12.1's consumer (the flexible versions of the group APIs, wire-checked).
  */
 import { execFile, spawn } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,8 +19,25 @@ import type { Admin, Consumer, Kafka as KafkaT } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTopicId } from '@samsa/zk-paths';
 import { TestCluster, until } from './harness.js';
-import { rawRequest, waitForBrokerMetadata } from './clients/wire.js';
+import { WireLog, rawRequest, waitForBrokerMetadata } from './clients/wire.js';
 
+// @platformatic/kafka needs Promise.withResolvers (Node 22): polyfilled for this process (see platformatic.test.ts)
+if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
+  Object.defineProperty(Promise, 'withResolvers', {
+    configurable: true,
+    writable: true,
+    value<T>() {
+      let resolve!: (v: T | PromiseLike<T>) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<T>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      return { promise, resolve, reject };
+    },
+  });
+}
+const { Consumer: PltConsumer, stringDeserializers, MessagesStreamModes, MessagesStreamFallbackModes } = await import('@platformatic/kafka');
 const { Kafka, logLevel } = kafkajs;
 const run = promisify(execFile);
 
@@ -391,4 +411,63 @@ describe('consumer groups against a 3-broker cluster', () => {
     }
     return -1;
   }
+
+  it('groups – two @platformatic/kafka consumers (the flexible versions: JoinGroup v9, SyncGroup v5, OffsetCommit/OffsetFetch v9…) share a topic, consume everything and commit', async () => {
+    const pt = 'grp-plt';
+    const pg = 'plt-group';
+    await c.admin.createTopic(pt, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});
+    await c.waitForLeaders(pt, 6);
+    await kcatProduce(pt, Array.from({ length: 600 }, (_, i) => `k${i}:plt-${i}`));
+    const wire = new WireLog();
+    const onConnect = (ctx: unknown) => {
+      const socket = (ctx as { connection?: { socket?: Socket } }).connection?.socket;
+      if (socket) wire.tap(socket);
+    };
+    subscribe('tracing:plt:kafka:connections:connects:end', onConnect);
+    const values = new Map<string, number>();
+    const plt = [1, 2].map(
+      (i) =>
+        new PltConsumer({
+          clientId: `plt-consumer-${i}`,
+          groupId: pg,
+          bootstrapBrokers: c.bootstrap.split(','),
+          deserializers: stringDeserializers,
+          sessionTimeout: 10_000,
+          rebalanceTimeout: 20_000,
+          heartbeatInterval: 500,
+          retries: 10,
+          retryDelay: 200,
+        }),
+    );
+    try {
+      const streams = await Promise.all(plt.map((k) => k.consume({ topics: [pt], mode: MessagesStreamModes.COMMITTED, fallbackMode: MessagesStreamFallbackModes.EARLIEST, autocommit: 100 })));
+      for (const st of streams) st.on('data', (m: { value: string }) => values.set(m.value, (values.get(m.value) ?? 0) + 1));
+      await until(() => values.size >= 600, '600 messages consumed by the platformatic consumers', 60_000);
+      expect([...values.keys()].every((v) => v.startsWith('plt-'))).toBe(true);
+      await until(async () => {
+        const g = (await admin.describeGroups([pg])).groups[0]!;
+        return g.state === 'Stable' && g.members.length === 2;
+      }, 'a Stable group of the 2 platformatic consumers', 60_000);
+      const ends = await endOffsets(pt);
+      await until(async () => {
+        const co = await committed(pg, pt);
+        return [...ends].every(([p, end]) => co.get(p) === end);
+      }, 'platformatic committed to the end', 30_000);
+      await until(() => wire.versions('Heartbeat').length > 0, 'a platformatic heartbeat', 15_000);
+      const v = (api: string) => wire.versions(api);
+      expect({ FindCoordinator: v('FindCoordinator'), JoinGroup: v('JoinGroup'), SyncGroup: v('SyncGroup'), Heartbeat: v('Heartbeat'), OffsetCommit: v('OffsetCommit'), OffsetFetch: v('OffsetFetch') }).toEqual({
+        FindCoordinator: [6],
+        JoinGroup: [9],
+        SyncGroup: [5],
+        Heartbeat: [4],
+        OffsetCommit: [9],
+        OffsetFetch: [9],
+      });
+      expect(wire.problems()).toEqual([]);
+    } finally {
+      await Promise.all(plt.map((k) => k.close(true).catch(() => undefined)));
+      unsubscribe('tracing:plt:kafka:connections:connects:end', onConnect);
+    }
+    console.log(`@platformatic/kafka consumer negotiated: ${JSON.stringify(wire.summary())}`);
+  });
 });
