@@ -470,4 +470,13 @@ describe('consumer groups against a 3-broker cluster', () => {
     }
     console.log(`@platformatic/kafka consumer negotiated: ${JSON.stringify(wire.summary())}`);
   });
+
+  it('groups – deleting a topic removes its committed offsets from every group (tombstones in __consumer_offsets)', async () => {
+    const g = 'plt-group';
+    const coordinator = c.broker(await c.leaderOf('__consumer_offsets', offsetsPartition(g))).address;
+    const all = async () => (await rawRequest(coordinator, 9, 7, { groupId: g, topics: null, groups: [], requireStable: false })).topics.map((t) => t.name);
+    expect(await all()).toEqual(['grp-plt']);
+    await admin.deleteTopics({ topics: ['grp-plt'], timeout: 30_000 });
+    await until(async () => (await all()).length === 0, 'the deleted topic’s offsets gone', 30_000);
+  });
 });
