@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
 import type { Admin, Consumer, Kafka as KafkaT } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeRecordBatch } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
 import { TestCluster, until } from './harness.js';
 import { WireLog, rawRequest, waitForBrokerMetadata } from './clients/wire.js';
@@ -161,6 +162,16 @@ describe('consumer groups against a 3-broker cluster', () => {
   const topic = 'grp-orders';
   const groupId = 'orders-app';
   const N = 3000;
+
+  it('groups – clients cannot produce to __consumer_offsets (INVALID_TOPIC_EXCEPTION), as Kafka', async () => {
+    const r = await rawRequest(c.brokers[0]!.address, 0, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [{ name: '__consumer_offsets', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ value: 'x' }] }) }] }],
+    });
+    expect(r.responses[0]!.partitionResponses[0]!.errorCode).toBe(17);
+  });
 
   it('groups – two KafkaJS consumers split a 6-partition topic (RF 3) 3/3; every message produced by kcat is consumed exactly once; offsets committed to the end', async () => {
     await c.admin.createTopic(topic, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});

@@ -4,6 +4,7 @@ import {
   type ProduceResponsePartition,
   type ProduceResponseTopic,
 } from '@samsa/protocol';
+import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
 import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
@@ -32,6 +33,10 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     for (const t of topicData) {
       for (const p of t.partitionData) {
         const k = `${t.name}\u0000${p.index}`;
+        if (INTERNAL_TOPICS.has(t.name)) {
+          results.set(k, partitionResponse(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`));
+          continue;
+        }
         if (!s.metadata.hasTopic(t.name) && !rm.getPartition(t.name, p.index)) {
           results.set(k, partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
           continue;

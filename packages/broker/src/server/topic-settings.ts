@@ -16,14 +16,16 @@ export function topicSettingsFrom(config: BrokerConfig, overrides: Readonly<Reco
   compacted: boolean;
 } {
   const t = effectiveTopicConfig(config, parseTopicConfigs(overrides));
+  // retention deletes segments only under cleanup.policy=delete (a compact-only topic keeps them)
+  const deletes = t['cleanup.policy'].includes('delete');
   const logConfig: LogConfig = {
     segmentBytes: t['segment.bytes'],
     segmentMs: Math.min(t['segment.ms'], Number.MAX_SAFE_INTEGER),
     segmentJitterMs: Math.min(t['segment.jitter.ms'], Number.MAX_SAFE_INTEGER),
     maxIndexSize: Math.max(12, t['segment.index.bytes']),
     indexIntervalBytes: t['index.interval.bytes'],
-    retentionMs: Math.min(t['retention.ms'], Number.MAX_SAFE_INTEGER),
-    retentionBytes: Math.min(t['retention.bytes'], Number.MAX_SAFE_INTEGER),
+    retentionMs: deletes ? Math.min(t['retention.ms'], Number.MAX_SAFE_INTEGER) : -1,
+    retentionBytes: deletes ? Math.min(t['retention.bytes'], Number.MAX_SAFE_INTEGER) : -1,
     maxMessageBytes: t['max.message.bytes'],
     fileDeleteDelayMs: Math.min(t['file.delete.delay.ms'], Number.MAX_SAFE_INTEGER),
     messageTimestampType: t['message.timestamp.type'] as TimestampType,
