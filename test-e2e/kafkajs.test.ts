@@ -2,8 +2,8 @@
  * KafkaJS 2.2.4 against a 3-broker Samsa cluster: admin (describeCluster, createTopics,
  * fetchTopicMetadata, listTopics, describeConfigs, fetchTopicOffsets, deleteTopics) and producer
  * (acks 0/1/-1, keys, headers, gzip, auto topic creation). Topics have replication factor 1.
- * KafkaJS's consumer needs consumer groups (not built yet), so records are read back with raw
- * Fetch v12 requests (@samsa/protocol), CRCs checked. Every socket KafkaJS opens is tapped: its requests and the broker's responses
+ * Records are read back with raw
+ * Fetch v12 requests (KafkaJS consumers in groups are covered by groups.test.ts) (@samsa/protocol), CRCs checked. Every socket KafkaJS opens is tapped: its requests and the broker's responses
  * are decoded with @samsa/protocol, so each test names and asserts the API versions KafkaJS
  * negotiated, and error codes are checked as the broker sent them.
  */

@@ -2,7 +2,7 @@
  * @platformatic/kafka 2.12.1 against a 3-broker Samsa cluster: Admin (metadata, createTopics,
  * listTopics, describeConfigs, listOffsets, deleteTopics) and Producer (acks 0/1/-1, keys, headers,
  * gzip/snappy/lz4, auto topic creation). Topics have replication factor 1. It speaks the flexible
- * versions (compact strings, tagged fields). Its consumer needs consumer groups (not built yet), so
+ * versions (compact strings, tagged fields). Its group consumer is covered by groups.test.ts; here
  * records are read back with raw Fetch v12 requests (@samsa/protocol), and once with platformatic's
  * own Fetch v17 codec (topic ids) on a connection of its own, long poll included. Its sockets are tapped
  * (through its `plt:kafka:connections:connects` diagnostics channel) and every request and response
