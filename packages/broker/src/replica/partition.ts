@@ -38,6 +38,7 @@ export class Partition {
   private readonly appendListeners = new Set<() => void>();
 
   private isrUpdateInFlight = false;
+  private stateLock: Promise<unknown> = Promise.resolve();
   /** LEO at which this broker's leadership (current epoch) started: followers below it cannot join the ISR. */
   private leaderEpochStartOffset = 0n;
 
@@ -58,33 +59,53 @@ export class Partition {
   }
 
   /** Applies a LeaderAndIsr state where this broker leads. Returns true if leadership changed. */
-  async makeLeader(s: PartitionState, log: Log): Promise<boolean> {
-    const wasLeader = this.isLeader && this.leaderEpoch === s.leaderEpoch;
-    this.applyState(s);
-    this.log = log;
-    // the new epoch starts at our LEO (Kafka assigns it when leadership begins)
-    await log.epochs.assign(s.leaderEpoch, log.logEndOffset);
-    this.leaderEpochStartOffset = log.logEndOffset;
-    this.remote.clear();
-    const now = Date.now();
-    for (const r of s.replicas) {
-      if (r === this.localBrokerId) continue;
-      // ISR members get a full lag window to show up before they can be shrunk out
-      this.remote.set(r, { logEndOffset: -1n, lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0, lastFetchLeaderLogEndOffset: -1n, lastFetchTimeMs: 0 });
-    }
-    this.maybeIncrementHighWatermark();
-    this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: s.leaderEpoch, isr: s.isr, highWatermark: String(log.highWatermark) }, 'became leader');
-    return !wasLeader;
+  makeLeader(s: PartitionState, log: Log): Promise<boolean> {
+    return this.exclusive(async () => {
+      const wasLeader = this.isLeader && this.leaderEpoch === s.leaderEpoch;
+      // the new epoch starts at our LEO (Kafka assigns it when leadership begins); leader appends
+      // wait (exclusive), so no batch of an older epoch lands after this entry
+      await log.epochs.assign(s.leaderEpoch, log.logEndOffset);
+      // then the whole leader state at once, with no await between taking leadership and knowing
+      // the followers: an append meanwhile would see no followers and move the HW to our LEO,
+      // acknowledging acks=all records that no follower has
+      const now = Date.now();
+      const remote = new Map<number, RemoteReplica>();
+      for (const r of s.replicas) {
+        if (r === this.localBrokerId) continue;
+        // ISR members get a full lag window to show up before they can be shrunk out
+        remote.set(r, { logEndOffset: -1n, lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0, lastFetchLeaderLogEndOffset: -1n, lastFetchTimeMs: 0 });
+      }
+      this.applyState(s);
+      this.log = log;
+      this.leaderEpochStartOffset = log.logEndOffset;
+      this.remote.clear();
+      for (const [id, r] of remote) this.remote.set(id, r);
+      this.maybeIncrementHighWatermark();
+      this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: s.leaderEpoch, isr: s.isr, highWatermark: String(log.highWatermark) }, 'became leader');
+      return !wasLeader;
+    });
   }
 
-  /** Applies a LeaderAndIsr state where another broker leads. */
-  async makeFollower(s: PartitionState, log: Log): Promise<boolean> {
-    const changed = this.leaderId !== s.leader || this.leaderEpoch !== s.leaderEpoch;
-    this.applyState(s);
-    this.log = log;
-    this.remote.clear();
-    this.logger.info({ topic: this.topic, partition: this.partition, leader: s.leader, leaderEpoch: s.leaderEpoch }, 'became follower');
-    return changed;
+  /** Applies a LeaderAndIsr state where another broker leads (after any leader append in progress). */
+  makeFollower(s: PartitionState, log: Log): Promise<boolean> {
+    return this.exclusive(async () => {
+      const changed = this.leaderId !== s.leader || this.leaderEpoch !== s.leaderEpoch;
+      this.applyState(s);
+      this.log = log;
+      this.remote.clear();
+      this.logger.info({ topic: this.topic, partition: this.partition, leader: s.leader, leaderEpoch: s.leaderEpoch }, 'became follower');
+      return changed;
+    });
+  }
+
+  /**
+   * Kafka's leaderIsrUpdateLock, simplified to one exclusive lock: leadership changes and leader
+   * appends run one at a time (appends are serialized by the log lock anyway).
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.stateLock.then(fn);
+    this.stateLock = run.catch(() => undefined);
+    return run;
   }
 
   private applyState(s: PartitionState): void {
@@ -100,21 +121,23 @@ export class Partition {
    * Leader append (Kafka's appendRecordsToLeader): NOT_LEADER_OR_FOLLOWER unless leading;
    * acks=all needs ISR ≥ min.insync.replicas (NOT_ENOUGH_REPLICAS) before anything is written.
    */
-  async appendRecordsToLeader(records: Buffer, requiredAcks: number, minInsyncReplicas: number): Promise<LogAppendInfo> {
-    const log = this.log;
-    if (!this.isLeader || !log) {
-      throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${this.topic}-${this.partition}`);
-    }
-    if (requiredAcks === -1 && this.isr.length < minInsyncReplicas) {
-      throw new KafkaError(
-        'NOT_ENOUGH_REPLICAS',
-        `The size of the current ISR [${this.isr.join(',')}] is insufficient to satisfy the min.isr requirement of ${minInsyncReplicas} for partition ${this.topic}-${this.partition}`,
-      );
-    }
-    const info = await log.appendAsLeader(records, this.leaderEpoch);
-    this.maybeIncrementHighWatermark();
-    for (const l of this.appendListeners) l();
-    return info;
+  appendRecordsToLeader(records: Buffer, requiredAcks: number, minInsyncReplicas: number): Promise<LogAppendInfo> {
+    return this.exclusive(async () => {
+      const log = this.log;
+      if (!this.isLeader || !log) {
+        throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${this.topic}-${this.partition}`);
+      }
+      if (requiredAcks === -1 && this.isr.length < minInsyncReplicas) {
+        throw new KafkaError(
+          'NOT_ENOUGH_REPLICAS',
+          `The size of the current ISR [${this.isr.join(',')}] is insufficient to satisfy the min.isr requirement of ${minInsyncReplicas} for partition ${this.topic}-${this.partition}`,
+        );
+      }
+      const info = await log.appendAsLeader(records, this.leaderEpoch);
+      this.maybeIncrementHighWatermark();
+      for (const l of this.appendListeners) l();
+      return info;
+    });
   }
 
   /**
