@@ -13,17 +13,30 @@ export const defaults = { msgs: 100000, inflight: 1024, size: 1024, replicas: 3 
 const PUB = /^PUB R=(\d+) inflight=(\d+) size=(\d+): (\d+) msgs (\S+)s (\d+) msg\/s (\S+) MB\/s errs=(\d+)/;
 const SUB = /^SUB ordered consumer: (\d+) msgs (\S+)s (\d+) msg\/s (\S+) MB\/s/;
 
-export async function run(opts, report) {
+/**
+ * Runs ../shared/bench/peer-nats/run.sh; returns { publish: { msgsPerSec, mbps, seconds, msgs,
+ * replicas, inflight, size, errors }, consume: { msgsPerSec, mbps, seconds, msgs } }.
+ */
+export async function runNats(opts = {}, { timeoutMs } = {}) {
   const o = { ...defaults, ...opts };
   const dir = sharedBench('peer-nats');
   log(`peer-nats: ${o.msgs} x ${o.size} B, ${o.inflight} in flight, R=${o.replicas}`);
   const lines = await runScript(join(dir, 'run.sh'), [o.msgs, o.inflight, o.size, o.replicas], {
     workDirPrefix: '/tmp/peer-nats.',
     onLine: (l) => log(`peer-nats: ${l}`),
+    ...(timeoutMs ? { timeoutMs } : {}),
   });
   const pub = lines.map((l) => PUB.exec(l)).find(Boolean);
   const sub = lines.map((l) => SUB.exec(l)).find(Boolean);
   if (!pub || !sub) throw new Error(`peer-nats: unexpected output:\n${lines.join('\n')}`);
-  report.figure({ name: 'peer-nats.publish', value: Number(pub[7]), unit: 'MB/s', text: `${pub[6]} msg/s, R=${pub[1]}, ${pub[2]} in flight, ${pub[3]} B, errors ${pub[8]}`, msgsPerSec: Number(pub[6]) });
-  report.figure({ name: 'peer-nats.consume', value: Number(sub[4]), unit: 'MB/s', text: `${sub[3]} msg/s, ordered consumer`, msgsPerSec: Number(sub[3]) });
+  return {
+    publish: { replicas: Number(pub[1]), inflight: Number(pub[2]), size: Number(pub[3]), msgs: Number(pub[4]), seconds: Number(pub[5]), msgsPerSec: Number(pub[6]), mbps: Number(pub[7]), errors: Number(pub[8]) },
+    consume: { msgs: Number(sub[1]), seconds: Number(sub[2]), msgsPerSec: Number(sub[3]), mbps: Number(sub[4]) },
+  };
+}
+
+export async function run(opts, report) {
+  const { publish: p, consume: c } = await runNats(opts);
+  report.figure({ name: 'peer-nats.publish', value: p.mbps, unit: 'MB/s', text: `${p.msgsPerSec} msg/s, R=${p.replicas}, ${p.inflight} in flight, ${p.size} B, errors ${p.errors}`, msgsPerSec: p.msgsPerSec });
+  report.figure({ name: 'peer-nats.consume', value: c.mbps, unit: 'MB/s', text: `${c.msgsPerSec} msg/s, ordered consumer`, msgsPerSec: c.msgsPerSec });
 }

@@ -13,6 +13,7 @@ import { REPO_ROOT } from '../bench/lib/script.mjs';
 const BENCHMARKS = {
   codec: () => import('../bench/codec.mjs'),
   'produce-single': () => import('../bench/produce-single.mjs'),
+  'produce-rf3': () => import('../bench/produce-rf3.mjs'),
   'peer-nats': () => import('../bench/peer-nats.mjs'),
 };
 

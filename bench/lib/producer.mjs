@@ -20,17 +20,21 @@ export function makeBatch(count, valueSize) {
   return encodeRecordBatch({ records });
 }
 
-export function produceRequest(version, { topic, partition, acks, timeoutMs, records }, correlationId = 0) {
+/**
+ * A Produce request for `records` on `topic`-`partition`, or, with `partitionData`
+ * ([{ index, records }]), for several partitions of `topic` in one request.
+ */
+export function produceRequest(version, { topic, partition, acks, timeoutMs, records, partitionData }, correlationId = 0) {
   return encodeRequest(PRODUCE, version, correlationId, 'samsa-bench', {
     transactionalId: null,
     acks,
     timeoutMs,
-    topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
+    topicData: [{ name: topic, partitionData: partitionData ?? [{ index: partition, records }] }],
   });
 }
 
 /** A connection that sends size-prefixed frames and hands back response frames in order. */
-class Conn {
+export class Conn {
   constructor(socket) {
     this.socket = socket;
     this.pending = [];
@@ -93,7 +97,7 @@ class Conn {
 }
 
 /** The broker's highest Produce version (ApiVersions v0), capped at `max`. */
-async function produceVersion(conn, max) {
+export async function produceVersion(conn, max) {
   const frame = await conn.request(0, [encodeRequest(API_VERSIONS, 0, 0, 'samsa-bench', {})]);
   const { body } = decodeResponse(API_VERSIONS, 0, frame);
   const produce = body.apiKeys.find((k) => k.apiKey === PRODUCE);
@@ -103,7 +107,7 @@ async function produceVersion(conn, max) {
   return v;
 }
 
-function checkProduceResponse(version, frame) {
+export function checkProduceResponse(version, frame) {
   const { body } = decodeResponse(PRODUCE, version, frame);
   for (const t of body.responses) {
     for (const p of t.partitionResponses) {
@@ -137,12 +141,15 @@ export async function waitUntilProducible({ host, port, topic, partition = 0, ti
 /**
  * Produces until `totalBytes` of record batches are acknowledged (or `maxSeconds` pass), keeping
  * `inflight` requests outstanding. Figures are client-side: from the first send to the last ack.
+ * With `partitions` (an array of partition ids), each request carries one batch of
+ * `recordsPerBatch` records for each of them (as a Kafka producer's request to one broker does).
  */
 export async function produceLoad({
   host,
   port,
   topic,
   partition = 0,
+  partitions = [partition],
   acks = 1,
   inflight = 5,
   totalBytes,
@@ -157,9 +164,10 @@ export async function produceLoad({
     const version = await produceVersion(conn, maxVersion);
     const frames = [];
     for (let i = 0; i < distinctBatches; i++) {
-      const records = makeBatch(recordsPerBatch, valueSize);
-      const frame = produceRequest(version, { topic, partition, acks, timeoutMs: 30_000, records });
-      frames.push({ head: frame.subarray(0, CORRELATION_ID_OFFSET + 4), rest: frame.subarray(CORRELATION_ID_OFFSET + 4), batchBytes: records.length });
+      const partitionData = partitions.map((index) => ({ index, records: makeBatch(recordsPerBatch, valueSize) }));
+      const frame = produceRequest(version, { topic, acks, timeoutMs: 30_000, partitionData });
+      const bytes = partitionData.reduce((n, d) => n + d.records.length, 0);
+      frames.push({ head: frame.subarray(0, CORRELATION_ID_OFFSET + 4), rest: frame.subarray(CORRELATION_ID_OFFSET + 4), batchBytes: bytes });
     }
     const batchBytes = frames[0].batchBytes;
     const wantRequests = Math.max(1, Math.round(totalBytes / batchBytes));
@@ -202,12 +210,12 @@ export async function produceLoad({
     return {
       produceVersion: version,
       requests: acked,
-      records: acked * recordsPerBatch,
+      records: acked * recordsPerBatch * partitions.length,
       batchBytes: ackedBatchBytes,
       wireBytes: sentBytes,
       seconds,
       mbps: ackedBatchBytes / seconds / 1e6,
-      recordsPerSec: (acked * recordsPerBatch) / seconds,
+      recordsPerSec: (acked * recordsPerBatch * partitions.length) / seconds,
       batchSize: batchBytes,
     };
   } finally {

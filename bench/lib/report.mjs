@@ -24,12 +24,13 @@ export class Report {
 
   /**
    * One figure: `value` in `unit`; `reference` ({ name, value, unit }) and `ratio` (value/reference)
-   * when it is compared with a baseline measured in the same run; `text` is the printed comparison.
+   * when it is compared with a baseline measured in the same run; `text` is the printed comparison;
+   * `line`, when given, is printed instead of `name: value unit (text)`.
    */
-  figure({ name, value, unit, reference, ratio, text, digits = 1, ...extra }) {
+  figure({ name, value, unit, reference, ratio, text, line, digits = 1, ...extra }) {
     const f = { name, value: round(value, digits), unit, ...(reference ? { reference: { ...reference, value: round(reference.value, digits) } } : {}), ...(ratio !== undefined ? { ratio: round(ratio, 3) } : {}), ...extra };
     this.figures.push(f);
-    process.stdout.write(`${name}: ${f.value} ${unit}${text ? ` (${text})` : ''}\n`);
+    process.stdout.write(`${line ?? `${name}: ${f.value} ${unit}${text ? ` (${text})` : ''}`}\n`);
     return f;
   }
 

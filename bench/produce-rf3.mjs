@@ -1,0 +1,254 @@
+// produce-rf3 (by name only): ZooKeeper + 3 Samsa broker processes, a topic with replication
+// factor 3 and min.insync.replicas=2 whose partitions are led by all three brokers (replicas of
+// partition p: p, p+1, p+2 mod 3, the first one leads), acks=all, 1 KiB records.
+//  1. NATS JetStream R=3 (../shared/bench/peer-nats/run.sh) publishes --nats-msgs 1 KiB messages
+//     first, before the cluster starts (so the two never share the machine).
+//  2. Throughput: one connection per leader, --inflight Produce requests outstanding on each, a
+//     request carrying one batch of --records-per-batch records for each partition that broker
+//     leads; --mib of data per round in total. Printed as msgs/s and MB/s (record values,
+//     10^6 bytes) beside the NATS figure: the ratio is of msgs/s.
+//  3. End-to-end latency at a paced --latency-mbps (bench/lib/latency.mjs): record values carry
+//     their due time, consumers long-poll Fetch on the leaders; p50/p99/p99.9 in ms.
+// The load average (1/5/15 min) is recorded before the run and after each phase: the box may be
+// shared, and our own 3 brokers + ZooKeeper + load generator are part of it.
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { startCluster } from './lib/cluster.mjs';
+import { formatProfile, summarizeProfile } from './lib/cpuprofile.mjs';
+import { pacedEndToEnd } from './lib/latency.mjs';
+import { produceLoad, waitUntilProducible } from './lib/producer.mjs';
+import { log, median, round } from './lib/report.mjs';
+import { REPO_ROOT } from './lib/script.mjs';
+import { runNats } from './peer-nats.mjs';
+
+export const description = '3 brokers, RF=3, min.insync.replicas=2, acks=all, 1 KiB records: msgs/s vs NATS JetStream R=3, then end-to-end latency at a paced 10 MB/s';
+export const byNameOnly = true;
+
+export const defaults = {
+  partitions: 3,
+  /** Data per throughput round, over all leaders. */
+  mib: 512,
+  rounds: 3,
+  /** A round also ends after this long (in-flight requests are still waited for). */
+  seconds: 30,
+  inflight: 5,
+  /**
+   * Records per partition batch: 250 x 1 KiB ≈ 256 KiB, so that one follower fetch
+   * (replica.fetch.max.bytes = 1 MiB) carries ~4 batches.
+   */
+  recordsPerBatch: 250,
+  warmupMib: 128,
+  /** No new throughput round starts when it would likely end past this many seconds (at least one runs). */
+  budget: 75,
+  minInsync: 2,
+  /** Run NATS JetStream R=3 for the comparison (--nats=false skips it). */
+  nats: true,
+  natsMsgs: 100000,
+  natsInflight: 1024,
+  latencyMbps: 10,
+  latencySeconds: 20,
+  latencyWarmup: 3,
+  latencyInflight: 5,
+  profile: false,
+};
+
+const VALUE_SIZE = 1024;
+
+/** CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+const load = () => loadavg().map((x) => round(x, 2));
+const loadText = (l) => `load average ${l.join(', ')}`;
+
+export async function run(opts, report) {
+  const o = { ...defaults, ...opts };
+  const loads = { before: load() };
+  log(`produce-rf3: ${loadText(loads.before)} before the run`);
+
+  // 1. the peer, alone on the machine
+  let nats = null;
+  if (o.nats) {
+    nats = (await runNats({ msgs: o.natsMsgs, inflight: o.natsInflight, size: VALUE_SIZE, replicas: 3 }, { timeoutMs: 180_000 })).publish;
+    loads.afterNats = load();
+    log(`NATS JetStream R=3 publish: ${nats.msgsPerSec} msgs/s, ${nats.mbps} MB/s in ${nats.seconds} s (${loadText(loads.afterNats)})`);
+  }
+
+  const profDir = join(REPO_ROOT, 'bench', 'profiles');
+  if (o.profile) {
+    rmSync(profDir, { recursive: true, force: true });
+    mkdirSync(profDir, { recursive: true });
+  }
+  const cluster = await startCluster({
+    brokers: 3,
+    nodeFlags: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+    log,
+  });
+  const brokerPids = cluster.brokers.map((b) => b.pid);
+  const assignment = (n) => new Map(Array.from({ length: n }, (_, p) => [p, [0, 1, 2].map((i) => (p + i) % 3)]));
+  const topicConfig = { 'min.insync.replicas': String(o.minInsync) };
+  const leadersOf = async (topic) => {
+    const states = await cluster.partitionStates(topic, o.partitions);
+    const by = new Map();
+    states.forEach((s, p) => by.set(s.leader, [...(by.get(s.leader) ?? []), p]));
+    return [...by].sort((a, b) => a[0] - b[0]).map(([id, partitions]) => ({ id, host: cluster.host, port: cluster.ports[id], partitions }));
+  };
+
+  // 2. throughput
+  const topic = 'bench-rf3';
+  await cluster.createTopic(topic, assignment(o.partitions), topicConfig, { fullIsr: true });
+  const leaders = await leadersOf(topic);
+  log(`${topic}: ${o.partitions} partitions, RF=3, min.insync.replicas=${o.minInsync}; leaders ${leaders.map((l) => `broker ${l.id} → [${l.partitions}]`).join(', ')}`);
+  for (const l of leaders) for (const p of l.partitions) await waitUntilProducible({ host: l.host, port: l.port, topic, partition: p });
+
+  const roundOf = async (totalBytes, maxSeconds) => {
+    const cpu0 = brokerPids.map(cpuSeconds);
+    const client0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    const per = await Promise.all(
+      leaders.map((l) =>
+        produceLoad({
+          host: l.host,
+          port: l.port,
+          topic,
+          partitions: l.partitions,
+          acks: -1,
+          inflight: o.inflight,
+          recordsPerBatch: o.recordsPerBatch,
+          valueSize: VALUE_SIZE,
+          totalBytes: (totalBytes * l.partitions.length) / o.partitions,
+          maxSeconds,
+        }),
+      ),
+    );
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const client = process.cpuUsage(client0);
+    const records = per.reduce((n, r) => n + r.records, 0);
+    return {
+      seconds,
+      records,
+      requests: per.reduce((n, r) => n + r.requests, 0),
+      msgsPerSec: records / seconds,
+      mbps: (records * VALUE_SIZE) / seconds / 1e6,
+      batchMbps: per.reduce((n, r) => n + r.batchBytes, 0) / seconds / 1e6,
+      brokerCpuPct: brokerPids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpu0[i]) / seconds) * 100)),
+      clientCpuPct: Math.round(((client.user + client.system) / 1e6 / seconds) * 100),
+      perLeader: per.map((r, i) => ({ broker: leaders[i].id, partitions: leaders[i].partitions, msgsPerSec: Math.round(r.recordsPerSec), seconds: round(r.seconds, 2) })),
+    };
+  };
+
+  log(`warm-up: ${o.warmupMib} MiB`);
+  await roundOf(o.warmupMib * 1024 * 1024, 30);
+  const rounds = [];
+  const tRounds = Date.now();
+  for (let r = 1; r <= o.rounds; r++) {
+    const elapsed = (Date.now() - tRounds) / 1000;
+    if (r > 1 && elapsed + elapsed / (r - 1) > o.budget) {
+      log(`stopping after ${r - 1} round(s): another would end past the ${o.budget} s budget (--budget)`);
+      break;
+    }
+    const res = await roundOf(o.mib * 1024 * 1024, o.seconds);
+    res.load = load();
+    rounds.push(res);
+    log(
+      `round ${r}/${o.rounds}: ${Math.round(res.msgsPerSec)} msgs/s, ${round(res.mbps)} MB/s in ${round(res.seconds, 2)} s ` +
+        `(${res.requests} requests; broker cpu ${res.brokerCpuPct.map((c) => `${c}%`).join('/')}, load generator cpu ${res.clientCpuPct}%; ${loadText(res.load)})`,
+    );
+  }
+  loads.afterThroughput = load();
+
+  // 3. end-to-end latency at a paced rate
+  const latTopic = 'bench-rf3-latency';
+  await cluster.createTopic(latTopic, assignment(o.partitions), topicConfig, { fullIsr: true });
+  const latLeaders = await leadersOf(latTopic);
+  for (const l of latLeaders) for (const p of l.partitions) await waitUntilProducible({ host: l.host, port: l.port, topic: latTopic, partition: p });
+  log(`latency: ${o.latencyMbps} MB/s paced for ${o.latencyWarmup} + ${o.latencySeconds} s, acks=all, ${o.latencyInflight} in flight per leader, long-poll Fetch on ${latLeaders.length} leaders`);
+  const cpuL0 = brokerPids.map(cpuSeconds);
+  // waitUntilProducible wrote one record per partition: the consumers start after it
+  const lat = await pacedEndToEnd({
+    leaders: latLeaders,
+    topic: latTopic,
+    mbps: o.latencyMbps,
+    valueSize: VALUE_SIZE,
+    acks: -1,
+    inflight: o.latencyInflight,
+    seconds: o.latencySeconds,
+    warmupSeconds: o.latencyWarmup,
+    startOffset: 1n,
+  });
+  const latBrokerCpu = brokerPids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpuL0[i]) / (o.latencySeconds + o.latencyWarmup)) * 100));
+  loads.afterLatency = load();
+  log(
+    `latency: ${lat.records} records in ${lat.requests} Produce requests (${round(lat.mbps, 2)} MB/s), ${lat.consumed} fetched` +
+      `; Produce acks=all p50 ${round(lat.produceAck.p50, 2)} ms, p99 ${round(lat.produceAck.p99, 2)} ms; broker cpu ${latBrokerCpu.map((c) => `${c}%`).join('/')} (${loadText(loads.afterLatency)})`,
+  );
+
+  log(`latency by second of the schedule [records, max end-to-end ms, max Produce ack ms]: ${JSON.stringify(lat.timeline)}`);
+  await cluster.stop();
+
+  // figures
+  const msgsPerSec = median(rounds.map((x) => x.msgsPerSec));
+  const mbps = median(rounds.map((x) => x.mbps));
+  const ratio = nats ? msgsPerSec / nats.msgsPerSec : undefined;
+  const vsNats = nats ? `${round(ratio, 1)}× NATS JetStream R=3 at ${nats.msgsPerSec} msgs/s` : 'NATS not run (--nats=false)';
+  report.figure({
+    name: 'produce-rf3',
+    value: msgsPerSec,
+    digits: 0,
+    unit: 'msgs/s',
+    mbps: round(mbps),
+    ...(nats ? { reference: { name: 'NATS JetStream R=3 publish', value: nats.msgsPerSec, unit: 'msgs/s', mbps: nats.mbps, seconds: nats.seconds, msgs: nats.msgs, inflight: nats.inflight } } : {}),
+    ...(ratio !== undefined ? { ratio } : {}),
+    line: `produce-rf3: ${Math.round(msgsPerSec)} msgs/s, ${round(mbps)} MB/s (${vsNats})`,
+    setup: `3 brokers, ${o.partitions} partitions RF=3 min.insync.replicas=${o.minInsync}, acks=all, ${o.recordsPerBatch} x 1 KiB records per partition batch, ${o.inflight} requests in flight per leader connection, ${o.mib} MiB per round, median of ${rounds.length}`,
+    runs: rounds.map((x) => ({ ...x, msgsPerSec: Math.round(x.msgsPerSec), mbps: round(x.mbps), batchMbps: round(x.batchMbps), seconds: round(x.seconds, 2) })),
+    load: loads,
+    profiled: o.profile,
+  });
+  const l = lat.latency;
+  report.figure({
+    name: 'produce-rf3.latency',
+    value: l.p99,
+    digits: 2,
+    unit: 'ms (p99)',
+    p50: round(l.p50, 2),
+    p90: round(l.p90, 2),
+    p99: round(l.p99, 2),
+    p999: round(l.p999, 2),
+    max: round(l.max, 2),
+    mean: round(l.mean, 2),
+    records: l.count,
+    produceAck: Object.fromEntries(Object.entries(lat.produceAck).map(([k, v]) => [k, k === 'count' ? v : round(v, 2)])),
+    achievedMbps: round(lat.mbps, 2),
+    lost: lat.lost,
+    timeline: lat.timeline,
+    brokerCpuPct: latBrokerCpu,
+    load: loads.afterLatency,
+    line:
+      `produce-rf3.latency: p50 ${round(l.p50, 2)} ms, p99 ${round(l.p99, 2)} ms, p99.9 ${round(l.p999, 2)} ms, max ${round(l.max, 1)} ms ` +
+      `(end-to-end send → fetched, ${o.latencyMbps} MB/s paced, acks=all, ${l.count} records over ${o.latencySeconds} s; ${loadText(loads.afterLatency)})`,
+  });
+
+  if (o.profile) {
+    const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
+    if (files.length === 0) log(`no .cpuprofile in ${profDir} (did the brokers exit cleanly?)`);
+    const summaries = {};
+    for (const f of files) {
+      const pid = Number(/^CPU\.\d+\.\d+\.(\d+)\./.exec(f)?.[1]); // CPU.<date>.<time>.<pid>.<tid>.<seq>.cpuprofile
+      const id = brokerPids.indexOf(pid);
+      const label = id >= 0 ? `broker ${id}` : f;
+      const summary = summarizeProfile(join(profDir, f), 25, { from: 'handlers/produce.js' });
+      process.stderr.write(`${formatProfile(summary, `${label} CPU profile (${join('bench', 'profiles', f)})`)}\n`);
+      summaries[label] = { file: join('bench', 'profiles', f), ...summary };
+    }
+    report.detail('produce-rf3.profile', summaries);
+  }
+}
