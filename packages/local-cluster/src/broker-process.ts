@@ -62,6 +62,8 @@ export class BrokerProcess {
       'log.dirs': join(resolve(this.o.dir), 'logs'),
       'zookeeper.connect': this.o.zookeeperConnect,
       'zookeeper.session.timeout.ms': '6000',
+      // when a whole local cluster stops at once the controller may already be gone: retry sooner than Kafka's 5 s
+      'controlled.shutdown.retry.backoff.ms': '1000',
       ...(this.o.rack ? { 'broker.rack': this.o.rack } : {}),
       ...this.o.overrides,
     };

@@ -187,7 +187,8 @@ export class LocalCluster {
     this.stopping = true;
     const s = readState(this.opts.dataDir);
     if (s) writeState(this.opts.dataDir, { ...s, state: 'stopping' });
-    await Promise.all(this.brokers.map((b) => b.stop()));
+    // one at a time, so each broker's controlled shutdown finds a live controller to move its leaders to
+    for (const b of [...this.brokers].reverse()) await b.stop();
     await this.ensemble?.stop();
     rmSync(stateFile(this.opts.dataDir), { force: true });
   }
