@@ -9,6 +9,8 @@ import { decodeResponse, encodeRequest, type ApiKey, type ApiRequestMap, type Ap
 export class BrokerConnection {
   private socket: Socket | undefined;
   private buf: Buffer = Buffer.alloc(0);
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
   private correlationId = 0;
   private pending: { id: number; resolve: (frame: Buffer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | undefined;
   private closed = false;
@@ -25,6 +27,8 @@ export class BrokerConnection {
     if (this.closed) throw new Error('connection closed');
     const s = connect({ host: this.host, port: this.port, noDelay: true });
     this.buf = Buffer.alloc(0);
+    this.chunks.length = 0;
+    this.buffered = 0;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         s.destroy();
@@ -50,7 +54,15 @@ export class BrokerConnection {
   }
 
   private onData(d: Buffer): void {
-    this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
+    // chunks are collected and joined once the frame is complete (joining on every chunk would copy
+    // a multi-megabyte fetch response over and over)
+    this.chunks.push(d);
+    this.buffered += d.length;
+    if (this.buf.length + this.buffered < 4) return;
+    if (this.buf.length < 4) this.join();
+    const need = 4 + this.buf.readInt32BE(0);
+    if (this.buf.length + this.buffered < need) return;
+    this.join();
     while (this.buf.length >= 4) {
       const size = this.buf.readInt32BE(0);
       if (this.buf.length < 4 + size) return;
@@ -63,6 +75,13 @@ export class BrokerConnection {
         p.resolve(frame);
       }
     }
+  }
+
+  private join(): void {
+    if (this.chunks.length === 0) return;
+    this.buf = this.buf.length === 0 && this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat([this.buf, ...this.chunks]);
+    this.chunks.length = 0;
+    this.buffered = 0;
   }
 
   private failPending(err: Error): void {

@@ -423,9 +423,12 @@ export class ReplicaManager {
     const now = Date.now();
     return this.readPartitions(entries, maxBytes, async (p, e, limit, minOne) => {
       const leaderEnd = p.log!.logEndOffset;
-      const data = await p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
+      // the follower's position counts as soon as its request is valid: the high watermark (and the
+      // acks=all answers waiting on it) need not wait for this read from disk
+      if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.o.brokerId} is not the leader of ${p.topic}-${p.partition}`);
+      p.checkLeaderEpoch(e.currentLeaderEpoch);
       await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now);
-      return data;
+      return p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
     });
   }
 
