@@ -7,7 +7,6 @@
  * test knows exactly which records were acknowledged at which offsets.
  */
 import { readFile, readdir, stat, truncate } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,6 +21,7 @@ import {
 import type { BrokerProcess } from '@samsa/local-cluster';
 import { newTopicId } from '@samsa/zk-paths';
 import { TestCluster, until } from './harness.js';
+import { RawConn } from './clients/raw-conn.js';
 
 const TOPIC = 'crash';
 const PARTITIONS = 6;
@@ -30,82 +30,6 @@ const BROKERS = 3;
 const ACKED_BEFORE_KILL = 20_000;
 const IN_FLIGHT = 4;
 const SEED = 0xc4a5;
-
-// ---------------------------------------------------------------------------------------------
-// A raw Kafka connection: writes bytes, reads size-prefixed response frames in order.
-
-class RawConn {
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly frames: Buffer[] = [];
-  private waiter: (() => void) | undefined;
-  closed = false;
-
-  private constructor(readonly sock: Socket) {
-    sock.on('data', (d: Buffer) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
-      while (this.buf.length >= 4) {
-        const size = this.buf.readInt32BE(0);
-        if (this.buf.length < 4 + size) break;
-        this.frames.push(this.buf.subarray(4, 4 + size));
-        this.buf = this.buf.subarray(4 + size);
-      }
-      this.wake();
-    });
-    sock.on('error', () => undefined);
-    sock.on('close', () => {
-      this.closed = true;
-      this.wake();
-    });
-  }
-
-  static open(port: number, host = '127.0.0.1'): Promise<RawConn> {
-    return new Promise((resolve, reject) => {
-      const s = connect({ host, port, noDelay: true });
-      s.once('connect', () => resolve(new RawConn(s)));
-      s.once('error', reject);
-    });
-  }
-
-  private wake(): void {
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.();
-  }
-
-  write(b: Buffer): void {
-    if (!this.closed) this.sock.write(b);
-  }
-
-  /** The next response frame, or null when the connection closed first. Throws on timeout. */
-  async next(timeoutMs = 15_000): Promise<Buffer | null> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const f = this.frames.shift();
-      if (f) return f;
-      if (this.closed) return null;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no response within ${timeoutMs} ms`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiter = () => {
-          clearTimeout(t);
-          r();
-        };
-      });
-    }
-  }
-
-  async request(frame: Buffer, timeoutMs?: number): Promise<Buffer> {
-    this.write(frame);
-    const r = await this.next(timeoutMs);
-    if (!r) throw new Error('connection closed');
-    return r;
-  }
-
-  destroy(): void {
-    this.sock.destroy();
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -232,8 +156,12 @@ async function producePartition(port: number, partition: number, acked: AckedBat
         stats.sent += n;
       }
       if (inflight.length === 0) return;
-      const frame = await conn.next();
-      if (!frame) return; // the broker died: whatever is in flight is unacknowledged
+      const got = await conn.next(15_000);
+      if (got.outcome !== 'frame') {
+        if (got.outcome === 'timeout') throw new Error(`partition ${partition}: no response within 15000 ms`);
+        return; // the broker died: whatever is in flight is unacknowledged
+      }
+      const frame = got.frame;
       const req = inflight.shift()!;
       const { header } = decodeResponse(0, 9, frame);
       if (header.correlationId !== req.corr) throw new Error(`partition ${partition}: response ${header.correlationId} for request ${req.corr}`);

@@ -14,7 +14,6 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +31,7 @@ import {
 } from '@samsa/protocol';
 import { newTopicId, topicIdFromString } from '@samsa/zk-paths';
 import { TestCluster, kcatConsume, until } from './harness.js';
+import { RawConn } from './clients/raw-conn.js';
 
 const run = promisify(execFile);
 
@@ -80,93 +80,7 @@ function mulberry32(seed: number): Rng {
   return next;
 }
 
-// ---------------------------------------------------------------------------------------------
-// A raw Kafka connection: writes bytes, reads size-prefixed response frames in order.
-
 type Outcome = 'frame' | 'closed' | 'timeout';
-
-class RawConn {
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly frames: Buffer[] = [];
-  private waiter: (() => void) | undefined;
-  closed = false;
-
-  private constructor(readonly sock: Socket) {
-    sock.on('data', (d: Buffer) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
-      while (this.buf.length >= 4) {
-        const size = this.buf.readInt32BE(0);
-        if (this.buf.length < 4 + size) break;
-        this.frames.push(this.buf.subarray(4, 4 + size));
-        this.buf = this.buf.subarray(4 + size);
-      }
-      this.wake();
-    });
-    sock.on('error', () => undefined);
-    sock.on('close', () => {
-      this.closed = true;
-      this.wake();
-    });
-  }
-
-  static open(port: number, host = '127.0.0.1'): Promise<RawConn> {
-    return new Promise((resolve, reject) => {
-      const s = connect({ host, port, noDelay: true });
-      s.once('connect', () => resolve(new RawConn(s)));
-      s.once('error', reject);
-    });
-  }
-
-  private wake(): void {
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.();
-  }
-
-  write(b: Buffer): void {
-    if (!this.closed) this.sock.write(b);
-  }
-
-  /** Waits for the next response frame, the connection closing, or the timeout. */
-  async next(timeoutMs: number): Promise<{ outcome: 'frame'; frame: Buffer } | { outcome: 'closed' | 'timeout' }> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const f = this.frames.shift();
-      if (f) return { outcome: 'frame', frame: f };
-      if (this.closed) return { outcome: 'closed' };
-      const left = deadline - Date.now();
-      if (left <= 0) return { outcome: 'timeout' };
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiter = () => {
-          clearTimeout(t);
-          r();
-        };
-      });
-    }
-  }
-
-  /** Next frame or throw. */
-  async response(timeoutMs = 10_000): Promise<Buffer> {
-    const r = await this.next(timeoutMs);
-    if (r.outcome !== 'frame') throw new Error(`expected a response, connection ${r.outcome}`);
-    return r.frame;
-  }
-
-  /** Waits until the broker closes the connection (responses before that are skipped). */
-  async waitClosed(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const r = await this.next(deadline - Date.now());
-      if (r.outcome === 'closed') return true;
-      if (r.outcome === 'timeout') return false;
-    }
-  }
-
-  destroy(): void {
-    this.sock.destroy();
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Request builders
