@@ -336,8 +336,16 @@ describe('KafkaJS 2.2.4 against a 3-broker cluster', () => {
     expect(wire.exchanges.length).toBeGreaterThan(20);
     // KafkaJS logs every error response at ERROR level; these are the ones the tests provoke
     // (TOPIC_ALREADY_EXISTS, LEADER_NOT_AVAILABLE while new topics get leaders, metadata and a
-    // second delete of a deleted topic). Anything else is a finding.
-    const expected = [/Topic creation errors/, /in the middle of a leadership election/, /does not host this topic-partition/];
+    // second delete of a deleted topic). NOT_LEADER_OR_FOLLOWER can answer the first Produce to a
+    // just-created topic when the producer's metadata came from a broker that learnt the leader
+    // before the leader itself processed its LeaderAndIsr (Kafka has the same window); KafkaJS
+    // retries it and the sends above assert that every record landed. Anything else is a finding.
+    const expected = [
+      /Topic creation errors/,
+      /in the middle of a leadership election/,
+      /does not host this topic-partition/,
+      /not the leader for that topic-partition/,
+    ];
     expect(logs.filter((l) => l.startsWith('[1]') && !expected.some((re) => re.test(l)))).toEqual([]);
   });
 });
