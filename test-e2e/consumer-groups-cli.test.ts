@@ -12,7 +12,7 @@ import kafkajs from 'kafkajs';
 import type { Admin, Consumer, Kafka as KafkaT, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster, until } from './harness.js';
-import { waitForBrokerMetadata } from './clients/wire.js';
+import { rawRequest, waitForBrokerMetadata } from './clients/wire.js';
 
 const { Kafka, logLevel, AssignerProtocol } = kafkajs;
 const exec = promisify(execFile);
@@ -260,6 +260,9 @@ describe('samsa consumer-groups against a 3-broker cluster', () => {
 
   it('consumer-groups – --delete-offsets (OffsetDelete): refused for a subscribed topic of an active group, then deleted once inactive; --delete refuses non-empty groups, deletes empty ones', async () => {
     const group = 'cg-delete';
+    // OffsetDelete is advertised (ApiVersions comes from the handler table)
+    const versions = await rawRequest(c.brokers[1]!.address, 18, 3, { clientSoftwareName: 'e2e', clientSoftwareVersion: '1' });
+    expect(versions.apiKeys.find((k) => k.apiKey === 47)).toMatchObject({ minVersion: 0, maxVersion: 0 });
     await produce(9, 'del');
     const seen: string[] = [];
     const consumer = await consume(group, seen);
