@@ -6,6 +6,8 @@
  * refusal for an active group); --delete-offsets (OffsetDelete) and --delete.
  */
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
@@ -239,6 +241,14 @@ describe('samsa consumer-groups against a 3-broker cluster', () => {
     expect(shift.stderr).toContain('WARN: No action will be performed as the --execute option is missing.');
     expect(table(shift.stdout, 'GROUP').map((r) => [r['PARTITION'], r['NEW-OFFSET']])).toEqual([0, 1, 2].map((p) => [String(p), String(Math.max(0, before.get(p)! - 3))]));
     expect(await committed(group)).toEqual(before);
+
+    // --export writes the plan as CSV; --from-file --execute applies it
+    const exported = await samsa('consumer-groups', ...bs, '--reset-offsets', '--group', group, '--topic', topic, '--to-offset', '1', '--export');
+    expect(exported.stdout).toBe('cg-orders,0,1\ncg-orders,1,1\ncg-orders,2,1\n\n');
+    const plan = join(c.dir, 'plan.csv');
+    await writeFile(plan, exported.stdout);
+    expect((await samsa('consumer-groups', ...bs, '--reset-offsets', '--group', group, '--from-file', plan, '--execute')).code).toBe(0);
+    expect([...(await committed(group)).values()]).toEqual([1, 1, 1]);
 
     const exec = await samsa('consumer-groups', ...bs, '--reset-offsets', '--group', group, '--topic', topic, '--to-earliest', '--execute');
     expect(exec.code).toBe(0);

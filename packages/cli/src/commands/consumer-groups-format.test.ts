@@ -13,6 +13,7 @@ import {
   formatState,
   groupStateNotice,
   lagOf,
+  parseResetPlan,
   parseTopicArg,
 } from './consumer-groups-format.js';
 import { ConsumerGroupsUsageError } from './consumer-groups-options.js';
@@ -150,6 +151,18 @@ describe('consumer-groups output', () => {
     expect(ts.offsets.map((o) => o.offset)).toEqual([6n, 4n]);
     expect(ts.out).toBe('\nWarn: Partition 1 from topic t is empty. Falling back to latest known offset.\n');
     expect(() => computeResetOffsets({ kind: 'to-earliest' }, [{ topic: 'x', partition: 0 }], l)).toThrow('Error getting starting offset of topic partition: x-0');
+  });
+
+  it('consumer-groups output – --from-file plans: `topic,partition,offset` for one group, `group,topic,partition,offset` otherwise', () => {
+    expect(parseResetPlan('t,0,5\nt,1,6\n', ['g'])).toEqual(new Map([['g', [{ topic: 't', partition: 0, offset: 5n }, { topic: 't', partition: 1, offset: 6n }]]]));
+    expect(parseResetPlan('a,t,0,5\nb,t,0,6', ['a', 'b'])).toEqual(
+      new Map([
+        ['a', [{ topic: 't', partition: 0, offset: 5n }]],
+        ['b', [{ topic: 't', partition: 0, offset: 6n }]],
+      ]),
+    );
+    expect(parseResetPlan('a,t,0,5', ['a']).get('a')).toEqual([{ topic: 't', partition: 0, offset: 5n }]);
+    expect(() => parseResetPlan('t,x,5', ['g'])).toThrow("Invalid reset plan line 't,x,5'");
   });
 
   it('consumer-groups output – topic arguments: `t` or `t:0,1`', () => {

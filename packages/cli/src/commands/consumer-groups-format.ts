@@ -221,6 +221,8 @@ export interface OffsetLookups {
   latest: ReadonlyMap<string, bigint>;
   /** For to-datetime / by-duration: the first offset at or after the timestamp, -1 when none. */
   byTimestamp?: ReadonlyMap<string, bigint>;
+  /** For from-file: the offsets of the plan. */
+  requested?: ReadonlyMap<string, bigint>;
 }
 
 /** What a scenario needs fetched. */
@@ -239,7 +241,28 @@ export function lookupsNeeded(s: ResetScenario): { committed: boolean; earliest:
     case 'to-datetime':
     case 'by-duration':
       return { committed: false, earliest: false, latest: true, timestamp: true };
+    case 'from-file':
+      return { committed: false, earliest: true, latest: true, timestamp: false };
   }
+}
+
+/**
+ * A --from-file reset plan (the --export CSV): `topic,partition,offset` lines when one group is
+ * asked for (Kafka's old format), else `group,topic,partition,offset`.
+ */
+export function parseResetPlan(csv: string, groups: readonly string[]): Map<string, NewOffset[]> {
+  const lines = csv.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const oldFormat = groups.length === 1 && lines.length > 0 && lines[0]!.split(',').length === 3;
+  const plan = new Map<string, NewOffset[]>();
+  for (const line of lines) {
+    const f = line.split(',');
+    const [group, topic, partition, offset] = oldFormat ? [groups[0]!, ...f] : f;
+    if (f.length !== (oldFormat ? 3 : 4) || !/^\d+$/.test(partition ?? '') || !/^-?\d+$/.test(offset ?? '')) throw new ConsumerGroupCommandError(`Invalid reset plan line '${line}'`);
+    const list = plan.get(group!) ?? [];
+    list.push({ topic: topic!, partition: Number(partition), offset: BigInt(offset!) });
+    plan.set(group!, list);
+  }
+  return plan;
 }
 
 /**
@@ -275,6 +298,9 @@ export function computeResetOffsets(s: ResetScenario, partitions: readonly Topic
     switch (s.kind) {
       case 'to-offset':
         offset = clamp(tp, s.offset);
+        break;
+      case 'from-file':
+        offset = clamp(tp, need(l.requested ?? new Map(), tp, 'requested'));
         break;
       case 'to-earliest':
         offset = need(l.earliest, tp, 'starting');

@@ -59,6 +59,8 @@ describe('consumer-groups options', () => {
     expect(validateConsumerGroupsOptions({ ...base, allTopics: true, toOffset: '9007199254740993', execute: true })).toMatchObject({ scenario: { kind: 'to-offset', offset: 9007199254740993n }, execute: true, warnNoExecute: false });
     expect(validateConsumerGroupsOptions({ ...base, allTopics: true, toCurrent: true, dryRun: true })).toMatchObject({ scenario: { kind: 'to-current' }, warnNoExecute: false });
     expect(validateConsumerGroupsOptions({ ...base, allTopics: true, byDuration: 'PT1H' }).scenario).toEqual({ kind: 'by-duration', durationMs: 3_600_000 });
+    // --from-file needs no scope
+    expect(validateConsumerGroupsOptions({ ...base, fromFile: 'plan.csv' }).scenario).toEqual({ kind: 'from-file', path: 'plan.csv' });
   });
 
   it('consumer-groups options – --to-datetime as Utils.getDateTime: UTC by default, zones, strict', () => {

@@ -25,6 +25,7 @@ export interface RawConsumerGroupsOptions {
   toOffset?: string;
   toDatetime?: string;
   byDuration?: string;
+  fromFile?: string;
   toEarliest?: boolean;
   toLatest?: boolean;
   toCurrent?: boolean;
@@ -47,7 +48,8 @@ export type ResetScenario =
   | { kind: 'to-current' }
   | { kind: 'shift-by'; shift: bigint }
   | { kind: 'to-datetime'; timestamp: number }
-  | { kind: 'by-duration'; durationMs: number };
+  | { kind: 'by-duration'; durationMs: number }
+  | { kind: 'from-file'; path: string };
 
 export interface ConsumerGroupsOptions {
   action: ConsumerGroupsAction;
@@ -110,7 +112,7 @@ export function defineConsumerGroupsOptions(cmd: Command): Command {
     .option('--timeout <timeout (ms)>', 'The timeout that can be set for some use cases. For example, it can be used when describing the group to specify the maximum amount of time in milliseconds to wait before the group stabilizes (when the group is just created, or is going through some changes). (default: 5000)')
     .option(
       '--reset-offsets',
-      'Reset offsets of consumer group. Supports one consumer group at the time, and instances should be inactive. Has 2 execution options: --dry-run (the default) to plan which offsets to reset, and --execute to update the offsets. Additionally, the --export option is used to export the results to a CSV format. You must choose one of the following reset specifications: --to-datetime, --by-duration, --to-earliest, --to-latest, --shift-by, --to-current, --to-offset. To define the scope use --all-topics or --topic.',
+      'Reset offsets of consumer group. Supports one consumer group at the time, and instances should be inactive. Has 2 execution options: --dry-run (the default) to plan which offsets to reset, and --execute to update the offsets. Additionally, the --export option is used to export the results to a CSV format. You must choose one of the following reset specifications: --to-datetime, --by-duration, --to-earliest, --to-latest, --shift-by, --from-file, --to-current, --to-offset. To define the scope use --all-topics or --topic. One scope must be specified unless you use --from-file.',
     )
     .option('--delete-offsets', 'Delete offsets of consumer group. Supports one consumer group at the time, and multiple topics.')
     .option('--dry-run', 'Only show results without executing changes on Consumer Groups. Supported operations: reset-offsets.')
@@ -119,6 +121,7 @@ export function defineConsumerGroupsOptions(cmd: Command): Command {
     .option('--to-offset <offset>', 'Reset offsets to a specific offset.')
     .option('--to-datetime <datetime>', "Reset offsets to offset from datetime. Format: 'YYYY-MM-DDTHH:mm:SS.sss'")
     .option('--by-duration <duration>', "Reset offsets to offset by duration from current timestamp. Format: 'PnDTnHnMnS'")
+    .option('--from-file <path to CSV file>', 'Reset offsets to values defined in CSV file.')
     .option('--to-earliest', 'Reset offsets to earliest offset.')
     .option('--to-latest', 'Reset offsets to latest offset.')
     .option('--to-current', 'Reset offsets to current offset.')
@@ -187,7 +190,7 @@ export function parseDuration(input: string): number {
   return m[1] === '-' ? -ms : ms;
 }
 
-const SCENARIOS = ['to-offset', 'to-datetime', 'by-duration', 'to-earliest', 'to-latest', 'to-current', 'shift-by'] as const;
+const SCENARIOS = ['to-offset', 'to-datetime', 'by-duration', 'to-earliest', 'to-latest', 'to-current', 'shift-by', 'from-file'] as const;
 
 /** ConsumerGroupCommandOptions.checkArgs and the main's action check, in Kafka's order. */
 export function validateConsumerGroupsOptions(o: RawConsumerGroupsOptions): ConsumerGroupsOptions {
@@ -258,13 +261,15 @@ export function validateConsumerGroupsOptions(o: RawConsumerGroupsOptions): Cons
           return !!o.toCurrent;
         case 'shift-by':
           return o.shiftBy !== undefined;
+        case 'from-file':
+          return o.fromFile !== undefined;
       }
     });
     if (given.length > 1) throw cant(given[0]!, given[1]!);
     if (given.length === 0) {
       throw new ConsumerGroupsUsageError(`Option '[reset-offsets]' requires one of the following scenarios: [${SCENARIOS.join(', ')}]`);
     }
-    if (!hasTopic && !o.allTopics) throw new ConsumerGroupsUsageError('One of the reset scopes should be defined: --all-topics, --topic.');
+    if (!hasTopic && !o.allTopics && given[0] !== 'from-file') throw new ConsumerGroupsUsageError('One of the reset scopes should be defined: --all-topics, --topic.');
     if (hasTopic && o.allTopics) throw cant('topic', 'all-topics');
     switch (given[0]!) {
       case 'to-offset':
@@ -278,6 +283,9 @@ export function validateConsumerGroupsOptions(o: RawConsumerGroupsOptions): Cons
         break;
       case 'by-duration':
         scenario = { kind: 'by-duration', durationMs: parseDuration(o.byDuration!) };
+        break;
+      case 'from-file':
+        scenario = { kind: 'from-file', path: o.fromFile! };
         break;
       default:
         scenario = { kind: given[0] as 'to-earliest' | 'to-latest' | 'to-current' };

@@ -9,7 +9,7 @@ afterEach(async () => {
 });
 
 /** A 1-broker fake cluster coordinating group `g` in `state`, topic t (2 partitions: earliest 0/latest 10+p), committed t-0 = 4. */
-async function setup(state: string): Promise<{ fc: FakeCluster; b: FakeBroker; run: (...argv: string[]) => Promise<{ code: number; out: string; err: string }> }> {
+async function setup(state: string, files: Record<string, string> = {}): Promise<{ fc: FakeCluster; b: FakeBroker; run: (...argv: string[]) => Promise<{ code: number; out: string; err: string }> }> {
   const fc = await FakeCluster.start({ brokers: 1 });
   cleanup.push(() => fc.close());
   fc.addTopic('t', [[0], [0]]);
@@ -51,7 +51,13 @@ async function setup(state: string): Promise<{ fc: FakeCluster; b: FakeBroker; r
   const run = async (...argv: string[]) => {
     let out = '';
     let err = '';
-    const code = await runConsumerGroupsCommand(['--bootstrap-server', fc.bootstrapServers, ...argv], { out: (s) => (out += s), err: (s) => (err += s) }, { adminOptions: { retryBackoffMs: 10, retryBackoffMaxMs: 20 } });
+    const code = await runConsumerGroupsCommand(['--bootstrap-server', fc.bootstrapServers, ...argv], { out: (s) => (out += s), err: (s) => (err += s) }, {
+      adminOptions: { retryBackoffMs: 10, retryBackoffMaxMs: 20 },
+      readFile: (path) => {
+        if (files[path] === undefined) throw new Error(`no file ${path}`);
+        return files[path];
+      },
+    });
     return { code, out, err };
   };
   return { fc, b, run };
@@ -89,6 +95,23 @@ describe('samsa consumer-groups (fake broker)', () => {
     expect(sent).toMatchObject({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 3n }] }] });
     const unknown = await empty.run('--reset-offsets', '--group', 'g', '--topic', 't:7', '--to-earliest', '--dry-run');
     expect(unknown).toMatchObject({ code: 1, out: '\nError: Executing consumer group command failed due to The partitions "t-7" do not exist\n' });
+  });
+
+  it('consumer-groups command – --from-file: the exported CSV plan, clamped to [earliest, latest]; a group without a plan is an error', async () => {
+    const { b, run } = await setup('Empty', { 'plan.csv': 't,0,3\nt,1,99\n', 'other.csv': 'x,t,0,1\n' });
+    const r = await run('--reset-offsets', '--group', 'g', '--from-file', 'plan.csv', '--execute');
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('WARN New offset (99) is higher than latest offset for topic partition t-1. Value will be set to 11.');
+    const sent = b.requestsFor(8)[0]!.body as ApiRequestMap[8];
+    expect(sent.topics[0]!.partitions.map((p) => [p.partitionIndex, p.committedOffset])).toEqual([
+      [0, 3n],
+      [1, 11n],
+    ]);
+    const none = await run('--reset-offsets', '--group', 'g', '--from-file', 'other.csv', '--dry-run');
+    expect(none.code).toBe(0);
+    expect(none.out).toContain('\nError: No reset plan for group g found.\n');
+    const exported = await run('--reset-offsets', '--group', 'g', '--topic', 't', '--to-earliest', '--export');
+    expect(exported.out).toBe('t,0,0\nt,1,0\n\n');
   });
 
   it('consumer-groups command – usage errors go to stderr with exit code 1', async () => {

@@ -27,6 +27,7 @@ import {
   formatState,
   groupStateNotice,
   lookupsNeeded,
+  parseResetPlan,
   parseTopicArg,
   tpKey,
   type NewOffset,
@@ -134,7 +135,7 @@ export async function executeConsumerGroupsCommand(raw: RawConsumerGroupsOptions
       ...props,
     };
     admin = (deps.createAdmin ?? ((o: AdminOptions) => new Admin(o)))(adminOpts);
-    const service = new ConsumerGroupService(admin, opts, io, deps.now ?? Date.now);
+    const service = new ConsumerGroupService(admin, opts, io, deps.now ?? Date.now, read);
     return await service.run();
   } catch (err) {
     if (err instanceof ConsumerGroupsUsageError) return usage(err.message);
@@ -153,7 +154,10 @@ class ConsumerGroupService {
     private readonly opts: ConsumerGroupsOptions,
     private readonly io: ConsumerGroupsIo,
     private readonly now: () => number,
+    private readonly readFile: (path: string) => string,
   ) {}
+
+  private resetPlan: Map<string, NewOffset[]> | undefined;
 
   run(): Promise<number> {
     switch (this.opts.action) {
@@ -342,7 +346,17 @@ class ConsumerGroupService {
     const need = lookupsNeeded(scenario);
     let committed: Map<string, bigint> | undefined;
     let partitions: TopicPartitionKey[];
-    if (this.opts.allTopics) {
+    let requested: Map<string, bigint> | undefined;
+    if (scenario.kind === 'from-file') {
+      this.resetPlan ??= parseResetPlan(this.readFile(scenario.path), this.opts.groups);
+      const forGroup = this.resetPlan.get(groupId);
+      if (!forGroup) {
+        this.io.out(`\nError: No reset plan for group ${groupId} found.\n`);
+        return [];
+      }
+      partitions = forGroup.map((o) => ({ topic: o.topic, partition: o.partition }));
+      requested = new Map(forGroup.map((o) => [tpKey(o), o.offset]));
+    } else if (this.opts.allTopics) {
       committed = await this.committedOffsets(groupId);
       partitions = [...committed.keys()].map(splitKey);
     } else {
@@ -362,6 +376,7 @@ class ConsumerGroupService {
       earliest: need.earliest ? await strict('earliest') : new Map(),
       latest: need.latest ? await strict('latest') : new Map(),
       byTimestamp: need.timestamp ? await strict({ timestamp }) : undefined,
+      requested,
     });
     this.io.out(r.out);
     this.io.err(r.err);
