@@ -13,6 +13,7 @@ import {
 import { Cluster, type BrokerNode, type ClusterOptions } from './cluster.js';
 import type { Connection, Response } from './connection.js';
 import { BatchError, brokerError } from './errors.js';
+import * as groups from './admin-groups.js';
 
 // ---- types ------------------------------------------------------------------------------
 
@@ -489,6 +490,43 @@ export class Admin {
         removingReplicas: p.removingReplicas,
       })),
     );
+  }
+
+  // ---- consumer groups and offsets (admin-groups.ts) ---------------------------------------
+
+  /** Groups of every broker, merged, sorted by id (optionally only in `states`). */
+  listGroups(opts?: groups.ListGroupsOptions): Promise<groups.GroupListing[]> {
+    return groups.listGroups(this.cluster, opts);
+  }
+
+  /** Describes groups via their coordinators; consumer members with decoded assignments. BatchError on failures. */
+  describeGroups(groupIds: readonly string[], opts?: OperationOptions): Promise<groups.GroupDescription[]> {
+    return groups.describeGroups(this.cluster, groupIds, opts);
+  }
+
+  /** A group's committed offsets (of `partitions`, or all when null). */
+  listGroupOffsets(groupId: string, partitions?: readonly TopicPartitionRef[] | null, opts?: OperationOptions): Promise<groups.CommittedOffset[]> {
+    return groups.listGroupOffsets(this.cluster, groupId, partitions ?? null, opts);
+  }
+
+  /** Commits offsets for an inactive group (generation -1, no member id), as Kafka's admin. */
+  alterGroupOffsets(groupId: string, offsets: readonly groups.NewCommittedOffset[], opts?: OperationOptions): Promise<void> {
+    return groups.alterGroupOffsets(this.cluster, groupId, offsets, opts);
+  }
+
+  /** Deletes Empty groups. BatchError (by group id) on failures. */
+  deleteGroups(groupIds: readonly string[], opts?: OperationOptions): Promise<void> {
+    return groups.deleteGroups(this.cluster, groupIds, opts);
+  }
+
+  /** Deletes a group's committed offsets (OffsetDelete); per-partition outcomes. */
+  deleteGroupOffsets(groupId: string, partitions: readonly TopicPartitionRef[], opts?: OperationOptions): Promise<groups.PartitionResult[]> {
+    return groups.deleteGroupOffsets(this.cluster, groupId, partitions, opts);
+  }
+
+  /** Earliest / latest / by-timestamp offsets from the partition leaders. */
+  listOffsets(requests: readonly groups.ListOffsetsRequest[], opts?: OperationOptions): Promise<groups.ListedOffset[]> {
+    return groups.listOffsets(this.cluster, requests, opts);
   }
 
   // ---- internals ------------------------------------------------------------------------

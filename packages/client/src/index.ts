@@ -10,3 +10,5 @@ export * from './admin.js';
 // In-process fake brokers, for tests of code built on this client.
 export * from './testing/fake-broker.js';
 export * from './testing/fake-cluster.js';
+export * from './consumer-protocol.js';
+export * from './admin-groups.js';

@@ -58,6 +58,7 @@ export const GroupApi = {
   OffsetFetch: 'OffsetFetch',
   DescribeGroups: 'DescribeGroups',
   DeleteGroups: 'DeleteGroups',
+  OffsetDelete: 'OffsetDelete',
 } as const;
 export type GroupApi = (typeof GroupApi)[keyof typeof GroupApi];
 
@@ -464,6 +465,41 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
       this.log.info({ groups: eligible.map((g) => g.groupId), offsets: removed }, 'deleted groups');
     }
     return errors;
+  }
+
+  // ---- OffsetDelete -----------------------------------------------------------------------------
+
+  /**
+   * OffsetDelete (KIP-496): removes committed offsets of an Empty group, or of topics a consumer
+   * group with members is not subscribed to (GROUP_SUBSCRIBED_TO_TOPIC for the others). A group
+   * with members of a non-consumer protocol answers NON_EMPTY_GROUP; an unknown group
+   * GROUP_ID_NOT_FOUND. Returns the group-level error and the per-partition errors.
+   */
+  handleDeleteOffsets(groupId: string, partitions: readonly TopicPartition[]): { error: number; partitions: Array<[TopicPartition, number]> } {
+    const status = this.validateGroupStatus(groupId, GroupApi.OffsetDelete);
+    if (status !== null) return { error: status, partitions: [] };
+    const group = this.groupManager.getGroup(groupId);
+    const notFound = () => ({ error: this.groupManager.groupNotExists(groupId) ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NOT_COORDINATOR, partitions: [] });
+    if (!group || group.is(GroupState.Dead)) return notFound();
+    let eligible: TopicPartition[];
+    const results: Array<[TopicPartition, number]> = [];
+    if (group.is(GroupState.Empty)) {
+      eligible = [...partitions];
+    } else if (group.isConsumerGroup) {
+      eligible = [];
+      for (const tp of partitions) {
+        if (group.isSubscribedToTopic(tp.topic)) results.push([tp, ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC]);
+        else eligible.push(tp);
+      }
+    } else {
+      return { error: ErrorCode.NON_EMPTY_GROUP, partitions: [] };
+    }
+    if (eligible.length > 0) {
+      const removed = this.groupManager.cleanupGroupMetadata([group], (g) => g.removeOffsets(eligible));
+      for (const tp of eligible) results.push([tp, ErrorCode.NONE]);
+      this.log.info({ groupId, partitions: eligible.length, offsets: removed }, 'deleted committed offsets (OffsetDelete)');
+    }
+    return { error: ErrorCode.NONE, partitions: results };
   }
 
   // ---- Heartbeat --------------------------------------------------------------------------------

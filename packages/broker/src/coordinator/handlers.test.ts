@@ -17,6 +17,7 @@ import { joinGroupHandler } from '../handlers/join-group.js';
 import { leaveGroupHandler } from '../handlers/leave-group.js';
 import { listGroupsHandler } from '../handlers/list-groups.js';
 import { offsetCommitHandler } from '../handlers/offset-commit.js';
+import { offsetDeleteHandler } from '../handlers/offset-delete.js';
 import { offsetFetchHandler } from '../handlers/offset-fetch.js';
 import { syncGroupHandler } from '../handlers/sync-group.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
@@ -29,7 +30,7 @@ import { MemoryOffsetsLog, subscription } from './test-support.js';
 
 const E = ErrorCode;
 const SUB = subscription(['t']);
-const HANDLERS: Array<AnyApiHandler<BrokerServices>> = [findCoordinatorHandler, joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler];
+const HANDLERS: Array<AnyApiHandler<BrokerServices>> = [findCoordinatorHandler, joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
 const conn: ConnectionInfo = { id: 1, remote: '::ffff:127.0.0.1:40000', listener: 'PLAINTEXT' };
 
 let coord: GroupCoordinator;
@@ -70,7 +71,7 @@ beforeAll(async () => {
     controllerId: 0,
     controllerEpoch: 1,
     brokers: [{ id: 0, endpoints: [{ listener: 'PLAINTEXT', host: 'localhost', port: 9092, securityProtocol: 'PLAINTEXT' }], rack: null }],
-    partitions: [p('t', 0), p('t', 1), p(GROUP_METADATA_TOPIC_NAME, 0)],
+    partitions: [p('t', 0), p('t', 1), p('u', 0), p(GROUP_METADATA_TOPIC_NAME, 0)],
   });
   const services = {
     brokerId: 0,
@@ -99,8 +100,8 @@ const joinBody = (groupId: string, v: number, memberId = '') => ({
 });
 
 /** A one-member Stable group `groupId` (JoinGroup v3 and SyncGroup v3); its member id. */
-async function stable(groupId: string): Promise<string> {
-  const j = await call(11, 3, joinBody(groupId, 3));
+async function stable(groupId: string, protocolType = 'consumer'): Promise<string> {
+  const j = await call(11, 3, { ...joinBody(groupId, 3), protocolType });
   expect(j.errorCode).toBe(E.NONE);
   const s = await call(14, 3, { groupId, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [{ memberId: j.memberId, assignment: Buffer.from('a') }] });
   expect(s.errorCode).toBe(E.NONE);
@@ -220,8 +221,44 @@ describe('group API handlers at every version', () => {
     }
   });
 
+  it('OffsetDelete v0: Empty groups lose the offsets asked for; unknown partitions, subscribed topics of an active consumer group, non-consumer groups and unknown groups are refused', async () => {
+    const commitBody = (groupId: string, memberId: string, generation: number, parts: Array<[string, number]>) => ({
+      groupId,
+      generationIdOrMemberEpoch: generation,
+      memberId,
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [...new Set(parts.map(([t]) => t))].map((name) => ({
+        name,
+        partitions: parts.filter(([t]) => t === name).map(([, partitionIndex]) => ({ partitionIndex, committedOffset: 5n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null })),
+      })),
+    });
+    const committed = async (groupId: string) =>
+      (await call(9, 7, { groupId, topics: null, groups: [], requireStable: false })).topics.flatMap((t) => t.partitions.map((p) => `${t.name}-${p.partitionIndex}`)).sort();
+    const outcome = (r: ApiResponseMap[47]) => [r.errorCode, r.topics.flatMap((t) => t.partitions.map((p) => [`${t.name}-${p.partitionIndex}`, p.errorCode]))];
+
+    expect((await call(8, 8, commitBody('od-empty', '', -1, [['t', 0], ['t', 1], ['u', 0]]))).topics.every((t) => t.partitions.every((p) => p.errorCode === E.NONE))).toBe(true);
+    const r = await call(47, 0, { groupId: 'od-empty', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'nope', partitions: [{ partitionIndex: 0 }] }] });
+    expect(outcome(r)).toEqual([E.NONE, [['nope-0', E.UNKNOWN_TOPIC_OR_PARTITION], ['t-0', E.NONE]]]);
+    expect(await committed('od-empty')).toEqual(['t-1', 'u-0']);
+
+    // a Stable consumer group subscribed to t: t refused, u (not subscribed) deleted
+    const m = await stable('od-active');
+    expect((await call(8, 8, commitBody('od-active', m, 1, [['t', 0], ['u', 0]]))).topics.flatMap((t) => t.partitions.map((p) => p.errorCode))).toEqual([E.NONE, E.NONE]);
+    const active = await call(47, 0, { groupId: 'od-active', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'u', partitions: [{ partitionIndex: 0 }] }] });
+    expect(outcome(active)).toEqual([E.NONE, [['t-0', E.GROUP_SUBSCRIBED_TO_TOPIC], ['u-0', E.NONE]]]);
+    expect(await committed('od-active')).toEqual(['t-0']);
+
+    await stable('od-connect', 'connect');
+    expect(outcome(await call(47, 0, { groupId: 'od-connect', topics: [{ name: 'u', partitions: [{ partitionIndex: 0 }] }] }))).toEqual([E.NON_EMPTY_GROUP, []]);
+    expect(outcome(await call(47, 0, { groupId: 'od-missing', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).toEqual([E.GROUP_ID_NOT_FOUND, []]);
+    // deleting an Empty group's last offsets removes the group
+    await call(47, 0, { groupId: 'od-empty', topics: [{ name: 't', partitions: [{ partitionIndex: 1 }] }, { name: 'u', partitions: [{ partitionIndex: 0 }] }] });
+    expect(coord.handleDescribeGroup('od-empty').summary.state).toBe('Dead');
+  });
+
   it('every handler’s error response encodes at every version', () => {
-    const bodies: { [K in 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 42]: (v: number) => ApiRequestMap[K] } = {
+    const bodies: { [K in 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 42 | 47]: (v: number) => ApiRequestMap[K] } = {
       8: () => ({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null }] }] }),
       9: (v) => (v < 8 ? { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false } : { groupId: '', topics: [], groups: [{ groupId: 'g', memberId: null, memberEpoch: -1, topics: null }], requireStable: false }),
       10: (v) => ({ key: v < 4 ? 'g' : '', keyType: 0, coordinatorKeys: v >= 4 ? ['g'] : [] }),
@@ -232,6 +269,7 @@ describe('group API handlers at every version', () => {
       15: () => ({ groups: ['g'], includeAuthorizedOperations: false }),
       16: () => ({ statesFilter: [], typesFilter: [] }),
       42: () => ({ groupNames: ['g'] }),
+      47: () => ({ groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }),
     };
     let checked = 0;
     for (const h of HANDLERS) {
@@ -247,6 +285,6 @@ describe('group API handlers at every version', () => {
         }
       }
     }
-    expect(checked).toBe(2 * [8, 9, 10, 11, 12, 13, 14, 15, 16, 42].reduce((n, k) => n + versions(k).length, 0));
+    expect(checked).toBe(2 * [8, 9, 10, 11, 12, 13, 14, 15, 16, 42, 47].reduce((n, k) => n + versions(k).length, 0));
   });
 });

@@ -27,6 +27,7 @@ import { describeConfigsHandler } from '../handlers/describe-configs.js';
 import { electLeadersHandler } from '../handlers/elect-leaders.js';
 import { fetchHandler } from '../handlers/fetch.js';
 import { deleteGroupsHandler } from '../handlers/delete-groups.js';
+import { offsetDeleteHandler } from '../handlers/offset-delete.js';
 import { describeGroupsHandler } from '../handlers/describe-groups.js';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { heartbeatHandler } from '../handlers/heartbeat.js';
@@ -244,7 +245,7 @@ export class KafkaServer {
     };
     const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler];
     // the group coordinator's APIs
-    const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler];
+    const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
     const rh = new RequestHandler<BrokerServices>([...handlers, ...groupHandlers, apiVersions], services, this.log.child({ component: 'request-handler' }));

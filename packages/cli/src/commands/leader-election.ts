@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { Admin, ElectionType, KafkaError, type AdminOptions, type ElectionResult, type TopicPartitionRef } from '@samsa/client';
+import { javaExceptionName, javaToString } from './java-errors.js';
 import { adminOptionsFromProperties, parseProperties } from './topics.js';
 
 /**
@@ -158,34 +159,7 @@ export function parseReplicaElectionData(text: string): TopicPartitionRef[] {
   return out;
 }
 
-// Java exception classes of org.apache.kafka.common.errors whose names do not follow the error name
-const JAVA_EXCEPTIONS: Readonly<Record<string, string>> = {
-  UNKNOWN_SERVER_ERROR: 'UnknownServerException',
-  REQUEST_TIMED_OUT: 'TimeoutException',
-  CORRUPT_MESSAGE: 'CorruptRecordException',
-  CLUSTER_AUTHORIZATION_FAILED: 'ClusterAuthorizationException',
-  TOPIC_AUTHORIZATION_FAILED: 'TopicAuthorizationException',
-  GROUP_AUTHORIZATION_FAILED: 'GroupAuthorizationException',
-  INVALID_TOPIC_EXCEPTION: 'InvalidTopicException',
-  NETWORK_EXCEPTION: 'NetworkException',
-};
-
-/** `org.apache.kafka.common.errors.PreferredLeaderNotAvailableException` for PREFERRED_LEADER_NOT_AVAILABLE, etc. */
-export function javaExceptionName(errorName: string): string {
-  const simple =
-    JAVA_EXCEPTIONS[errorName] ??
-    errorName
-      .toLowerCase()
-      .split('_')
-      .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w))
-      .join('') + 'Exception';
-  return `org.apache.kafka.common.errors.${simple}`;
-}
-
-/** What Kafka prints for a Throwable: `class: message`. */
-function javaToString(e: KafkaError): string {
-  return `${javaExceptionName(e.errorName)}: ${e.message}`;
-}
+export { javaExceptionName };
 
 const tpString = (r: { topic: string; partition: number }) => `${r.topic}-${r.partition}`;
 

@@ -48,6 +48,8 @@ export * from './metadata-request.js';
 export * from './metadata-response.js';
 export * from './offset-commit-request.js';
 export * from './offset-commit-response.js';
+export * from './offset-delete-request.js';
+export * from './offset-delete-response.js';
 export * from './offset-fetch-request.js';
 export * from './offset-fetch-response.js';
 export * from './offset-for-leader-epoch-request.js';
@@ -167,6 +169,10 @@ import type { ListPartitionReassignmentsRequest } from './list-partition-reassig
 import type { ListPartitionReassignmentsResponse } from './list-partition-reassignments-response.js';
 import { readListPartitionReassignmentsRequest, writeListPartitionReassignmentsRequest } from './list-partition-reassignments-request.js';
 import { readListPartitionReassignmentsResponse, writeListPartitionReassignmentsResponse } from './list-partition-reassignments-response.js';
+import type { OffsetDeleteRequest } from './offset-delete-request.js';
+import type { OffsetDeleteResponse } from './offset-delete-response.js';
+import { readOffsetDeleteRequest, writeOffsetDeleteRequest } from './offset-delete-request.js';
+import { readOffsetDeleteResponse, writeOffsetDeleteResponse } from './offset-delete-response.js';
 import type { DescribeClusterRequest } from './describe-cluster-request.js';
 import type { DescribeClusterResponse } from './describe-cluster-response.js';
 import { readDescribeClusterRequest, writeDescribeClusterRequest } from './describe-cluster-request.js';
@@ -201,6 +207,7 @@ export interface ApiRequestMap {
   44: IncrementalAlterConfigsRequest;
   45: AlterPartitionReassignmentsRequest;
   46: ListPartitionReassignmentsRequest;
+  47: OffsetDeleteRequest;
   60: DescribeClusterRequest;
 }
 
@@ -233,6 +240,7 @@ export interface ApiResponseMap {
   44: IncrementalAlterConfigsResponse;
   45: AlterPartitionReassignmentsResponse;
   46: ListPartitionReassignmentsResponse;
+  47: OffsetDeleteResponse;
   60: DescribeClusterResponse;
 }
 
@@ -267,6 +275,7 @@ export const API_KEYS = {
   IncrementalAlterConfigs: 44,
   AlterPartitionReassignments: 45,
   ListPartitionReassignments: 46,
+  OffsetDelete: 47,
   DescribeCluster: 60,
 } as const;
 
@@ -584,6 +593,17 @@ export const API_TABLE = [
     writeRequest: writeListPartitionReassignmentsRequest,
     readResponse: readListPartitionReassignmentsResponse,
     writeResponse: writeListPartitionReassignmentsResponse,
+  },
+  {
+    apiKey: 47,
+    name: 'OffsetDelete',
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleFrom: null,
+    readRequest: readOffsetDeleteRequest,
+    writeRequest: writeOffsetDeleteRequest,
+    readResponse: readOffsetDeleteResponse,
+    writeResponse: writeOffsetDeleteResponse,
   },
   {
     apiKey: 60,

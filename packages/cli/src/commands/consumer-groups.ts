@@ -1,0 +1,402 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import {
+  Admin,
+  BatchError,
+  CONSUMER_PROTOCOL_TYPE,
+  KafkaError,
+  isConsumerGroupListing,
+  type AdminOptions,
+  type GroupDescription,
+  type ListOffsetsRequest,
+  type OffsetSpec,
+  type TopicDescription,
+  type TopicPartitionKey,
+} from '@samsa/client';
+import {
+  ConsumerGroupCommandError,
+  buildOffsetRows,
+  computeResetOffsets,
+  formatDeleteGroups,
+  formatDeleteOffsets,
+  formatGroupStates,
+  formatMembers,
+  formatOffsets,
+  formatResetCsv,
+  formatResetOffsets,
+  formatState,
+  groupStateNotice,
+  lookupsNeeded,
+  parseResetPlan,
+  parseTopicArg,
+  tpKey,
+  type NewOffset,
+  type OffsetDeletion,
+} from './consumer-groups-format.js';
+import {
+  ConsumerGroupsUsageError,
+  DESCRIPTION,
+  NO_EXECUTE_WARNING,
+  defineConsumerGroupsOptions,
+  validateConsumerGroupsOptions,
+  type ConsumerGroupsOptions,
+  type RawConsumerGroupsOptions,
+} from './consumer-groups-options.js';
+import { javaToString } from './java-errors.js';
+import { adminOptionsFromProperties, parseProperties } from './topics.js';
+
+/**
+ * `samsa consumer-groups`: Kafka's kafka-consumer-groups.sh (ConsumerGroupCommand) against
+ * --bootstrap-server: --list, --describe (offsets / --members / --state), --delete,
+ * --delete-offsets and --reset-offsets, with Kafka's flags and output. Exit code 1 on usage
+ * errors and whenever an `Error:` line is printed (Kafka exits 0 for some of those).
+ */
+
+export interface ConsumerGroupsIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+export interface ConsumerGroupsDeps {
+  /** Builds the Admin for --bootstrap-server. Default: `new Admin(opts)`. */
+  createAdmin?: (opts: AdminOptions) => Admin;
+  /** Admin options applied under the --command-config ones. */
+  adminOptions?: Partial<AdminOptions>;
+  /** Reads --command-config. */
+  readFile?: (path: string) => string;
+  /** Clock for --by-duration. */
+  now?: () => number;
+}
+
+function buildCommand(io: ConsumerGroupsIo, deps: ConsumerGroupsDeps, setExitCode: (code: number) => void): Command {
+  const cmd = new Command('consumer-groups').description("List, describe, delete consumer groups and reset their offsets (Kafka's kafka-consumer-groups.sh)");
+  defineConsumerGroupsOptions(cmd);
+  cmd.action(async (raw: RawConsumerGroupsOptions) => setExitCode(await executeConsumerGroupsCommand(raw, io, deps, cmd)));
+  return cmd;
+}
+
+/** Runs `samsa consumer-groups <argv…>` writing to `io`; resolves with the exit code. */
+export async function runConsumerGroupsCommand(argv: readonly string[], io: ConsumerGroupsIo, deps: ConsumerGroupsDeps = {}): Promise<number> {
+  let code = 0;
+  const cmd = buildCommand(io, deps, (c) => (code = c));
+  cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  try {
+    await cmd.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    throw err;
+  }
+  return code;
+}
+
+/** Adds `samsa consumer-groups` to the program (exit code through process.exitCode). */
+export function registerConsumerGroupsCommand(program: Command, deps: ConsumerGroupsDeps = {}): void {
+  const io: ConsumerGroupsIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
+  program.addCommand(buildCommand(io, deps, (code) => (process.exitCode = code)));
+}
+
+/** Kafka's rendering of a failure's message: Kafka errors as `class: message`. */
+function errorText(err: unknown): string {
+  const e = err instanceof BatchError && err.errors.size === 1 ? [...err.errors.values()][0] : err;
+  if (e instanceof KafkaError) return javaToString(e);
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Validates the options and runs the action; returns the exit code. */
+export async function executeConsumerGroupsCommand(raw: RawConsumerGroupsOptions, io: ConsumerGroupsIo, deps: ConsumerGroupsDeps = {}, cmd?: Command): Promise<number> {
+  if (Object.values(raw).every((v) => v === undefined || v === false)) {
+    io.err(`${DESCRIPTION}\n`);
+    if (cmd) io.err(cmd.helpInformation());
+    return 1;
+  }
+  const usage = (message: string) => {
+    io.err(`${message}\n`);
+    io.err('Run `samsa consumer-groups --help` for the options.\n');
+    return 1;
+  };
+  let opts: ConsumerGroupsOptions;
+  try {
+    opts = validateConsumerGroupsOptions(raw);
+  } catch (err) {
+    if (err instanceof ConsumerGroupsUsageError) return usage(err.message);
+    throw err;
+  }
+  if (opts.warnNoExecute) io.err(`${NO_EXECUTE_WARNING}\n`);
+  let admin: Admin | undefined;
+  try {
+    const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+    const props = opts.commandConfig !== undefined ? adminOptionsFromProperties(parseProperties(read(opts.commandConfig))) : {};
+    const adminOpts: AdminOptions = {
+      bootstrapServers: opts.bootstrapServer,
+      clientId: 'samsa-consumer-groups',
+      // --timeout bounds every admin call, as Kafka's withTimeoutMs
+      defaultApiTimeoutMs: opts.timeoutMs,
+      ...deps.adminOptions,
+      ...props,
+    };
+    admin = (deps.createAdmin ?? ((o: AdminOptions) => new Admin(o)))(adminOpts);
+    const service = new ConsumerGroupService(admin, opts, io, deps.now ?? Date.now, read);
+    return await service.run();
+  } catch (err) {
+    if (err instanceof ConsumerGroupsUsageError) return usage(err.message);
+    io.out(`\nError: Executing consumer group command failed due to ${errorText(err)}\n`);
+    if (err instanceof Error && err.cause !== undefined) io.err(`caused by: ${errorText(err.cause)}\n`);
+    return 1;
+  } finally {
+    await admin?.close().catch(() => undefined);
+  }
+}
+
+/** ConsumerGroupCommand.ConsumerGroupService: the actions, on an Admin. */
+class ConsumerGroupService {
+  constructor(
+    private readonly admin: Admin,
+    private readonly opts: ConsumerGroupsOptions,
+    private readonly io: ConsumerGroupsIo,
+    private readonly now: () => number,
+    private readonly readFile: (path: string) => string,
+  ) {}
+
+  private resetPlan: Map<string, NewOffset[]> | undefined;
+
+  run(): Promise<number> {
+    switch (this.opts.action) {
+      case 'list':
+        return this.list();
+      case 'describe':
+        return this.describe();
+      case 'delete':
+        return this.deleteGroups();
+      case 'delete-offsets':
+        return this.deleteOffsets();
+      case 'reset-offsets':
+        return this.resetOffsets();
+    }
+  }
+
+  private async consumerGroupIds(): Promise<string[]> {
+    return (await this.admin.listGroups()).filter(isConsumerGroupListing).map((g) => g.groupId);
+  }
+
+  private async groupIds(): Promise<string[]> {
+    return this.opts.allGroups ? this.consumerGroupIds() : this.opts.groups;
+  }
+
+  private async list(): Promise<number> {
+    if (this.opts.listStates === null) {
+      for (const g of await this.consumerGroupIds()) this.io.out(`${g}\n`);
+      return 0;
+    }
+    const states = this.opts.listStates;
+    const groups = (await this.admin.listGroups(states.length > 0 ? { states } : {})).filter(isConsumerGroupListing);
+    this.io.out(formatGroupStates(groups));
+    return 0;
+  }
+
+  /** describeConsumerGroups: sorted by group id; groups of another protocol fail as in Kafka's admin. */
+  private async describeConsumerGroups(ids: readonly string[]): Promise<GroupDescription[]> {
+    if (ids.length === 0) return [];
+    const descs = await this.admin.describeGroups(ids);
+    for (const d of descs) {
+      if (d.protocolType !== CONSUMER_PROTOCOL_TYPE && d.protocolType !== '') throw new ConsumerGroupCommandError(`GroupId ${d.groupId} is not a consumer group (${d.protocolType}).`);
+    }
+    return descs.sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
+  }
+
+  private async describe(): Promise<number> {
+    const descs = await this.describeConsumerGroups(await this.groupIds());
+    let failed = false;
+    for (const d of descs) {
+      let table = '';
+      let rows = 0;
+      if (this.opts.view === 'offsets') {
+        const committed = d.state === 'Dead' ? new Map<string, bigint>() : await this.committedOffsets(d.groupId);
+        const assigned = d.members.flatMap((m) => m.assignment.flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition }))));
+        const keys = new Set([...assigned.map(tpKey), ...committed.keys()]);
+        const partitions = [...assigned, ...[...committed.keys()].filter((k) => !assigned.some((a) => tpKey(a) === k)).map(splitKey)];
+        const leo = keys.size > 0 ? await this.logEndOffsets(partitions) : new Map<string, bigint | null>();
+        const offsetRows = buildOffsetRows(d, committed, leo);
+        rows = offsetRows.length;
+        table = formatOffsets(offsetRows);
+      } else if (this.opts.view === 'members') {
+        rows = d.members.length;
+        table = formatMembers(d, this.opts.verbose);
+      } else {
+        rows = 1;
+        table = formatState(d);
+      }
+      const notice = groupStateNotice(d.groupId, d.state, rows);
+      this.io.err(notice.err);
+      this.io.out(notice.out);
+      failed ||= notice.failed;
+      if (notice.print) this.io.out(table);
+    }
+    return failed ? 1 : 0;
+  }
+
+  private async committedOffsets(groupId: string): Promise<Map<string, bigint>> {
+    return new Map((await this.admin.listGroupOffsets(groupId)).map((o) => [tpKey(o), o.offset]));
+  }
+
+  /** Descriptions of the topics that exist (missing ones are left out). */
+  private async existingTopics(topics: readonly string[]): Promise<Map<string, TopicDescription>> {
+    const unique = [...new Set(topics)];
+    try {
+      return new Map((await this.admin.describeTopics(unique)).map((d) => [d.name, d]));
+    } catch (err) {
+      if (!(err instanceof BatchError)) throw err;
+      const ok = err.succeeded.length > 0 ? await this.admin.describeTopics(err.succeeded) : [];
+      return new Map(ok.map((d) => [d.name, d]));
+    }
+  }
+
+  /** LOG-END-OFFSET of each partition; null where the partition has no leader or does not exist. */
+  private async logEndOffsets(partitions: readonly TopicPartitionKey[]): Promise<Map<string, bigint | null>> {
+    const out = new Map<string, bigint | null>(partitions.map((tp) => [tpKey(tp), null]));
+    const topics = await this.existingTopics(partitions.map((p) => p.topic));
+    const led = partitions.filter((tp) => topics.get(tp.topic)?.partitions.some((p) => p.partition === tp.partition && p.leader !== null));
+    for (const [k, v] of await this.listOffsetsLenient(led, 'latest')) out.set(k, v);
+    return out;
+  }
+
+  /** ListOffsets for `partitions`; those that fail are left out. */
+  private async listOffsetsLenient(partitions: readonly TopicPartitionKey[], spec: OffsetSpec): Promise<Map<string, bigint>> {
+    const reqs: ListOffsetsRequest[] = partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition, spec }));
+    if (reqs.length === 0) return new Map();
+    try {
+      return new Map((await this.admin.listOffsets(reqs)).map((r) => [tpKey(r), r.offset]));
+    } catch (err) {
+      if (!(err instanceof BatchError)) throw err;
+      const out = new Map<string, bigint>();
+      for (const r of reqs) {
+        const one = await this.admin.listOffsets([r]).catch(() => null);
+        if (one) out.set(tpKey(r), one[0]!.offset);
+      }
+      return out;
+    }
+  }
+
+  private async deleteGroups(): Promise<number> {
+    const ids = await this.groupIds();
+    const failed = new Map<string, string>();
+    let succeeded = ids;
+    try {
+      await this.admin.deleteGroups(ids);
+    } catch (err) {
+      if (!(err instanceof BatchError)) throw err;
+      for (const [g, e] of err.errors) failed.set(g, javaToString(e));
+      succeeded = ids.filter((g) => !failed.has(g));
+    }
+    this.io.out(formatDeleteGroups(succeeded, failed));
+    return failed.size > 0 ? 1 : 0;
+  }
+
+  private async deleteOffsets(): Promise<number> {
+    const group = this.opts.groups[0]!;
+    const results: OffsetDeletion[] = [];
+    const partitions: TopicPartitionKey[] = [];
+    for (const arg of this.opts.topics) {
+      const { topic, partitions: ps } = parseTopicArg(arg);
+      if (ps !== null) {
+        for (const partition of ps) partitions.push({ topic, partition });
+        continue;
+      }
+      try {
+        const [d] = await this.admin.describeTopics([topic]);
+        for (const p of d!.partitions) partitions.push({ topic, partition: p.partition });
+      } catch (err) {
+        results.push({ topic, partition: -1, error: errorText(err) });
+      }
+    }
+    let topLevel: { name: string; message: string } | null = null;
+    if (partitions.length > 0) {
+      try {
+        for (const r of await this.admin.deleteGroupOffsets(group, partitions)) results.push({ topic: r.topic, partition: r.partition, error: r.error ? javaToString(r.error) : null });
+      } catch (err) {
+        if (!(err instanceof KafkaError)) throw err;
+        topLevel = { name: err.errorName, message: err.message };
+        for (const tp of partitions) results.push({ ...tp, error: javaToString(err) });
+      }
+    }
+    this.io.out(formatDeleteOffsets(group, topLevel, results));
+    return topLevel !== null || results.some((r) => r.error !== null) ? 1 : 0;
+  }
+
+  private async resetOffsets(): Promise<number> {
+    const ids = await this.groupIds();
+    const descs = ids.length > 0 ? await this.admin.describeGroups(ids) : [];
+    const plan = new Map<string, NewOffset[]>();
+    let failed = false;
+    for (const d of descs) {
+      if (d.state === 'Empty' || d.state === 'Dead') {
+        plan.set(d.groupId, await this.resetInactiveGroup(d.groupId));
+      } else {
+        this.io.out(`\nError: Assignments can only be reset if the group '${d.groupId}' is inactive, but the current state is ${d.state}.\n`);
+        plan.set(d.groupId, []);
+        failed = true;
+      }
+    }
+    if (this.opts.export) this.io.out(`${formatResetCsv(plan, this.opts.groups.length === 1)}\n`);
+    else this.io.out(formatResetOffsets(plan));
+    return failed ? 1 : 0;
+  }
+
+  private async resetInactiveGroup(groupId: string): Promise<NewOffset[]> {
+    const scenario = this.opts.scenario!;
+    const need = lookupsNeeded(scenario);
+    let committed: Map<string, bigint> | undefined;
+    let partitions: TopicPartitionKey[];
+    let requested: Map<string, bigint> | undefined;
+    if (scenario.kind === 'from-file') {
+      this.resetPlan ??= parseResetPlan(this.readFile(scenario.path), this.opts.groups);
+      const forGroup = this.resetPlan.get(groupId);
+      if (!forGroup) {
+        this.io.out(`\nError: No reset plan for group ${groupId} found.\n`);
+        return [];
+      }
+      partitions = forGroup.map((o) => ({ topic: o.topic, partition: o.partition }));
+      requested = new Map(forGroup.map((o) => [tpKey(o), o.offset]));
+    } else if (this.opts.allTopics) {
+      committed = await this.committedOffsets(groupId);
+      partitions = [...committed.keys()].map(splitKey);
+    } else {
+      partitions = [];
+      for (const arg of this.opts.topics) {
+        const { topic, partitions: ps } = parseTopicArg(arg);
+        if (ps !== null) for (const partition of ps) partitions.push({ topic, partition });
+        else for (const p of (await this.admin.describeTopics([topic]))[0]!.partitions) partitions.push({ topic, partition: p.partition });
+      }
+    }
+    await this.checkPartitionsValid(partitions);
+    if (need.committed) committed ??= await this.committedOffsets(groupId);
+    const strict = async (spec: OffsetSpec) => new Map((await this.admin.listOffsets(partitions.map((tp) => ({ ...tp, spec })))).map((r) => [tpKey(r), r.offset]));
+    const timestamp = scenario.kind === 'to-datetime' ? scenario.timestamp : scenario.kind === 'by-duration' ? this.now() - scenario.durationMs : 0;
+    const r = computeResetOffsets(scenario, partitions, {
+      committed: committed ?? new Map(),
+      earliest: need.earliest ? await strict('earliest') : new Map(),
+      latest: need.latest ? await strict('latest') : new Map(),
+      byTimestamp: need.timestamp ? await strict({ timestamp }) : undefined,
+      requested,
+    });
+    this.io.out(r.out);
+    this.io.err(r.err);
+    if (this.opts.execute && r.offsets.length > 0) await this.admin.alterGroupOffsets(groupId, r.offsets);
+    return r.offsets;
+  }
+
+  /** GroupOffsetsResetter.checkAllTopicPartitionsValid: every partition exists and has a leader. */
+  private async checkPartitionsValid(partitions: readonly TopicPartitionKey[]): Promise<void> {
+    if (partitions.length === 0) return;
+    const topics = await this.existingTopics(partitions.map((p) => p.topic));
+    const info = (tp: TopicPartitionKey) => topics.get(tp.topic)?.partitions.find((p) => p.partition === tp.partition);
+    const missing = partitions.filter((tp) => !info(tp));
+    if (missing.length > 0) throw new ConsumerGroupCommandError(`The partitions "${missing.map(tpKey).join(',')}" do not exist`);
+    const leaderless = partitions.filter((tp) => info(tp)!.leader === null);
+    if (leaderless.length > 0) throw new ConsumerGroupCommandError(`The partitions "${leaderless.map(tpKey).join(',')}" have no leader`);
+  }
+}
+
+function splitKey(k: string): TopicPartitionKey {
+  const i = k.lastIndexOf('-');
+  return { topic: k.slice(0, i), partition: Number(k.slice(i + 1)) };
+}
