@@ -253,8 +253,8 @@ export class PartitionReassignmentManager {
 
   private async onPartitionReassignment(tp: TopicPartition, reassignment: ReplicaAssignment): Promise<void> {
     const { ctx, rsm, batch, stateChangeLog: scl } = this.d;
-    // while a reassignment is in progress, the topic cannot be deleted
-    ctx.topicsIneligibleForDeletion.add(tp.topic);
+    // while a reassignment is in progress the topic cannot be deleted (TopicDeletionManager checks
+    // partitionsBeingReassigned, which updateCurrentReassignment fills)
     const before = ctx.assignment(tp)!;
     await this.updateCurrentReassignment(tp, reassignment);
     if (!(await this.isComplete(tp, reassignment))) {
