@@ -10,7 +10,9 @@
  *  - with --throttle the catch-up traffic into the new replica's broker stays within 20% of the limit;
  *    --cancel then returns the partitions to their original replicas and deletes the new ones;
  *  - a reordering of the same replicas changes the preferred replica only (leader, ISR, leader
- *    epoch and the replicas' log directories stay; a preferred election then moves leadership).
+ *    epoch and the replicas' log directories stay; a preferred election then moves leadership);
+ *  - with --zookeeper the tool writes /admin/reassign_partitions; the controller runs it and
+ *    deletes the znode when the last partition is done.
  */
 import { execFile } from 'node:child_process';
 import { readdir, stat, writeFile } from 'node:fs/promises';
@@ -255,11 +257,11 @@ describe('partition reassignment (4 brokers, samsa reassign-partitions)', () => 
     const [x, y, z] = [0, 1, 2];
     const topic = 'throttled';
     await createTopic(topic, Array.from({ length: 6 }, (_, p) => (p % 2 === 0 ? [x, y] : [y, x])));
-    const perPartition = 1024 * 1024;
+    const perPartition = 700 * 1024;
     await preload(topic, 6, perPartition);
     const total = await topicBytes(x, topic);
     expect(total).toBeGreaterThan(6 * perPartition);
-    const limit = 500_000;
+    const limit = 300_000;
     const planFile = await file('throttled.json', { version: 1, partitions: Array.from({ length: 6 }, (_, p) => ({ topic, partition: p, replicas: [y, z] })) });
     const exe = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--execute', '--throttle', String(limit), '--reassignment-json-file', planFile);
     expect(exe.code, exe.stdout + exe.stderr).toBe(0);
@@ -323,5 +325,25 @@ describe('partition reassignment (4 brokers, samsa reassign-partitions)', () => 
     const el = await samsa('leader-election', '--bootstrap-server', c.bootstrap, '--election-type', 'preferred', '--all-topic-partitions');
     expect(el.code, el.stdout + el.stderr).toBe(0);
     await until(async () => (await states(topic, 3)).every((s, p) => s.leader === after[p]![0]), 'leaders follow the new preferred replicas', 30_000, 100);
+  }, 120_000);
+
+  it('reassignment – --zookeeper writes /admin/reassign_partitions; the controller moves the partitions and deletes the znode when done; --verify --zookeeper reports completion', async () => {
+    await ensureAllRunning();
+    const topic = 'zk-move';
+    await createTopic(topic, [[0], [1]]);
+    await preload(topic, 2, 100 * 1024);
+    const zk = c.zk.connectString('/samsa');
+    const planFile = await file('zk-move.json', { version: 1, partitions: [{ topic, partition: 0, replicas: [3] }, { topic, partition: 1, replicas: [2] }] });
+    const exe = await samsa('reassign-partitions', '--zookeeper', zk, '--execute', '--reassignment-json-file', planFile);
+    expect(exe.code, exe.stdout + exe.stderr).toBe(0);
+    expect(exe.stdout).toContain(`Successfully started partition reassignments for ${topic}-0,${topic}-1`);
+    await until(async () => (await c.admin.zk.exists(ReassignPartitionsZNode.path)) === null, '/admin/reassign_partitions deleted by the controller', 60_000, 100);
+    const a = await assignmentOf(topic);
+    expect([...a.partitions.values()]).toEqual([[3], [2]]);
+    expect((await states(topic, 2)).map((s) => s.leader)).toEqual([3, 2]);
+    const ver = await samsa('reassign-partitions', '--zookeeper', zk, '--verify', '--reassignment-json-file', planFile);
+    expect(ver.stdout).toContain(`Reassignment of partition ${topic}-0 is completed.\nReassignment of partition ${topic}-1 is completed.`);
+    await until(async () => (await topicDirs(0, topic)).length + (await topicDirs(1, topic)).length === 0, 'the old replicas deleted', 30_000, 200);
+    expect((await readTopic(c, topic, 2)).records.length).toBe(2 * 200); // preload sends 200-record batches
   }, 120_000);
 });
