@@ -242,4 +242,20 @@ describe('partition reassignment on the controller (in-memory ZooKeeper)', () =>
     const st = await kzk.zk.get(TopicPartitionStateZNode.path('t', 0));
     expect(TopicPartitionStateZNode.decode(st.data, 't').controllerEpoch).toBe(epoch.epoch);
   });
+
+  it('reassignment – a topic marked for deletion while one of its partitions is being reassigned is deleted only after the reassignment completes; new reassignments of it are refused', async () => {
+    const { server, kzk } = await cluster([0, 1, 2]);
+    const env = await startController(server);
+    await env.controller.alterPartitionReassignments([{ ...tp, replicas: [1, 2, 3] }]);
+    env.sent.length = 0;
+    await kzk.zk.create('/admin/delete_topics/t');
+    await new Promise((r) => setTimeout(r, 100));
+    const deleting = () => stopReplica(env).filter((s) => s.request.partitions.some((p) => p.deletePartition)).map((s) => s.brokerId).sort();
+    expect(deleting()).toEqual([]);
+    const refused = await env.controller.alterPartitionReassignments([{ ...tp, replicas: [3, 2, 1] }]);
+    expect(refused.results.get('t-0')!.errorCode).toBe(3);
+    await leaderExpandsIsr(kzk, [0, 1, 2, 3]);
+    await until(() => deleting().join() === '0,1,2,3', 'the removed replica deleted by the reassignment, then every target replica by the topic deletion');
+    expect((await topicZnode(kzk)).partitions.get(0)).toEqual([1, 2, 3]);
+  });
 });
