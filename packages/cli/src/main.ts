@@ -4,6 +4,7 @@ import { registerClusterCommands } from './commands/cluster.js';
 import { registerTopicsCommand } from './commands/topics.js';
 import { registerLeaderElectionCommand } from './commands/leader-election.js';
 import { registerConsumerGroupsCommand } from './commands/consumer-groups.js';
+import { registerReassignPartitionsCommand } from './commands/reassign-partitions.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -11,6 +12,7 @@ registerClusterCommands(program);
 registerTopicsCommand(program);
 registerLeaderElectionCommand(program);
 registerConsumerGroupsCommand(program);
+registerReassignPartitionsCommand(program);
 registerBrokerCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

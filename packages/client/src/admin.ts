@@ -204,7 +204,7 @@ export type AdminOptions = ClusterOptions;
 
 /**
  * Kafka's AdminClient for topics and cluster metadata. Requests that only the controller serves
- * (CreateTopics, DeleteTopics, CreatePartitions, ListPartitionReassignments) go to the controller
+ * (CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, Alter/ListPartitionReassignments) go to the controller
  * and are retried against the new one on NOT_CONTROLLER; every operation retries retriable failures
  * until its deadline. Per-topic failures are KafkaErrors (Kafka's error names and the broker's
  * messages) collected in a BatchError; an API the broker does not advertise fails with
@@ -527,6 +527,73 @@ export class Admin {
   /** Earliest / latest / by-timestamp offsets from the partition leaders. */
   listOffsets(requests: readonly groups.ListOffsetsRequest[], opts?: OperationOptions): Promise<groups.ListedOffset[]> {
     return groups.listOffsets(this.cluster, requests, opts);
+  /**
+   * Starts (replicas) or cancels (null) partition reassignments on the controller (KIP-455). The
+   * returned map has an entry per partition the controller refused (e.g. INVALID_REPLICA_ASSIGNMENT,
+   * NO_REASSIGNMENT_IN_PROGRESS); accepted ones are absent. A request-level error rejects.
+   */
+  async alterPartitionReassignments(
+    reassignments: ReadonlyArray<{ topic: string; partition: number; replicas: readonly number[] | null }>,
+    opts: OperationOptions = {},
+  ): Promise<Map<string, KafkaError>> {
+    const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
+    const byTopic = new Map<string, Array<{ partitionIndex: number; replicas: number[] | null }>>();
+    for (const r of reassignments) {
+      const list = byTopic.get(r.topic) ?? [];
+      list.push({ partitionIndex: r.partition, replicas: r.replicas === null ? null : [...r.replicas] });
+      byTopic.set(r.topic, list);
+    }
+    const topics = [...byTopic].map(([name, partitions]) => ({ name, partitions }));
+    const res = await this.controllerCall('alterPartitionReassignments', timeoutMs, (conn) =>
+      conn.request(API_KEYS.AlterPartitionReassignments, { timeoutMs, allowReplicationFactorChange: true, topics }, { timeoutMs: this.requestTimeout(timeoutMs) }),
+      (body) => [body.errorCode],
+    );
+    if (res.body.errorCode !== ErrorCode.NONE) throw brokerError(res.body.errorCode, res.body.errorMessage);
+    const errors = new Map<string, KafkaError>();
+    for (const t of res.body.responses) {
+      for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) errors.set(`${t.name}-${p.partitionIndex}`, brokerError(p.errorCode, p.errorMessage));
+    }
+    return errors;
+  }
+
+  /**
+   * IncrementalAlterConfigs (KIP-339): SET (value) or DELETE (null) config entries of topics and
+   * brokers. Broker resources go to that broker (an empty name is the cluster default), topic
+   * resources to any broker. Rejects with BatchError (keyed by resource name) if any failed.
+   */
+  async incrementalAlterConfigs(
+    resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null }> }>,
+    opts: OperationOptions = {},
+  ): Promise<void> {
+    const groups = new Map<number | 'any', typeof resources[number][]>();
+    for (const r of resources) {
+      const key = r.type === ConfigResourceType.Broker && r.name !== '' ? Number(r.name) : 'any';
+      const g = groups.get(key) ?? [];
+      g.push(r);
+      groups.set(key, g);
+    }
+    const errors = new Map<string, KafkaError>();
+    await Promise.all(
+      [...groups].map(async ([target, group]) => {
+        const res = await this.cluster.retry(
+          'incrementalAlterConfigs',
+          async () => {
+            const conn = target === 'any' ? await this.cluster.anyConnection() : await this.cluster.connectionTo(target);
+            return conn.request(API_KEYS.IncrementalAlterConfigs, {
+              resources: group.map((r) => ({
+                resourceType: r.type,
+                resourceName: r.name,
+                configs: r.configs.map((c) => ({ name: c.name, configOperation: c.value === null ? 1 : 0, value: c.value })),
+              })),
+              validateOnly: false,
+            });
+          },
+          opts,
+        );
+        for (const r of res.body.responses) if (r.errorCode !== ErrorCode.NONE) errors.set(r.resourceName, brokerError(r.errorCode, r.errorMessage));
+      }),
+    );
+    if (errors.size > 0) throw new BatchError('incrementalAlterConfigs', errors, resources.map((r) => r.name).filter((n) => !errors.has(n)));
   }
 
   // ---- internals ------------------------------------------------------------------------

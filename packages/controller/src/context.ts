@@ -37,6 +37,8 @@ export class ControllerContext {
   private readonly replicaStates = new Map<string, { tp: TopicPartition; replica: number; state: ReplicaState }>();
   readonly topicsToBeDeleted = new Set<string>();
   readonly topicsIneligibleForDeletion = new Set<string>();
+  /** Partitions with a reassignment in progress (adding or removing replicas), by tpKey. */
+  readonly partitionsBeingReassigned = new Map<string, TopicPartition>();
 
   reset(): void {
     this.epoch = 0;
@@ -50,6 +52,7 @@ export class ControllerContext {
     this.replicaStates.clear();
     this.topicsToBeDeleted.clear();
     this.topicsIneligibleForDeletion.clear();
+    this.partitionsBeingReassigned.clear();
   }
 
   // ---- brokers ----
@@ -91,6 +94,7 @@ export class ControllerContext {
       const k = tpKey(p);
       this.leadership.delete(k);
       this.partitionStates.delete(k);
+      this.partitionsBeingReassigned.delete(k);
     }
     for (const [k, v] of this.replicaStates) if (v.tp.topic === topic) this.replicaStates.delete(k);
     this.assignments.delete(topic);

@@ -6,6 +6,7 @@ import {
   IsrChangeNotificationSequenceZNode,
   IsrChangeNotificationZNode,
   PreferredReplicaElectionZNode,
+  ReassignPartitionsZNode,
   ZNodeDecodeError,
   ControllerZNode,
   TopicZNode,
@@ -24,6 +25,7 @@ import { ReplicaStateMachine } from './replica-state-machine.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel } from './requests.js';
 import { TopicDeletionManager } from './topic-deletion.js';
+import { PartitionReassignmentManager, type OngoingReassignment, type ReassignmentOutcome } from './reassignment.js';
 import { ElectionError, ElectionType, imbalancedPartitions, type ElectionOutcome } from './leader-balance.js';
 
 export interface ControllerOptions {
@@ -56,6 +58,7 @@ export class KafkaController {
   private readonly psm: PartitionStateMachine;
   private readonly rsm: ReplicaStateMachine;
   private readonly deletion: TopicDeletionManager;
+  private readonly reassignment: PartitionReassignmentManager;
   private readonly controllerWatches: Unwatch[] = [];
   private readonly partitionWatches = new Map<string, Unwatch>();
   private controllerNodeWatch: Unwatch | undefined;
@@ -78,6 +81,14 @@ export class KafkaController {
       log: this.log,
       deleteTopicEnable: o.deleteTopicEnable ?? true,
       onStopReplicaResponse: (brokerId, partitionErrors) => this.events.put({ type: 'TopicDeletionStopReplicaResponseReceived', brokerId, partitionErrors }),
+    });
+    this.reassignment = new PartitionReassignmentManager({
+      ...deps,
+      psm: this.psm,
+      rsm: this.rsm,
+      log: this.log,
+      onIsrChange: (tp) => this.events.put({ type: 'PartitionReassignmentIsrChange', tp }),
+      onReassignmentDone: () => this.deletion.resumeDeletions(),
     });
     this.events = new ControllerEventManager(
       (e) => this.process(e),
@@ -170,6 +181,31 @@ export class KafkaController {
         e.callback(await this.electLeadersNow(e.partitions, e.electionType), 0);
         return;
       }
+      case 'ZkPartitionReassignment':
+        if (this.isActive) await this.reassignment.onZkReassignment();
+        return;
+      case 'PartitionReassignmentIsrChange':
+        if (this.isActive) await this.reassignment.onIsrChange(e.tp);
+        return;
+      case 'ApiPartitionReassignment': {
+        if (!this.isActive) {
+          e.callback(new Map(), 41);
+          return;
+        }
+        try {
+          e.callback(await this.reassignment.alter(e.reassignments), 0);
+        } catch (err) {
+          // another controller bumped the epoch under us: NOT_CONTROLLER, and step down
+          if (!(err instanceof ControllerMovedError)) throw err;
+          e.callback(new Map(), 41);
+          this.log.warn({ err: err.message }, 'controller moved during a reassignment; resigning');
+          await this.maybeResign();
+        }
+        return;
+      }
+      case 'ListPartitionReassignments':
+        e.callback(this.isActive ? this.reassignment.list(e.partitions) : [], this.isActive ? 0 : 41);
+        return;
       case 'ControlledShutdown': {
         const r = await this.processControlledShutdown(e.brokerId, e.brokerEpoch);
         e.callback(r.errorCode, r.remaining);
@@ -233,6 +269,9 @@ export class KafkaController {
       zk.watchData(PreferredReplicaElectionZNode.path, (n) => {
         if (n) this.events.put({ type: 'PreferredReplicaLeaderElection' });
       }),
+      zk.watchData(ReassignPartitionsZNode.path, (n) => {
+        if (n) this.events.put({ type: 'ZkPartitionReassignment' });
+      }),
     );
     if (this.o.autoLeaderRebalanceEnable ?? true) {
       const every = this.o.leaderImbalanceCheckIntervalMs ?? 300_000;
@@ -247,6 +286,7 @@ export class KafkaController {
     this.batch.send();
     await this.psm.startup();
     this.batch.send();
+    await this.reassignment.initialize();
     this.log.info({ controllerEpoch: this.ctx.epoch, brokers: this.ctx.liveBrokerIds(), topics: this.ctx.allTopics().length }, 'controller failover done');
   }
 
@@ -256,6 +296,7 @@ export class KafkaController {
     for (const u of this.controllerWatches.splice(0)) u();
     for (const u of this.partitionWatches.values()) u();
     this.partitionWatches.clear();
+    this.reassignment.reset();
     for (const id of this.ctx.liveBrokerIds()) this.o.channel.removeBroker(id);
     this.ctx.reset();
     this.log.info('resigned as controller');
@@ -344,6 +385,7 @@ export class KafkaController {
     this.batch.send();
     await this.psm.triggerOnlinePartitionStateChange();
     this.batch.send();
+    await this.reassignment.onBrokerStartup(ids);
     await this.deletion.resumeDeletions();
   }
 
@@ -369,6 +411,7 @@ export class KafkaController {
     for (const t of deleted) {
       this.partitionWatches.get(t)?.();
       this.partitionWatches.delete(t);
+      this.reassignment.onTopicDeleted(t);
       this.ctx.removeTopic(t);
     }
     const created = [...topics].filter((t) => !this.ctx.hasTopic(t));
@@ -444,6 +487,22 @@ export class KafkaController {
   electLeaders(partitions: TopicPartition[] | null, electionType: 0 | 1): Promise<{ errorCode: number; results: Map<string, ElectionOutcome> }> {
     return new Promise((resolve) => {
       this.events.put({ type: 'ReplicaLeaderElection', partitions, electionType, callback: (results, errorCode) => resolve({ errorCode, results }) });
+    });
+  }
+
+  /** AlterPartitionReassignments through the event loop (null replicas cancel); per-partition outcomes. */
+  alterPartitionReassignments(
+    reassignments: Array<{ topic: string; partition: number; replicas: number[] | null }>,
+  ): Promise<{ errorCode: number; results: Map<string, ReassignmentOutcome> }> {
+    return new Promise((resolve) => {
+      this.events.put({ type: 'ApiPartitionReassignment', reassignments, callback: (results, errorCode) => resolve({ errorCode, results }) });
+    });
+  }
+
+  /** ListPartitionReassignments through the event loop: ongoing reassignments (of `partitions`, or all). */
+  listPartitionReassignments(partitions: TopicPartition[] | null): Promise<{ errorCode: number; reassignments: OngoingReassignment[] }> {
+    return new Promise((resolve) => {
+      this.events.put({ type: 'ListPartitionReassignments', partitions, callback: (reassignments, errorCode) => resolve({ errorCode, reassignments }) });
     });
   }
 

@@ -24,6 +24,22 @@ export type ControllerEvent =
       brokerEpoch: bigint;
       callback: (errorCode: number, remaining: Array<{ topic: string; partition: number }>) => void;
     }
+  | { type: 'ZkPartitionReassignment' }
+  | { type: 'PartitionReassignmentIsrChange'; tp: { topic: string; partition: number } }
+  | {
+      type: 'ApiPartitionReassignment';
+      /** Target replicas per partition; null cancels the partition's reassignment (KIP-455). */
+      reassignments: Array<{ topic: string; partition: number; replicas: number[] | null }>;
+      callback: (results: Map<string, { errorCode: number; message: string | null }>, errorCode: number) => void;
+    }
+  | {
+      type: 'ListPartitionReassignments';
+      partitions: Array<{ topic: string; partition: number }> | null;
+      callback: (
+        results: Array<{ topic: string; partition: number; replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }>,
+        errorCode: number,
+      ) => void;
+    }
   | { type: 'TopicDeletionStopReplicaResponseReceived'; brokerId: number; partitionErrors: Array<{ topic: string; partition: number; errorCode: number }> }
   | { type: 'ShutdownEventThread' };
 

@@ -11,3 +11,5 @@ export * from './states.js';
 export * from './channel-manager.js';
 export * from './topic-deletion.js';
 export * from './leader-balance.js';
+export * from './reassignment.js';
+export * from './replica-assignment.js';

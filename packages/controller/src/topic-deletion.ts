@@ -81,6 +81,11 @@ export class TopicDeletionManager {
         await this.completeDeleteTopic(topic);
         continue;
       }
+      if ([...ctx.partitionsBeingReassigned.values()].some((tp) => tp.topic === topic)) {
+        // Kafka: a topic cannot be deleted while one of its partitions is being reassigned
+        ctx.topicsIneligibleForDeletion.add(topic);
+        continue;
+      }
       if (this.hasOfflineReplica(topic)) {
         ctx.topicsIneligibleForDeletion.add(topic);
         // replicas on live brokers can still be deleted; the rest wait for their broker

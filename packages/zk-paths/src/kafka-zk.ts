@@ -13,12 +13,15 @@ import {
   BrokerIdsZNode,
   BrokerSequenceIdZNode,
   ClusterIdZNode,
+  ConfigEntityChangeNotificationSequenceZNode,
+  ConfigEntityChangeNotificationZNode,
   ConfigEntityTypeZNode,
   ConfigEntityZNode,
   ConfigType,
   ControllerEpochZNode,
   ControllerZNode,
   PERSISTENT_PATHS,
+  ReassignPartitionsZNode,
   TopicPartitionStateZNode,
   TopicPartitionsZNode,
   TopicPartitionZNode,
@@ -27,7 +30,11 @@ import {
   type BrokerInfo,
   type LeaderIsrAndControllerEpoch,
   type TopicAssignment,
+  type TopicPartitionRef,
 } from './znodes.js';
+
+/** One entry of /admin/reassign_partitions: a partition and its target replicas. */
+export type PartitionReassignmentEntry = TopicPartitionRef & { replicas: number[] };
 
 export interface TopicPartition {
   topic: string;
@@ -330,5 +337,65 @@ export class KafkaZk {
       if (isZkError(err, ZkCode.BAD_VERSION) || isZkError(err, ZkCode.NO_NODE)) return null;
       throw err;
     }
+  }
+
+  // ---- partition reassignment (/admin/reassign_partitions) --------------------------------
+
+  /** The pending ZooKeeper-submitted reassignment with the znode's czxid (which creation it is), or null. */
+  async getPartitionReassignment(): Promise<{ partitions: PartitionReassignmentEntry[]; czxid: bigint } | null> {
+    const n = await this.zk.getOrNull(ReassignPartitionsZNode.path);
+    return n ? { partitions: ReassignPartitionsZNode.decode(n.data), czxid: n.stat.czxid } : null;
+  }
+
+  /** Admin write (kafka-reassign-partitions --zookeeper): creates the znode; NODE_EXISTS while one is pending. */
+  async createPartitionReassignment(parts: PartitionReassignmentEntry[]): Promise<void> {
+    await this.zk.create(ReassignPartitionsZNode.path, ReassignPartitionsZNode.encode(parts), { mkdirp: true });
+  }
+
+  /** Controller write: the partitions still being reassigned (fenced), creating the znode if needed. */
+  async setOrCreatePartitionReassignment(parts: PartitionReassignmentEntry[], epochZkVersion: number): Promise<void> {
+    const data = ReassignPartitionsZNode.encode(parts);
+    const exists = await this.zk.exists(ReassignPartitionsZNode.path);
+    await controllerFencedMulti(this.zk, epochZkVersion, [
+      exists ? { type: 'set', path: ReassignPartitionsZNode.path, data } : { type: 'create', path: ReassignPartitionsZNode.path, data },
+    ]);
+  }
+
+  /** Controller write: every ZooKeeper-submitted reassignment is done (fenced; absent is fine). */
+  async deletePartitionReassignment(epochZkVersion: number): Promise<void> {
+    try {
+      await controllerFencedMulti(this.zk, epochZkVersion, [{ type: 'delete', path: ReassignPartitionsZNode.path }]);
+    } catch (err) {
+      if (!(err instanceof ZkMultiError && err.code === ZkCode.NO_NODE)) throw err;
+    }
+  }
+
+  // ---- entity configs (/config/<type>/<name>) ---------------------------------------------
+
+  /** An entity's dynamic config overrides ({} when none): topics, brokers (id or `<default>`), ... */
+  async getEntityConfig(type: ConfigType, name: string): Promise<Record<string, string>> {
+    const path = ConfigEntityZNode.path(type, name);
+    const n = await this.zk.getOrNull(path);
+    return n ? ConfigEntityZNode.decode(n.data, path) : {};
+  }
+
+  /**
+   * Kafka's AdminZkClient.changeConfigs: writes the entity's whole config, then announces it with a
+   * `/config/changes/config_change_<seq>` notification (`{"version":2,"entity_path":"<type>/<name>"}`)
+   * that every broker watches.
+   */
+  async changeEntityConfig(type: ConfigType, name: string, config: Record<string, string>): Promise<void> {
+    const path = ConfigEntityZNode.path(type, name);
+    const data = ConfigEntityZNode.encode(config);
+    try {
+      await this.zk.set(path, data);
+    } catch (err) {
+      if (!isZkError(err, ZkCode.NO_NODE)) throw err;
+      await this.zk.create(path, data, { mkdirp: true });
+    }
+    await this.zk.mkdirp(ConfigEntityChangeNotificationZNode.path);
+    await this.zk.create(ConfigEntityChangeNotificationSequenceZNode.createPath, ConfigEntityChangeNotificationSequenceZNode.encode(`${type}/${name}`), {
+      mode: CreateMode.PersistentSequential,
+    });
   }
 }

@@ -3,6 +3,7 @@ import { DelayedFetch } from '../purgatory/delayed-fetch.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 import type { ReadResult } from '../replica/replica-manager.js';
+import type { Partition } from '../replica/partition.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 const EPOCH_END = { epoch: -1, endOffset: -1n };
@@ -66,7 +67,8 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       // the seed's DelayedFetch: completed by HW growth (consumers) / appends (followers), a leadership change, or max_wait_ms
       await new Promise<void>((resolve) => {
         const statuses = entries.map((e) => ({ partition: rm.getPartition(e.topic, e.partition), fetchOffset: e.fetchOffset }));
-        const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, resolve);
+        const excluded = follower ? (p: Partition) => rm.shouldLeaderThrottle(p, replicaId) : undefined;
+        const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, resolve, excluded);
         rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => `${e.topic}-${e.partition}`));
       });
       results = await read();

@@ -20,6 +20,8 @@ export class DelayedFetch extends DelayedOperation {
     private readonly follower: boolean,
     private readonly statuses: FetchPartitionStatus[],
     private readonly done: () => void,
+    /** Partitions whose data does not count (a throttled follower over the leader's replication quota). */
+    private readonly excluded: (p: Partition) => boolean = () => false,
   ) {
     super(timeoutMs);
   }
@@ -30,7 +32,9 @@ export class DelayedFetch extends DelayedOperation {
       const p = s.partition;
       if (!p || !p.isLeader || !p.log) return this.forceComplete();
       const end = this.follower ? p.log.logEndOffset : p.highWatermark;
-      if (end > s.fetchOffset) available += Number(end - s.fetchOffset);
+      if (end > s.fetchOffset) {
+        if (!this.excluded(p)) available += Number(end - s.fetchOffset);
+      }
       else if (end < s.fetchOffset) return this.forceComplete(); // truncated below the fetch offset: answer now
     }
     return available >= Math.max(1, this.minBytes) ? this.forceComplete() : false;

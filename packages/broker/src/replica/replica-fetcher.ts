@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, errorName, type FetchRequestTopic } from '@samsa/protocol';
 import { BrokerConnection } from './broker-connection.js';
 import type { Partition } from './partition.js';
+import type { ReplicationQuotaManager } from './replication-quota.js';
 
 export interface FetcherOptions {
   brokerId: number;
@@ -17,6 +18,8 @@ export interface FetcherOptions {
   backoffMs: number;
   /** replica.socket.timeout.ms */
   requestTimeoutMs: number;
+  /** The follower-side replication throttle (follower.replication.throttled.rate / .replicas). */
+  quota?: ReplicationQuotaManager;
 }
 
 interface FetchState {
@@ -25,12 +28,15 @@ interface FetchState {
   leaderEpoch: number;
   truncating: boolean;
   delayedUntil: number;
+  /** Kafka's isReplicaInSync: the last fetch left us at the leader's high watermark. */
+  inSync: boolean;
 }
 
 const FETCH_VERSION = 11;
 const OFFSET_FOR_LEADER_EPOCH_VERSION = 3;
 const LIST_OFFSETS_VERSION = 4;
 const ZERO_UUID = Buffer.alloc(16);
+const THROTTLED_PAUSE_MS = 100;
 
 /**
  * One fetcher thread's work (Kafka's ReplicaFetcherThread): for the partitions this broker follows
@@ -66,7 +72,7 @@ export class ReplicaFetcher {
   addPartition(key: string, partition: Partition, leaderEpoch: number): void {
     const log = partition.log;
     if (!log) return;
-    this.partitions.set(key, { partition, fetchOffset: log.logEndOffset, leaderEpoch, truncating: true, delayedUntil: 0 });
+    this.partitions.set(key, { partition, fetchOffset: log.logEndOffset, leaderEpoch, truncating: true, delayedUntil: 0, inSync: false });
     this.wake?.();
   }
 
@@ -104,7 +110,14 @@ export class ReplicaFetcher {
         const truncating = ready.filter(([, s]) => s.truncating);
         if (truncating.length > 0) await this.truncate(truncating);
         const fetching = ready.filter(([k, s]) => !s.truncating && this.partitions.get(k) === s);
-        if (fetching.length > 0) await this.fetch(fetching);
+        // Kafka's shouldFollowerThrottle: out-of-sync throttled partitions sit out while over quota
+        const q = this.o.quota;
+        const allowed = q ? fetching.filter(([, s]) => s.inSync || !q.isThrottled(s.partition.topic, s.partition.partition) || !q.isQuotaExceeded()) : fetching;
+        if (allowed.length > 0) await this.fetch(allowed);
+        else if (fetching.length > 0 && truncating.length === 0) {
+          // everything is throttled: wait for the rate to drop (a tenth of a quota sample)
+          await new Promise((r) => setTimeout(r, THROTTLED_PAUSE_MS));
+        }
       } catch (err) {
         if (!this.running) return;
         this.log.warn({ source: this.sourceBrokerId, err: (err as Error).message }, 'replica fetch failed; backing off');
@@ -223,8 +236,10 @@ export class ReplicaFetcher {
             if (p.records && p.records.length > 0) {
               if (s.fetchOffset !== log.logEndOffset) break; // truncated meanwhile: refetch
               await log.appendAsFollower(p.records);
+              if (this.o.quota?.isThrottled(t.topic, p.partitionIndex)) this.o.quota.record(p.records.length);
             }
             s.fetchOffset = log.logEndOffset;
+            s.inSync = log.logEndOffset >= p.highWatermark;
             const hw = p.highWatermark < log.logEndOffset ? p.highWatermark : log.logEndOffset;
             if (hw > log.highWatermark) log.updateHighWatermark(hw);
             if (p.logStartOffset > log.logStartOffset) await log.maybeIncrementLogStartOffset(p.logStartOffset, 'leader log start offset');

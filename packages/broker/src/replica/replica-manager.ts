@@ -16,6 +16,7 @@ import { CreateMode, IsrChangeNotificationSequenceZNode, type KafkaZk } from '@s
 import { dirname, join, resolve } from 'node:path';
 import { OffsetCheckpointFile } from '../log/checkpoint.js';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
+import { ReplicationQuotaManager, type QuotaWindow } from './replication-quota.js';
 import type { FetcherOptions } from './replica-fetcher.js';
 import { Partition } from './partition.js';
 import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
@@ -65,6 +66,8 @@ export interface ReplicaManagerOptions {
   logDirs: readonly string[];
   /** replica.high.watermark.checkpoint.interval.ms */
   highWatermarkCheckpointIntervalMs: number;
+  /** replication.quota.window.num × replication.quota.window.size.seconds (Kafka: 11 × 1 s). */
+  replicationQuotaWindow?: QuotaWindow;
 }
 
 const REPLICATION_OFFSET_CHECKPOINT = 'replication-offset-checkpoint';
@@ -120,6 +123,8 @@ export class ReplicaManager {
   private readonly log: Logger;
   private readonly topicSettingsCache = new Map<string, TopicSettings>();
   readonly fetchers: ReplicaFetcherManager;
+  /** Replication throttles: leader (bytes sent to throttled followers) and follower (bytes fetched). */
+  readonly quotas: { leader: ReplicationQuotaManager; follower: ReplicationQuotaManager };
   /** The purgatory's timing wheel, and the two purgatories of the seed (keyed by partition). */
   readonly timer = new SystemTimer();
   readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
@@ -132,7 +137,9 @@ export class ReplicaManager {
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.log = o.logger.child({ component: 'replica-manager' });
-    this.fetchers = new ReplicaFetcherManager({ ...o.fetcher, brokerId: o.brokerId }, this.log);
+    const window = o.replicationQuotaWindow ?? { samples: 11, sampleMs: 1000 };
+    this.quotas = { leader: new ReplicationQuotaManager('leader', window), follower: new ReplicationQuotaManager('follower', window) };
+    this.fetchers = new ReplicaFetcherManager({ ...o.fetcher, brokerId: o.brokerId, quota: this.quotas.follower }, this.log);
     this.producePurgatory = new DelayedOperationPurgatory('Produce', this.timer);
     this.fetchPurgatory = new DelayedOperationPurgatory('Fetch', this.timer);
   }
@@ -428,8 +435,18 @@ export class ReplicaManager {
       if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.o.brokerId} is not the leader of ${p.topic}-${p.partition}`);
       p.checkLeaderEpoch(e.currentLeaderEpoch);
       await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now);
-      return p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
+      // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while over quota
+      if (this.shouldLeaderThrottle(p, replicaId)) return p.readForFollower(e.fetchOffset, 0, false, e.currentLeaderEpoch);
+      const data = await p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
+      if (this.quotas.leader.isThrottled(p.topic, p.partition)) this.quotas.leader.record(data.records.sizeInBytes);
+      return data;
     });
+  }
+
+  /** A follower outside the ISR fetching a leader-throttled partition while the leader quota is used up. */
+  shouldLeaderThrottle(p: Partition, replicaId: number): boolean {
+    const q = this.quotas.leader;
+    return q.isThrottled(p.topic, p.partition) && !p.isr.includes(replicaId) && q.isQuotaExceeded();
   }
 
   /**

@@ -18,7 +18,12 @@ import { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import { ReplicaOffsetsLog } from '../coordinator/replica-offsets-log.js';
 import { sendControlRequest } from '../control/control-client.js';
+import { alterPartitionReassignmentsHandler } from '../handlers/alter-partition-reassignments.js';
 import { apiVersionsHandler } from '../handlers/api-versions.js';
+import { listPartitionReassignmentsHandler } from '../handlers/list-partition-reassignments.js';
+import { incrementalAlterConfigsHandler } from '../handlers/incremental-alter-configs.js';
+import { ConfigChangeNotificationHandler } from '../config/config-change-notification.js';
+import { dynamicConfigHandlers } from './dynamic-config.js';
 import { createPartitionsHandler } from '../handlers/create-partitions.js';
 import { createTopicsHandler } from '../handlers/create-topics.js';
 import { deleteTopicsHandler } from '../handlers/delete-topics.js';
@@ -84,6 +89,7 @@ export class KafkaServer {
   private controller: KafkaController | undefined;
   private readonly sockets: SocketServer[] = [];
   private controlServer: ControlPlaneServer | undefined;
+  private configChanges: ConfigChangeNotificationHandler | undefined;
   readonly metadata = new MetadataCache();
   replicaManager: ReplicaManager | undefined;
   groupCoordinator: GroupCoordinator | undefined;
@@ -161,9 +167,18 @@ export class KafkaServer {
       },
       logDirs: cfg.logDirs,
       highWatermarkCheckpointIntervalMs: cfg.get('replica.high.watermark.checkpoint.interval.ms'),
+      replicationQuotaWindow: { samples: cfg.get('replication.quota.window.num'), sampleMs: cfg.get('replication.quota.window.size.seconds') * 1000 },
     });
     await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
+    // dynamic configs: /config/topics and /config/brokers now, then every /config/changes notification
+    this.configChanges = new ConfigChangeNotificationHandler(
+      kzk,
+      this.brokerId,
+      dynamicConfigHandlers({ brokerId: this.brokerId, config: cfg, replicaManager: this.replicaManager, topicConfigs: this.topicConfigs, logger: this.log }),
+      this.log,
+    );
+    await this.configChanges.startup();
 
     // the group coordinator follows this broker's leaderships of __consumer_offsets partitions
     const coordinator = new GroupCoordinator({
@@ -243,7 +258,7 @@ export class KafkaServer {
       groupCoordinator: coordinator,
       log: this.log,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler];
     // the group coordinator's APIs
     const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
@@ -440,6 +455,7 @@ export class KafkaServer {
     for (const s of this.sockets) await s.stop();
     await this.controlServer?.stop();
     await this.controller?.shutdown();
+    this.configChanges?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.replicaManager?.shutdown();
     await this.logs?.shutdown();
