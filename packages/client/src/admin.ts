@@ -379,21 +379,21 @@ export class Admin {
    * broker. Rejects with BatchError (keyed by resource name) if any resource failed.
    */
   async describeConfigs(resources: readonly ConfigResource[], opts: DescribeConfigsOptions = {}): Promise<ConfigResourceResult[]> {
-    const groups = new Map<number | 'any', ConfigResource[]>();
+    const byTarget = new Map<number | 'any', ConfigResource[]>();
     for (const r of resources) {
       let key: number | 'any' = 'any';
       if (r.type === ConfigResourceType.Broker || r.type === ConfigResourceType.BrokerLogger) {
         key = Number(r.name);
         if (r.name === '' || !Number.isInteger(key)) throw new TypeError(`Broker config resource name must be a broker id, got ${JSON.stringify(r.name)}`);
       }
-      const g = groups.get(key) ?? [];
+      const g = byTarget.get(key) ?? [];
       g.push(r);
-      groups.set(key, g);
+      byTarget.set(key, g);
     }
     const results = new Map<string, ConfigResourceResult>();
     const errors = new Map<string, KafkaError>();
     await Promise.all(
-      [...groups].map(async ([target, group]) => {
+      [...byTarget].map(async ([target, group]) => {
         const res = await this.cluster.retry(
           'describeConfigs',
           async () => {
@@ -527,6 +527,10 @@ export class Admin {
   /** Earliest / latest / by-timestamp offsets from the partition leaders. */
   listOffsets(requests: readonly groups.ListOffsetsRequest[], opts?: OperationOptions): Promise<groups.ListedOffset[]> {
     return groups.listOffsets(this.cluster, requests, opts);
+  }
+
+  // ---- partition reassignment and configs ---------------------------------------------------
+
   /**
    * Starts (replicas) or cancels (null) partition reassignments on the controller (KIP-455). The
    * returned map has an entry per partition the controller refused (e.g. INVALID_REPLICA_ASSIGNMENT,
@@ -565,16 +569,16 @@ export class Admin {
     resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null }> }>,
     opts: OperationOptions = {},
   ): Promise<void> {
-    const groups = new Map<number | 'any', typeof resources[number][]>();
+    const byTarget = new Map<number | 'any', typeof resources[number][]>();
     for (const r of resources) {
       const key = r.type === ConfigResourceType.Broker && r.name !== '' ? Number(r.name) : 'any';
-      const g = groups.get(key) ?? [];
+      const g = byTarget.get(key) ?? [];
       g.push(r);
-      groups.set(key, g);
+      byTarget.set(key, g);
     }
     const errors = new Map<string, KafkaError>();
     await Promise.all(
-      [...groups].map(async ([target, group]) => {
+      [...byTarget].map(async ([target, group]) => {
         const res = await this.cluster.retry(
           'incrementalAlterConfigs',
           async () => {
