@@ -133,6 +133,16 @@ export class KafkaServer {
       configFor: (topic) => topicSettingsFrom(cfg, this.topicConfigs.get(topic) ?? {}).logConfig,
       logger: this.log.child({ component: 'log-manager' }),
       retentionCheckIntervalMs: cfg.get('log.retention.check.interval.ms'),
+      cleanerConfig: {
+        enableCleaner: cfg.get('log.cleaner.enable'),
+        numThreads: cfg.get('log.cleaner.threads'),
+        dedupeBufferSize: cfg.get('log.cleaner.dedupe.buffer.size'),
+        dedupeBufferLoadFactor: cfg.get('log.cleaner.io.buffer.load.factor'),
+        ioBufferSize: cfg.get('log.cleaner.io.buffer.size'),
+        maxMessageSize: cfg.get('message.max.bytes'),
+        maxIoBytesPerSecond: cfg.get('log.cleaner.io.max.bytes.per.second'),
+        backoffMs: cfg.get('log.cleaner.backoff.ms'),
+      },
     });
     this.logs.startup();
 
