@@ -64,8 +64,8 @@ export function totalBytes(l: LogToClean): number {
 
 /** Thrown inside a cleaning that must stop (the log is truncated, deleted or the cleaner stops). */
 export class LogCleaningAbortedError extends Error {
-  constructor(message = 'log cleaning aborted') {
-    super(message);
+  constructor(message = 'log cleaning aborted', options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'LogCleaningAbortedError';
   }
 }

@@ -73,6 +73,19 @@ export class Cleaner {
   async doClean(cleanable: LogToClean, now: number): Promise<CleanResult> {
     const log = cleanable.log;
     const truncations = log.truncationCount;
+    try {
+      return await this.cleanRound(cleanable, now, truncations);
+    } catch (err) {
+      // a read failing because the log was truncated or closed under us is an abort, not a fault
+      if (!(err instanceof LogCleaningAbortedError) && (log.isClosed || log.truncationCount !== truncations)) {
+        throw new LogCleaningAbortedError(`log ${log.name} changed while cleaning`, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  private async cleanRound(cleanable: LogToClean, now: number, truncations: number): Promise<CleanResult> {
+    const log = cleanable.log;
     const stats = new CleanerStats(() => this.o.clock.now());
     const upperBound = cleanable.firstUncleanableOffset;
     this.log.info({ firstDirtyOffset: cleanable.firstDirtyOffset.toString(), firstUncleanableOffset: upperBound.toString() }, 'beginning cleaning of log');

@@ -58,10 +58,10 @@ export class LogCleaner {
   }
 
   static async open(o: LogCleanerOptions): Promise<LogCleaner> {
-    let self: LogCleaner | undefined;
-    const manager = await CleanerManager.open({ logDirs: o.logDirs, logs: o.logs, logger: o.logger, isRunning: () => !(self?.stopped ?? false) });
-    self = new LogCleaner(o, manager);
-    return self;
+    const holder: { cleaner?: LogCleaner } = {};
+    const manager = await CleanerManager.open({ logDirs: o.logDirs, logs: o.logs, logger: o.logger, isRunning: () => !(holder.cleaner?.stopped ?? false) });
+    holder.cleaner = new LogCleaner(o, manager);
+    return holder.cleaner;
   }
 
   /** Starts the cleaning loops (none when log.cleaner.threads is 0). */

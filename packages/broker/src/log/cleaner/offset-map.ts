@@ -55,12 +55,12 @@ export class SkimpyOffsetMap {
   /** Maps `key` to `offset` (the offset replaces an earlier one for the same key). */
   put(key: Buffer, offset: bigint): void {
     const table = this.table();
-    if (this.entries >= this.slots) throw new RangeError('Attempted to add a new entry to a full offset map');
     this.lookups++;
     this.hashInto(key);
     for (let attempt = 0; ; attempt++) {
       const pos = this.positionOf(attempt);
-      if (isEmpty(table, pos)) {
+      if (isEmpty(table, pos) || attempt >= this.slots + HASH_SIZE) {
+        if (this.entries >= this.slots) throw new RangeError('Attempted to add a new entry to a full offset map');
         this.hash.copy(table, pos);
         table.writeBigInt64BE(offset, pos + HASH_SIZE);
         this.entries++;
