@@ -174,6 +174,7 @@ describe('log compaction against a 3-broker cluster', () => {
 
     const records = await kcatRead();
     const last = checkCompactedView(records);
+    console.log(`compaction e2e: ${records.length} records left of ${UPDATES + TOMBSTONED}; cleaner checkpoints ${first.join(',')} then ${second.join(',')}`);
     // the last record of the log is the last update (never cleaned: it is in the active segment)
     expect(records.at(-1)!.offset).toBe(BigInt(UPDATES + TOMBSTONED - 1));
     expect(last.size).toBe(KEYS - TOMBSTONED);

@@ -61,6 +61,8 @@ export interface LogManagerOptions {
   logStartOffsetCheckpointIntervalMs?: number;
   /** The log cleaner's settings (log.cleaner.*). Default: Kafka's defaults, enabled. */
   cleanerConfig?: CleanerConfig;
+  /** Logger of the log cleaner; default a child of `logger` with component log-cleaner. */
+  cleanerLogger?: Logger;
 }
 
 /** Java-properties style parse of meta.properties (key=value or key: value, # and ! comments). */
@@ -173,7 +175,7 @@ export class LogManager {
         logDirs: m.logDirs,
         logs: () => m.allLogs(),
         clock: m.clock,
-        logger: (opts.logger ?? m.log).child({ component: 'log-cleaner' }),
+        logger: opts.cleanerLogger ?? (opts.logger ?? pino({ enabled: false })).child({ component: 'log-cleaner' }),
       });
     }
     return m;

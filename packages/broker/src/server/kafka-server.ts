@@ -132,6 +132,7 @@ export class KafkaServer {
       defaultConfig: defaults.logConfig,
       configFor: (topic) => topicSettingsFrom(cfg, this.topicConfigs.get(topic) ?? {}).logConfig,
       logger: this.log.child({ component: 'log-manager' }),
+      cleanerLogger: this.log.child({ component: 'log-cleaner' }),
       retentionCheckIntervalMs: cfg.get('log.retention.check.interval.ms'),
       cleanerConfig: {
         enableCleaner: cfg.get('log.cleaner.enable'),

@@ -93,6 +93,31 @@ describe('log cleaner', () => {
     expect(c.manager.dirtiestLogCleanableRatio).toBeGreaterThan(0.01);
   });
 
+  test('log cleaner – min.compaction.lag.ms keeps records younger than the lag out of the cleaning', async () => {
+    const m = await openManager({ ...compacted, minCompactionLagMs: 60_000 });
+    const log = await m.getOrCreateLog(tp);
+    await writeRounds(log, 30, 10);
+    const c = cleanerOf(m);
+    expect(await c.cleanFilthiestLog()).toBe(false);
+    expect((await readLog(log)).records.length).toBe(300);
+    clock.advance(60_001);
+    expect(await c.cleanFilthiestLog()).toBe(true);
+    expect((await readLog(log)).records.length).toBeLessThan(300);
+  });
+
+  test('log cleaner – max.compaction.lag.ms forces a clean below min.cleanable.dirty.ratio', async () => {
+    const m = await openManager({ ...compacted, minCleanableRatio: 0.99, maxCompactionLagMs: 10_000 });
+    const log = await m.getOrCreateLog(tp);
+    await writeRounds(log, 30, 10);
+    const c = cleanerOf(m);
+    expect(await c.cleanFilthiestLog()).toBe(true);
+    await writeRounds(log, 8, 10, 'w');
+    expect(await c.cleanFilthiestLog()).toBe(false);
+    clock.advance(10_001);
+    expect(await c.cleanFilthiestLog()).toBe(true);
+    expect(c.manager.allCleanerCheckpoints().get('compacted-0')).toBe(log.activeSegment.baseOffset);
+  });
+
   test('log cleaner – the checkpoint survives a restart and cleaning resumes from it', async () => {
     const m = await openManager();
     let log = await m.getOrCreateLog(tp);
