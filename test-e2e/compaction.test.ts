@@ -1,7 +1,7 @@
 /**
  * Log compaction against a 3-broker cluster: a cleanup.policy=compact topic (RF 3, 4 KiB segments,
  * min.cleanable.dirty.ratio 0.01, delete.retention.ms 0, brokers with log.cleaner.backoff.ms 100)
- * gets 10,000 updates over 100 keys from a KafkaJS producer (acks=all) and a tombstone for 10 of
+ * gets 10,000 updates over 100 keys from a KafkaJS producer (acks=all, every other batch gzip) and a tombstone for 10 of
  * the keys half way through. Every replica compacts on its own (each broker's
  * cleaner-offset-checkpoint moves past the tombstones, then past later updates, so the tombstones
  * are gone too); kcat and a KafkaJS consumer then read exactly 90 live keys, each at its latest value
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster, kcatConsume, until } from './harness.js';
 import { waitForBrokerMetadata } from './clients/wire.js';
 
-const { Kafka, logLevel } = kafkajs;
+const { Kafka, logLevel, CompressionTypes } = kafkajs;
 
 const TOPIC = 'compacted-updates';
 const KEYS = 100;
@@ -63,8 +63,13 @@ describe('log compaction against a 3-broker cluster', () => {
   const key = (k: number): string => `key-${String(k).padStart(3, '0')}`;
 
   /** Sends `messages` to partition 0 and records the offset each was acknowledged at. */
-  async function send(messages: Array<{ key: string; value: string | null }>): Promise<void> {
-    const [meta] = await producer.send({ topic: TOPIC, acks: -1, messages: messages.map((m) => ({ ...m, partition: 0 })) });
+  async function send(messages: Array<{ key: string; value: string | null }>, gzip = false): Promise<void> {
+    const [meta] = await producer.send({
+      topic: TOPIC,
+      acks: -1,
+      ...(gzip ? { compression: CompressionTypes.GZIP } : {}),
+      messages: messages.map((m) => ({ ...m, partition: 0 })),
+    });
     const base = BigInt(meta!.baseOffset!);
     messages.forEach((m, i) => {
       const offset = base + BigInt(i);
@@ -74,11 +79,12 @@ describe('log compaction against a 3-broker cluster', () => {
     });
   }
 
+  /** Updates number from..to-1, round robin over the first `keys` keys; every other batch gzip-compressed. */
   async function sendUpdates(from: number, to: number, keys: number): Promise<void> {
     for (let i = from; i < to; i += PER_SEND) {
       const batch = [];
       for (let j = i; j < Math.min(to, i + PER_SEND); j++) batch.push({ key: key(j % keys), value: `${key(j % keys)}=v${j}` });
-      await send(batch);
+      await send(batch, (i / PER_SEND) % 2 === 1);
     }
   }
 

@@ -140,7 +140,6 @@ export class KafkaServer {
         dedupeBufferSize: cfg.get('log.cleaner.dedupe.buffer.size'),
         dedupeBufferLoadFactor: cfg.get('log.cleaner.io.buffer.load.factor'),
         ioBufferSize: cfg.get('log.cleaner.io.buffer.size'),
-        maxMessageSize: cfg.get('message.max.bytes'),
         maxIoBytesPerSecond: cfg.get('log.cleaner.io.max.bytes.per.second'),
         backoffMs: cfg.get('log.cleaner.backoff.ms'),
       },

@@ -20,7 +20,6 @@ import {
   ATTRIBUTES_OFFSET,
   CONTROL_FLAG_MASK,
   CompressionType,
-  DELETE_HORIZON_FLAG_MASK,
   RecordBatch,
   TRANSACTIONAL_FLAG_MASK,
   TimestampType,
@@ -143,9 +142,4 @@ function emptyBatch(rb: RecordBatch): Buffer {
 /** True for batches the filter never looks into (control or transactional). */
 export function isPassThroughBatch(batch: Buffer): boolean {
   return (batch.readInt16BE(ATTRIBUTES_OFFSET) & (CONTROL_FLAG_MASK | TRANSACTIONAL_FLAG_MASK)) !== 0;
-}
-
-/** Whether the batch carries a delete horizon (attributes bit 6). */
-export function hasDeleteHorizon(batch: Buffer): boolean {
-  return (batch.readInt16BE(ATTRIBUTES_OFFSET) & DELETE_HORIZON_FLAG_MASK) !== 0;
 }

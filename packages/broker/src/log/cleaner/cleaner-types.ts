@@ -21,8 +21,6 @@ export interface CleanerConfig {
   dedupeBufferLoadFactor: number;
   /** log.cleaner.io.buffer.size: read/write buffer memory of all loops (default 512 KiB). */
   ioBufferSize: number;
-  /** message.max.bytes: the largest batch the buffers grow to. */
-  maxMessageSize: number;
   /** log.cleaner.io.max.bytes.per.second (default unlimited). */
   maxIoBytesPerSecond: number;
   /** log.cleaner.backoff.ms: sleep when no log needs cleaning (default 15000). */
@@ -35,7 +33,6 @@ export const DEFAULT_CLEANER_CONFIG: Readonly<CleanerConfig> = Object.freeze({
   dedupeBufferSize: 128 * 1024 * 1024,
   dedupeBufferLoadFactor: 0.9,
   ioBufferSize: 512 * 1024,
-  maxMessageSize: 1048588,
   maxIoBytesPerSecond: Number.MAX_VALUE,
   backoffMs: 15_000,
 });

@@ -224,16 +224,22 @@ describe('cleaner', () => {
     expect(view.batches.some((b) => b.lastOffset === r.endOffset - 1n)).toBe(true);
   });
 
-  test('cleaner – control batches and keyless records past the map are kept; keyless records inside it are dropped', async () => {
+  test('cleaner – control and transactional batches are kept as they are; keyless records are dropped', async () => {
     const log = await openLog();
     await append(log, [{ key: null, value: 'no-key' }]);
-    await log.appendAsFollower(keyedBatchAt(log.logEndOffset, [{ key: null, value: null }], { control: true }));
+    const control = keyedBatchAt(log.logEndOffset, [{ key: null, value: null }], { control: true });
+    await log.appendAsFollower(control);
+    const txn = keyedBatchAt(log.logEndOffset, [{ key: 'k0', value: 'in-a-transaction' }], { transactional: true, producerId: 99n, producerEpoch: 0, baseSequence: 0 });
+    await log.appendAsFollower(txn);
     log.updateHighWatermark(log.logEndOffset);
     await writeRounds(log, 20, 10);
     await cleanLog(makeCleaner(clock), log, clock);
     const view = await readLog(log);
     expect(view.records.some((r) => r.value === 'no-key')).toBe(false);
-    expect(view.batches.some((b) => b.baseOffset === 1n)).toBe(true);
+    // both batches are still there, byte for byte
+    const bytes = await (await log.read(1n, 1 << 16, undefined, true)).records.read();
+    expect(bytes.subarray(0, control.length + txn.length)).toEqual(Buffer.concat([control, txn]));
+    expect(view.records.find((r) => r.offset === 2n)?.value).toBe('in-a-transaction');
   });
 
   test('cleaner – a truncation while cleaning makes the swap refuse and the cleaned files are removed', async () => {

@@ -26,6 +26,7 @@ export interface KeyedBatchOptions {
   baseSequence?: number;
   timestamp?: number;
   control?: boolean;
+  transactional?: boolean;
 }
 
 export function keyedBatch(records: readonly KeyedRecord[], o: KeyedBatchOptions = {}): Buffer {
@@ -38,6 +39,7 @@ export function keyedBatch(records: readonly KeyedRecord[], o: KeyedBatchOptions
     producerEpoch: o.producerEpoch ?? -1,
     baseSequence: o.baseSequence ?? -1,
     control: o.control ?? false,
+    transactional: o.transactional ?? false,
   });
 }
 
