@@ -123,5 +123,6 @@ export class SkimpyOffsetMap {
 
 /** An all-zero entry is free (a real key hashing to 16 zero bytes at offset 0 is not a concern). */
 function isEmpty(table: Buffer, pos: number): boolean {
-  return table.readBigUInt64BE(pos) === 0n && table.readBigUInt64BE(pos + 8) === 0n && table.readBigUInt64BE(pos + 16) === 0n;
+  for (let i = 0; i < BYTES_PER_ENTRY; i += 4) if (table.readUInt32BE(pos + i) !== 0) return false;
+  return true;
 }
