@@ -90,6 +90,8 @@ export const BROKER_CONFIGS = freezeTable({
   'log.cleaner.enable': { type: 'boolean', default: true, importance: 'medium', dynamic: RO, doc: 'Run the log cleaner (needed for compacted topics such as __consumer_offsets).' },
   'log.cleaner.threads': { type: 'int', default: 1, min: 0, importance: 'medium', dynamic: CW, doc: 'Log cleaner workers.' },
   'log.cleaner.dedupe.buffer.size': { type: 'long', default: 134217728, importance: 'medium', dynamic: CW, doc: 'Memory for deduplication across all cleaner workers.' },
+  'log.cleaner.io.buffer.size': { type: 'int', default: 524288, min: 0, importance: 'medium', dynamic: CW, doc: 'Read and write buffer memory of all cleaner workers.' },
+  'log.cleaner.io.buffer.load.factor': { type: 'double', default: 0.9, importance: 'medium', dynamic: CW, doc: 'How full the deduplication map of a cleaner may get before a clean stops indexing.' },
   'log.cleaner.io.max.bytes.per.second': { type: 'double', default: DOUBLE_MAX, importance: 'medium', dynamic: CW, doc: 'I/O throttle of the log cleaner.' },
   'log.cleaner.backoff.ms': { type: 'long', default: 15000, min: 0, importance: 'medium', dynamic: CW, doc: 'Pause of the cleaner when there is nothing to clean.' },
   'log.cleaner.min.cleanable.ratio': { type: 'double', default: 0.5, min: 0, max: 1, importance: 'medium', dynamic: CW, doc: 'Dirty/total ratio above which a log is cleaned.' },

@@ -435,9 +435,10 @@ export class GroupMetadataManager {
       );
       load(GroupMetadata.loadGroup(groupId, { ...v, members }, this.now));
     }
-    // groups that only store offsets (no metadata record)
-    for (const groupId of l.offsets.keys()) {
-      if (!l.groups.has(groupId)) load(new GroupMetadata(groupId, GroupState.Empty, this.now));
+    // groups that only store offsets (no metadata record); offsets all deleted by tombstones leave
+    // no group, as Kafka's load (and a compacted log, where the tombstones are gone) has it
+    for (const [groupId, offsets] of l.offsets) {
+      if (!l.groups.has(groupId) && offsets.size > 0) load(new GroupMetadata(groupId, GroupState.Empty, this.now));
     }
   }
 

@@ -31,6 +31,16 @@ export interface LogConfig {
   fileDeleteDelayMs: number;
   /** message.timestamp.type. Default CreateTime. */
   messageTimestampType: TimestampType;
+  /** cleanup.policy includes `compact`: the log cleaner keeps the latest record per key. Default false. */
+  compact: boolean;
+  /** delete.retention.ms: how long a cleaned tombstone stays (its batch's delete horizon). Default 1 day. */
+  deleteRetentionMs: number;
+  /** min.cleanable.dirty.ratio: dirty/total bytes above which the cleaner picks the log. Default 0.5. */
+  minCleanableRatio: number;
+  /** min.compaction.lag.ms: segments with records younger than this are not cleaned. Default 0. */
+  minCompactionLagMs: number;
+  /** max.compaction.lag.ms: dirty records older than this force a clean; >= MAX_SAFE_INTEGER = never. */
+  maxCompactionLagMs: number;
 }
 
 export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
@@ -44,6 +54,11 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   maxMessageBytes: 1048588,
   fileDeleteDelayMs: 60_000,
   messageTimestampType: TimestampType.CREATE_TIME,
+  compact: false,
+  deleteRetentionMs: 24 * 60 * 60 * 1000,
+  minCleanableRatio: 0.5,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
 });
 
 /** Defaults overlaid with `overrides`, validated. */
@@ -72,6 +87,13 @@ export function validateLogConfig(c: LogConfig): void {
   intAtLeast('retentionBytes', -1);
   intAtLeast('maxMessageBytes', 0);
   intAtLeast('fileDeleteDelayMs', 0);
+  intAtLeast('deleteRetentionMs', 0);
+  intAtLeast('minCompactionLagMs', 0);
+  intAtLeast('maxCompactionLagMs', 1);
+  if (typeof c.compact !== 'boolean') throw new RangeError(`Invalid log config compact=${String(c.compact)}`);
+  if (typeof c.minCleanableRatio !== 'number' || !(c.minCleanableRatio >= 0 && c.minCleanableRatio <= 1)) {
+    throw new RangeError(`Invalid log config minCleanableRatio=${String(c.minCleanableRatio)} (must be in [0, 1])`);
+  }
   if (c.segmentBytes > 0x7fffffff) throw new RangeError(`Invalid log config segmentBytes=${c.segmentBytes} (max ${0x7fffffff})`);
   if (c.messageTimestampType !== TimestampType.CREATE_TIME && c.messageTimestampType !== TimestampType.LOG_APPEND_TIME) {
     throw new RangeError(`Invalid log config messageTimestampType=${String(c.messageTimestampType)}`);

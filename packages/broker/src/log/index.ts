@@ -46,7 +46,7 @@ export type { RetentionParams, RetentionStep } from './retention.js';
 export { SegmentDeleter } from './segment-deleter.js';
 export type { LoadLogParams, LoadedLog } from './loader.js';
 export { ListOffsetsTimestamp, Log } from './log.js';
-export type { LogAppendInfo, LogOptions, OffsetForTimestamp } from './log.js';
+export type { LogAppendInfo, LogOptions, OffsetForTimestamp, TruncationListener } from './log.js';
 export {
   CLEAN_SHUTDOWN_FILE,
   LOG_START_OFFSET_CHECKPOINT_FILE,
@@ -60,3 +60,9 @@ export {
   parseMetaProperties,
 } from './manager.js';
 export type { LogManagerOptions } from './manager.js';
+export { CLEANER_OFFSET_CHECKPOINT_FILE, DEFAULT_CLEANER_CONFIG, LogCleaningAbortedError } from './cleaner/cleaner-types.js';
+export type { CleanerConfig, LogToClean } from './cleaner/cleaner-types.js';
+export { LogCleaner } from './cleaner/log-cleaner.js';
+export { CleanerManager } from './cleaner/cleaner-manager.js';
+export { Cleaner } from './cleaner/cleaner.js';
+export { SkimpyOffsetMap } from './cleaner/offset-map.js';

@@ -1,5 +1,6 @@
 /** Options and results of `Log` (kept apart to keep log.ts small). */
 import type { Logger } from 'pino';
+import type { Log } from './log.js';
 import type { Clock, LogConfig } from './config.js';
 import type { TopicPartition } from './topic-partition.js';
 
@@ -20,6 +21,18 @@ export interface LogOptions {
   highWatermark?: bigint;
   /** How many inactive segments may keep their indexes in memory after reads. Default 2. */
   maxLoadedInactiveSegments?: number;
+  /** Told before and after a truncation (the log cleaner pauses around it, as Kafka's LogManager does). */
+  truncationListener?: TruncationListener;
+}
+
+/**
+ * Called around `truncateTo` (when it removes something) and `truncateFullyAndStartAt`: `before`
+ * runs before the log's lock is taken (it may wait for a cleaning of the log to stop), `after` once
+ * the truncation is done or failed.
+ */
+export interface TruncationListener {
+  beforeTruncation(log: Log): Promise<void>;
+  afterTruncation(log: Log): Promise<void>;
 }
 
 export interface LogAppendInfo {

@@ -16,20 +16,22 @@ import {
   analyzeRecords,
   assignOffsetsInPlace,
 } from './batch-header.js';
-import { TimestampType, systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
+import { fsyncDirectory } from './checkpoint.js';
+import { CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX, TimestampType, systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
 import { LogClosedError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordBatchTooLargeError, UnexpectedAppendOffsetError } from './errors.js';
 import { FileRecordsSlice } from './file-records.js';
 import { UNDEFINED_EPOCH_OFFSET, type EpochEndOffset, type LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { LogLoader, maxBig, minBig, type LoadedLog } from './loader.js';
-import type { LogAppendInfo, LogOptions } from './log-types.js';
+import type { LogAppendInfo, LogOptions, TruncationListener } from './log-types.js';
 import { ListOffsetsTimestamp, fetchOffsetByTimestamp, type OffsetForTimestamp } from './list-offsets.js';
 import { planRetention } from './retention.js';
 import { SegmentDeleter } from './segment-deleter.js';
+import { planSegmentReplacement } from './segment-swap.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
 import { ProducerStateManager, type BatchMetadata } from '../producer-state/producer-state-manager.js';
 
-export type { LogAppendInfo, LogOptions };
+export type { LogAppendInfo, LogOptions, TruncationListener };
 export { ListOffsetsTimestamp, type OffsetForTimestamp };
 
 const silentLogger: Logger = pino({ enabled: false });
@@ -51,6 +53,9 @@ export class Log {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly maxLoadedInactive: number;
+  private readonly truncationListener: TruncationListener | undefined;
+  /** Bumped by every truncation: a cleaning started before one must not swap its segments in. */
+  private truncations = 0;
 
   /** The leader epoch cache (`leader-epoch-checkpoint`). */
   readonly epochs: LeaderEpochFileCache;
@@ -73,6 +78,7 @@ export class Log {
     this.clock = clock;
     this.log = logger;
     this.maxLoadedInactive = opts.maxLoadedInactiveSegments ?? 2;
+    this.truncationListener = opts.truncationListener;
     const active = this.activeSegment;
     this.nextOffsetMeta = { messageOffset: loaded.nextOffset, segmentBaseOffset: active.baseOffset, relativePositionInSegment: active.size };
     this.hw = this.clampHighWatermark(opts.highWatermark ?? this.startOffset);
@@ -166,6 +172,10 @@ export class Log {
   }
   get isClosed(): boolean {
     return this.closed;
+  }
+  /** How many truncations the log has seen since it was opened. */
+  get truncationCount(): number {
+    return this.truncations;
   }
 
   updateConfig(config: LogConfig): Promise<void> {
@@ -543,6 +553,11 @@ export class Log {
   /** Removes everything at and after `targetOffset` (a follower diverged); false if nothing to do. */
   async truncateTo(targetOffset: bigint): Promise<boolean> {
     if (targetOffset < 0n) throw new RangeError(`Cannot truncate partition ${this.name} to a negative offset (${targetOffset})`);
+    if (targetOffset >= this.logEndOffset || !this.truncationListener) return this.truncateToLocked(targetOffset);
+    return this.aroundTruncation(() => this.truncateToLocked(targetOffset));
+  }
+
+  private truncateToLocked(targetOffset: bigint): Promise<boolean> {
     return this.locked(async () => {
       this.ensureOpen();
       if (targetOffset >= this.logEndOffset) {
@@ -550,6 +565,7 @@ export class Log {
         return false;
       }
       this.log.info({ targetOffset: targetOffset.toString() }, 'truncating log');
+      this.truncations++;
       if ((this.segs[0] as LogSegment).baseOffset > targetOffset) {
         await this.truncateFullyLocked(targetOffset);
         return true;
@@ -576,14 +592,27 @@ export class Log {
   /** Deletes every segment and starts an empty log at `newOffset` (also the new log start offset). */
   async truncateFullyAndStartAt(newOffset: bigint): Promise<void> {
     if (newOffset < 0n) throw new RangeError(`Cannot start partition ${this.name} at a negative offset (${newOffset})`);
-    return this.locked(async () => {
-      this.ensureOpen();
-      await this.truncateFullyLocked(newOffset);
-    });
+    const run = () =>
+      this.locked(async () => {
+        this.ensureOpen();
+        await this.truncateFullyLocked(newOffset);
+      });
+    return this.truncationListener ? this.aroundTruncation(run) : run();
+  }
+
+  private async aroundTruncation<T>(truncate: () => Promise<T>): Promise<T> {
+    const listener = this.truncationListener as TruncationListener;
+    await listener.beforeTruncation(this);
+    try {
+      return await truncate();
+    } finally {
+      await listener.afterTruncation(this);
+    }
   }
 
   private async truncateFullyLocked(newOffset: bigint): Promise<void> {
     this.log.info({ newOffset: newOffset.toString() }, 'truncating fully and starting at offset');
+    this.truncations++;
     const old = this.segs;
     await this.activeSegment.onBecomeInactive();
     // The old files are renamed to .deleted first, so the new segment may reuse a base offset.
@@ -598,6 +627,33 @@ export class Log {
     this.startOffset = newOffset;
     this.recoveryPt = minBig(this.recoveryPt, newOffset);
     this.hw = newOffset;
+  }
+
+  // ---- compaction --------------------------------------------------------------------------
+
+  /**
+   * Swaps cleaned segments (files with the `.cleaned` suffix) in for the contiguous inactive
+   * segments `oldSegments`, crash-safely as Kafka's replaceSegments: `.cleaned` → `.swap`, the
+   * segment list replaced, the old files renamed to `.deleted` (removed after file.delete.delay.ms,
+   * so readers holding them finish), `.swap` → final name. Returns false, changing nothing, when the
+   * log was closed or truncated since `truncationCount` was `expectedTruncations`, or when the old
+   * segments are no longer (all) in the log.
+   */
+  replaceSegments(newSegments: readonly LogSegment[], oldSegments: readonly LogSegment[], expectedTruncations: number): Promise<boolean> {
+    return this.locked(async () => {
+      if (this.closed || this.truncations !== expectedTruncations) return false;
+      const plan = planSegmentReplacement(this.segs, newSegments, oldSegments);
+      if (!plan) return false;
+      const sortedNew = [...newSegments].sort((a, b) => (a.baseOffset < b.baseOffset ? -1 : 1));
+      for (const s of [...sortedNew].reverse()) await s.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
+      this.segs = plan;
+      this.boundCache = null;
+      await this.asyncDeleteSegments([...oldSegments]);
+      for (const s of sortedNew) await s.changeFileSuffixes(SWAP_FILE_SUFFIX, '');
+      await fsyncDirectory(this.dirPath);
+      this.log.info({ segments: oldSegments.map((s) => s.baseOffset.toString()), cleaned: sortedNew.map((s) => s.baseOffset.toString()) }, 'swapped in cleaned segments');
+      return true;
+    });
   }
 
   // ---- deletion of segment files -----------------------------------------------------------

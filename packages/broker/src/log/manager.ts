@@ -5,20 +5,25 @@
  *   meta.properties                    version=0, broker.id, cluster.id (when known)
  *   recovery-point-offset-checkpoint   offsets up to which each log is fsynced
  *   log-start-offset-checkpoint        log start offsets above the first segment's base offset
+ *   cleaner-offset-checkpoint          first dirty offset of each compacted log (the log cleaner's)
  *   .kafka_cleanshutdown               written after a clean shutdown, deleted once the logs loaded
  *   <topic>-<partition>/               one Log each
  *   <topic>-<partition>.<uuid>-delete/ deleted partitions, removed after file.delete.delay.ms
  *
- * Loads every partition at startup (bounded parallelism), runs retention and checkpoint tasks, and
- * flushes, checkpoints and marks a clean shutdown on `shutdown()`.
+ * Loads every partition at startup (bounded parallelism), runs retention and checkpoint tasks and
+ * the log cleaner (`./cleaner/`, for cleanup.policy=compact), and flushes, checkpoints and marks a
+ * clean shutdown on `shutdown()`. As in Kafka, the cleaner pauses a partition while it is truncated
+ * or deleted, and runs retention of compacted logs itself.
  */
 import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { OffsetCheckpointFile, writeFileAtomically, type TopicPartitionOffset } from './checkpoint.js';
 import { systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
 import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from './errors.js';
-import { Log } from './log.js';
+import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './cleaner/cleaner-types.js';
+import { LogCleaner } from './cleaner/log-cleaner.js';
+import { Log, type TruncationListener } from './log.js';
 import { deleteDirName, parsePartitionDirName, topicPartitionKey, type TopicPartition } from './topic-partition.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
@@ -54,6 +59,10 @@ export interface LogManagerOptions {
   recoveryPointCheckpointIntervalMs?: number;
   /** log.flush.start.offset.checkpoint.interval.ms. Default 60000. */
   logStartOffsetCheckpointIntervalMs?: number;
+  /** The log cleaner's settings (log.cleaner.*). Default: Kafka's defaults, enabled. */
+  cleanerConfig?: CleanerConfig;
+  /** Logger of the log cleaner; default a child of `logger` with component log-cleaner. */
+  cleanerLogger?: Logger;
 }
 
 /** Java-properties style parse of meta.properties (key=value or key: value, # and ! comments). */
@@ -123,6 +132,19 @@ export class LogManager {
   private retentionRunning = false;
   private clusterIdValue: string | undefined;
   private shutDown = false;
+  private cleanerValue: LogCleaner | null = null;
+  /** The log cleaner pauses a partition around its truncations. */
+  private readonly truncationListener: TruncationListener = {
+    beforeTruncation: async (log) => {
+      await this.cleanerValue?.manager.abortAndPauseCleaning(log.topicPartition);
+    },
+    afterTruncation: async (log) => {
+      const m = this.cleanerValue?.manager;
+      if (!m) return;
+      await m.maybeTruncateCheckpoint(dirname(log.dir), log.topicPartition, log.activeSegment.baseOffset);
+      m.resumeCleaning([log.topicPartition]);
+    },
+  };
   private readonly clock: Clock;
   private readonly log: Logger;
 
@@ -146,7 +168,22 @@ export class LogManager {
     const m = new LogManager(opts);
     for (const d of m.dirs) await m.initDir(d);
     await Promise.all(m.dirs.map((d) => m.loadDir(d)));
+    const cleanerConfig = opts.cleanerConfig ?? DEFAULT_CLEANER_CONFIG;
+    if (cleanerConfig.enableCleaner) {
+      m.cleanerValue = await LogCleaner.open({
+        config: cleanerConfig,
+        logDirs: m.logDirs,
+        logs: () => m.allLogs(),
+        clock: m.clock,
+        logger: opts.cleanerLogger ?? (opts.logger ?? pino({ enabled: false })).child({ component: 'log-cleaner' }),
+      });
+    }
     return m;
+  }
+
+  /** The log cleaner (null when log.cleaner.enable is false). */
+  get cleaner(): LogCleaner | null {
+    return this.cleanerValue;
   }
 
   get clusterId(): string | undefined {
@@ -256,6 +293,7 @@ export class LogManager {
         recoveryPoint: recoveryPoints.get(key) ?? 0n,
         logStartOffset: startOffsets.get(key),
         hadCleanShutdown: d.hadCleanShutdown,
+        truncationListener: this.truncationListener,
       }).catch((err: unknown) => {
         throw new KafkaStorageError(`Failed to load log ${key} in ${d.path}`, { cause: err });
       });
@@ -356,6 +394,7 @@ export class LogManager {
       clock: this.clock,
       logger: this.opts.logger ?? this.log,
       hadCleanShutdown: true,
+      truncationListener: this.truncationListener,
     });
     this.logs.set(key, { log, dir: d });
     this.log.info({ topic: tp.topic, partition: tp.partition, dir }, 'created log');
@@ -376,11 +415,13 @@ export class LogManager {
     const entry = this.logs.get(key);
     if (!entry) return false;
     this.logs.delete(key);
+    await this.cleanerValue?.manager.abortCleaning(tp);
     await entry.log.close();
     const target = join(entry.dir.path, deleteDirName(tp));
     await rename(entry.log.dir, target);
     this.log.info({ topic: tp.topic, partition: tp.partition, dir: target }, 'log renamed for deletion');
     await this.checkpointDir(entry.dir);
+    await this.cleanerValue?.manager.removePartition(entry.dir.path, tp);
     this.scheduleDirDelete(target);
     return true;
   }
@@ -446,8 +487,9 @@ export class LogManager {
 
   // ---- background tasks --------------------------------------------------------------------
 
-  /** Starts retention and checkpoint tasks. */
+  /** Starts retention and checkpoint tasks and the log cleaner. */
   startup(): void {
+    this.cleanerValue?.startup();
     const every = (ms: number, name: string, task: () => Promise<unknown>): void => {
       let busy = false;
       const t = setInterval(() => {
@@ -469,14 +511,20 @@ export class LogManager {
     every(this.opts.logStartOffsetCheckpointIntervalMs ?? 60_000, 'log-start-offset-checkpoint', () => this.checkpointLogStartOffsets());
   }
 
-  /** One retention pass over every log; returns the number of segments deleted. */
+  /**
+   * One retention pass; returns the number of segments deleted. While the log cleaner runs, it
+   * deletes old segments of compacted logs itself, and the non-compacted logs are paused for the
+   * cleaner meanwhile (a topic may switch to compact during the pass), as in Kafka.
+   */
   async cleanupLogs(): Promise<number> {
     if (this.retentionRunning) return 0;
     this.retentionRunning = true;
     const started = this.clock.now();
     let total = 0;
+    const cleaner = this.cleanerValue?.isActive ? this.cleanerValue.manager : null;
+    const logs = cleaner ? cleaner.pauseCleaningForNonCompactedPartitions() : this.allLogs();
     try {
-      for (const log of this.allLogs()) {
+      for (const log of logs) {
         try {
           total += await log.deleteOldSegments();
         } catch (err) {
@@ -484,6 +532,7 @@ export class LogManager {
         }
       }
     } finally {
+      cleaner?.resumeCleaning(logs.map((l) => l.topicPartition));
       this.retentionRunning = false;
     }
     this.log.debug({ segmentsDeleted: total, ms: this.clock.now() - started }, 'log cleanup completed');
@@ -494,6 +543,7 @@ export class LogManager {
   async shutdown(): Promise<void> {
     if (this.shutDown) return;
     this.shutDown = true;
+    await this.cleanerValue?.shutdown();
     for (const t of this.timers) clearInterval(t);
     await Promise.allSettled([...this.running]);
     await Promise.allSettled([...this.creating.values()]);

@@ -139,7 +139,17 @@ export class KafkaServer {
       defaultConfig: defaults.logConfig,
       configFor: (topic) => topicSettingsFrom(cfg, this.topicConfigs.get(topic) ?? {}).logConfig,
       logger: this.log.child({ component: 'log-manager' }),
+      cleanerLogger: this.log.child({ component: 'log-cleaner' }),
       retentionCheckIntervalMs: cfg.get('log.retention.check.interval.ms'),
+      cleanerConfig: {
+        enableCleaner: cfg.get('log.cleaner.enable'),
+        numThreads: cfg.get('log.cleaner.threads'),
+        dedupeBufferSize: cfg.get('log.cleaner.dedupe.buffer.size'),
+        dedupeBufferLoadFactor: cfg.get('log.cleaner.io.buffer.load.factor'),
+        ioBufferSize: cfg.get('log.cleaner.io.buffer.size'),
+        maxIoBytesPerSecond: cfg.get('log.cleaner.io.max.bytes.per.second'),
+        backoffMs: cfg.get('log.cleaner.backoff.ms'),
+      },
     });
     this.logs.startup();
 

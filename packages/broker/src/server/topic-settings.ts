@@ -29,6 +29,11 @@ export function topicSettingsFrom(config: BrokerConfig, overrides: Readonly<Reco
     maxMessageBytes: t['max.message.bytes'],
     fileDeleteDelayMs: Math.min(t['file.delete.delay.ms'], Number.MAX_SAFE_INTEGER),
     messageTimestampType: t['message.timestamp.type'] as TimestampType,
+    compact: t['cleanup.policy'].includes('compact'),
+    deleteRetentionMs: Math.min(t['delete.retention.ms'], Number.MAX_SAFE_INTEGER),
+    minCleanableRatio: t['min.cleanable.dirty.ratio'],
+    minCompactionLagMs: Math.min(t['min.compaction.lag.ms'], Number.MAX_SAFE_INTEGER),
+    maxCompactionLagMs: Math.min(t['max.compaction.lag.ms'], Number.MAX_SAFE_INTEGER),
   };
   const diff = bounded(t['message.timestamp.difference.max.ms']);
   return {
