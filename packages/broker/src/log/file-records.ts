@@ -5,10 +5,14 @@
  * Appends are plain positional writes into the page cache; durability comes from `flush` (fsync),
  * which the log calls on roll, on explicit flush and at shutdown.
  *
- * Appends and reads of the file's hot tail (the last HOT_TAIL_BYTES, written recently and so in
- * the page cache: what followers and caught-up consumers read) run synchronously on the event
- * loop — a memory copy, far cheaper than a round trip through the libuv thread pool. Reads further
- * back may need the disk and go through the thread pool so that they do not block the loop.
+ * Small appends and small reads of the file's hot tail (the last HOT_TAIL_BYTES, written recently
+ * and so in the page cache: batch headers, what followers and caught-up consumers read at low rates)
+ * run synchronously on the event loop: a short memory copy, far cheaper than a round trip through
+ * the libuv thread pool. Large copies (over SYNC_IO_MAX_BYTES) still go to the thread pool, where
+ * they overlap with the event loop's own work — on a busy 2-core machine with 3 brokers that
+ * measured better throughput than doing them on the loop (produce-rf3: 16 MiB threshold 0.5–0.7× the
+ * thread-pool-only throughput, 64 KiB threshold 1.0–1.5×). Reads further back may need the disk and
+ * always go through the thread pool so that they do not block the loop.
  */
 import { constants } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
@@ -27,10 +31,10 @@ import {
 import { KafkaStorageError } from './errors.js';
 import { FdFile } from './fd-file.js';
 
-/** Reads that end within this many bytes of the end of the file are served synchronously. */
+/** Reads that end within this many bytes of the end of the file may be served synchronously. */
 export const HOT_TAIL_BYTES = 64 * 1024 * 1024;
 /** Larger single operations go through the thread pool. */
-export const SYNC_IO_MAX_BYTES = 16 * 1024 * 1024;
+export const SYNC_IO_MAX_BYTES = 64 * 1024;
 
 export class FileRecords {
   private readonly fh: FdFile;
