@@ -51,19 +51,40 @@ export const defaults = {
   latencyWarmup: 3,
   latencyInflight: 5,
   profile: false,
+  /** Extra node flags for the brokers, space-separated (e.g. --node-flags='--trace-gc'). */
+  nodeFlags: '',
 };
 
 const VALUE_SIZE = 1024;
 
 /** CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat. */
 function cpuSeconds(pid) {
+  return cpuSplit(pid).total;
+}
+
+/** { user, system, total } CPU seconds of a process so far (all threads), from /proc/<pid>/stat. */
+function cpuSplit(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
+    const user = Number(f[11]) / 100;
+    const system = Number(f[12]) / 100;
+    return { user, system, total: user + system };
   } catch {
-    return NaN;
+    return { user: NaN, system: NaN, total: NaN };
   }
+}
+
+/** Share of the brokers' CPU time since `before` (cpuSplit per broker) spent in the kernel, in %. */
+function systemPct(pids, before) {
+  let sys = 0;
+  let total = 0;
+  pids.forEach((pid, i) => {
+    const now = cpuSplit(pid);
+    sys += now.system - before[i].system;
+    total += now.total - before[i].total;
+  });
+  return total > 0 ? Math.round((sys / total) * 100) : NaN;
 }
 
 const load = () => loadavg().map((x) => round(x, 2));
@@ -89,7 +110,7 @@ export async function run(opts, report) {
   }
   const cluster = await startCluster({
     brokers: 3,
-    nodeFlags: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+    nodeFlags: [...(o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...String(o.nodeFlags).split(/\s+/).filter(Boolean)],
     log,
   });
   const brokerPids = cluster.brokers.map((b) => b.pid);
@@ -111,6 +132,7 @@ export async function run(opts, report) {
 
   const roundOf = async (totalBytes, maxSeconds) => {
     const cpu0 = brokerPids.map(cpuSeconds);
+    const split0 = brokerPids.map(cpuSplit);
     const client0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const per = await Promise.all(
@@ -132,6 +154,7 @@ export async function run(opts, report) {
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const client = process.cpuUsage(client0);
     const records = per.reduce((n, r) => n + r.records, 0);
+    const brokerCpuSeconds = brokerPids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - cpu0[i], 0);
     return {
       seconds,
       records,
@@ -140,6 +163,9 @@ export async function run(opts, report) {
       mbps: (records * VALUE_SIZE) / seconds / 1e6,
       batchMbps: per.reduce((n, r) => n + r.batchBytes, 0) / seconds / 1e6,
       brokerCpuPct: brokerPids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpu0[i]) / seconds) * 100)),
+      // CPU the three brokers spent per record (all threads): what a shared machine does not distort much
+      brokerCpuUsPerRecord: round((brokerCpuSeconds / records) * 1e6, 1),
+      brokerSystemPct: systemPct(brokerPids, split0),
       clientCpuPct: Math.round(((client.user + client.system) / 1e6 / seconds) * 100),
       perLeader: per.map((r, i) => ({ broker: leaders[i].id, partitions: leaders[i].partitions, msgsPerSec: Math.round(r.recordsPerSec), seconds: round(r.seconds, 2) })),
     };
@@ -160,7 +186,7 @@ export async function run(opts, report) {
     rounds.push(res);
     log(
       `round ${r}/${o.rounds}: ${Math.round(res.msgsPerSec)} msgs/s, ${round(res.mbps)} MB/s in ${round(res.seconds, 2)} s ` +
-        `(${res.requests} requests; broker cpu ${res.brokerCpuPct.map((c) => `${c}%`).join('/')}, load generator cpu ${res.clientCpuPct}%; ${loadText(res.load)})`,
+        `(${res.requests} requests; broker cpu ${res.brokerCpuPct.map((c) => `${c}%`).join('/')} = ${res.brokerCpuUsPerRecord} µs per record (${res.brokerSystemPct}% in the kernel), load generator cpu ${res.clientCpuPct}%; ${loadText(res.load)})`,
     );
   }
   loads.afterThroughput = load();
@@ -172,6 +198,7 @@ export async function run(opts, report) {
   for (const l of latLeaders) for (const p of l.partitions) await waitUntilProducible({ host: l.host, port: l.port, topic: latTopic, partition: p });
   log(`latency: ${o.latencyMbps} MB/s paced for ${o.latencyWarmup} + ${o.latencySeconds} s, acks=all, ${o.latencyInflight} in flight per leader, long-poll Fetch on ${latLeaders.length} leaders`);
   const cpuL0 = brokerPids.map(cpuSeconds);
+  const splitL0 = brokerPids.map(cpuSplit);
   // waitUntilProducible wrote one record per partition: the consumers start after it
   const lat = await pacedEndToEnd({
     leaders: latLeaders,
@@ -185,10 +212,12 @@ export async function run(opts, report) {
     startOffset: 1n,
   });
   const latBrokerCpu = brokerPids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpuL0[i]) / (o.latencySeconds + o.latencyWarmup)) * 100));
+  const latSystemPct = systemPct(brokerPids, splitL0);
+  const latCpuUsPerRecord = round((brokerPids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - cpuL0[i], 0) / lat.records) * 1e6, 1);
   loads.afterLatency = load();
   log(
     `latency: ${lat.records} records in ${lat.requests} Produce requests (${round(lat.mbps, 2)} MB/s), ${lat.consumed} fetched` +
-      `; Produce acks=all p50 ${round(lat.produceAck.p50, 2)} ms, p99 ${round(lat.produceAck.p99, 2)} ms; broker cpu ${latBrokerCpu.map((c) => `${c}%`).join('/')} (${loadText(loads.afterLatency)})`,
+      `; Produce acks=all p50 ${round(lat.produceAck.p50, 2)} ms, p99 ${round(lat.produceAck.p99, 2)} ms; broker cpu ${latBrokerCpu.map((c) => `${c}%`).join('/')} = ${latCpuUsPerRecord} µs per record (${latSystemPct}% in the kernel; ${loadText(loads.afterLatency)})`,
   );
 
   log(`latency by second of the schedule [records, max end-to-end ms, max Produce ack ms]: ${JSON.stringify(lat.timeline)}`);
@@ -231,6 +260,8 @@ export async function run(opts, report) {
     lost: lat.lost,
     timeline: lat.timeline,
     brokerCpuPct: latBrokerCpu,
+    brokerCpuUsPerRecord: latCpuUsPerRecord,
+    brokerSystemPct: latSystemPct,
     load: loads.afterLatency,
     line:
       `produce-rf3.latency: p50 ${round(l.p50, 2)} ms, p99 ${round(l.p99, 2)} ms, p99.9 ${round(l.p999, 2)} ms, max ${round(l.max, 1)} ms ` +

@@ -61,7 +61,18 @@ export class Conn {
   }
 
   onData(d) {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+    // chunks are joined once the frame is complete: joining on every chunk would copy a large
+    // Fetch response over and over (quadratic), slowing the load generator's consumers
+    if (this.buf.length === 0) this.buf = d;
+    else {
+      (this.chunks ??= []).push(d);
+      this.buffered = (this.buffered ?? 0) + d.length;
+      const have = this.buf.length + this.buffered;
+      if (have < 4) return;
+      if (this.buf.length < 4) this.join();
+      if (have < 4 + this.buf.readInt32BE(0)) return;
+      this.join();
+    }
     while (this.buf.length >= 4) {
       const size = this.buf.readInt32BE(0);
       if (this.buf.length < 4 + size) break;
@@ -78,6 +89,13 @@ export class Conn {
       }
       p.resolve(frame);
     }
+  }
+
+  join() {
+    if (!this.chunks?.length) return;
+    this.buf = Buffer.concat([this.buf, ...this.chunks]);
+    this.chunks.length = 0;
+    this.buffered = 0;
   }
 
   /** Writes `parts` as one request; resolves with the response frame (without its size). */

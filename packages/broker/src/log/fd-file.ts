@@ -6,8 +6,13 @@
  * can be reused by the OS once closed, so this class counts operations in flight and only closes
  * the descriptor after they finish; operations started after `close()` fail with LogClosedError
  * instead of touching whatever file got the number next.
+ *
+ * The `*Sync` variants run on the calling thread. For page-cache I/O (appends, reads of recently
+ * written data, batch headers) they are much cheaper than a trip through the libuv thread pool:
+ * no hand-off to a worker, no wake-up and context switch on a busy machine, no callback and
+ * promise. They complete before returning, so they never overlap `close()`.
  */
-import { close, fstat, fsync, ftruncate, open, read, write, type Stats } from 'node:fs';
+import { close, fstat, fsync, ftruncate, open, read, readSync, write, writeSync, type Stats } from 'node:fs';
 import { LogClosedError } from './errors.js';
 
 export class FdFile {
@@ -71,6 +76,33 @@ export class FdFile {
 
   read(buf: Buffer, offset: number, length: number, position: number): Promise<number> {
     return this.op((fd, cb) => read(fd, buf, offset, length, position, (err, n) => cb(err, n)));
+  }
+
+  /** Writes all of buf[offset, offset + length) at `position`, on the calling thread. */
+  writeFullySync(buf: Buffer, offset: number, length: number, position: number): void {
+    const fd = this.acquire();
+    try {
+      let done = 0;
+      while (done < length) done += writeSync(fd, buf, offset + done, length - done, position + done);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Reads until `length` bytes or end of file, on the calling thread; returns the bytes read. */
+  readFullySync(buf: Buffer, offset: number, length: number, position: number): number {
+    const fd = this.acquire();
+    try {
+      let done = 0;
+      while (done < length) {
+        const n = readSync(fd, buf, offset + done, length - done, position + done);
+        if (n === 0) break;
+        done += n;
+      }
+      return done;
+    } finally {
+      this.release();
+    }
   }
 
   /** Writes all of buf[offset, offset + length) at `position`. */

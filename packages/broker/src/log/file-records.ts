@@ -4,6 +4,15 @@
  *
  * Appends are plain positional writes into the page cache; durability comes from `flush` (fsync),
  * which the log calls on roll, on explicit flush and at shutdown.
+ *
+ * Small appends and small reads of the file's hot tail (the last HOT_TAIL_BYTES, written recently
+ * and so in the page cache: batch headers, what followers and caught-up consumers read at low rates)
+ * run synchronously on the event loop: a short memory copy, far cheaper than a round trip through
+ * the libuv thread pool. Large copies (over SYNC_IO_MAX_BYTES) still go to the thread pool, where
+ * they overlap with the event loop's own work — on a busy 2-core machine with 3 brokers that
+ * measured better throughput than doing them on the loop (produce-rf3: 16 MiB threshold 0.5–0.7× the
+ * thread-pool-only throughput, 64 KiB threshold 1.0–1.5×). Reads further back may need the disk and
+ * always go through the thread pool so that they do not block the loop.
  */
 import { constants } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
@@ -21,6 +30,11 @@ import {
 } from './batch-header.js';
 import { KafkaStorageError } from './errors.js';
 import { FdFile } from './fd-file.js';
+
+/** Reads that end within this many bytes of the end of the file may be served synchronously. */
+export const HOT_TAIL_BYTES = 64 * 1024 * 1024;
+/** Larger single operations go through the thread pool. */
+export const SYNC_IO_MAX_BYTES = 64 * 1024;
 
 export class FileRecords {
   private readonly fh: FdFile;
@@ -58,13 +72,21 @@ export class FileRecords {
   /** Appends `buf` at the end of the file; returns the bytes written. */
   async append(buf: Buffer): Promise<number> {
     const start = this.size;
-    await this.fh.writeFully(buf, 0, buf.length, start);
+    if (buf.length <= SYNC_IO_MAX_BYTES) this.fh.writeFullySync(buf, 0, buf.length, start);
+    else await this.fh.writeFully(buf, 0, buf.length, start);
     this.size = start + buf.length;
     return buf.length;
   }
 
   /** Reads up to `length` bytes at `position` into target[offset..]; returns the bytes read (less at EOF). */
   readInto(target: Buffer, offset: number, length: number, position: number): Promise<number> {
+    if (length <= SYNC_IO_MAX_BYTES && position + length > this.size - HOT_TAIL_BYTES) {
+      try {
+        return Promise.resolve(this.fh.readFullySync(target, offset, length, position));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
     return this.fh.readFully(target, offset, length, position);
   }
 

@@ -1,10 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { isBatchCrcValid } from './batch-header.js';
 import { TimestampType, logConfig, type LogConfig } from './config.js';
 import { CorruptRecordError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordTooLargeError, UnexpectedAppendOffsetError } from './errors.js';
 import { ListOffsetsTimestamp, Log } from './log.js';
+import { LogSegment, type FetchDataInfo } from './segment.js';
 import { ManualClock, batchOf, batchesIn, buildBatch, makeTempDir } from './test-support.js';
 
 let dir: string;
@@ -345,5 +346,46 @@ describe('log', () => {
     expect(re.epochs.epochEntries()).toEqual([{ epoch: 7, startOffset: 0n }]);
     expect((await readAll(re, 0n)).length).toBe(15);
     expect((await re.appendAsLeader(batchOf(1, 5), 7)).firstOffset).toBe(30n);
+  });
+
+  test('log – reads at recently appended batch boundaries find them without batch-header reads and match a reopened log', async () => {
+    const log = await openLog({ segmentBytes: 700 });
+    const boundaries: bigint[] = [];
+    for (let i = 0; i < 12; i++) boundaries.push((await log.appendAsLeader(batchOf(1 + (i % 4), 20 + i * 7), 3)).firstOffset);
+    // a follower-style append of two batches at once records both boundaries
+    const two = Buffer.concat([batchOf(2, 15, { baseOffset: log.logEndOffset, partitionLeaderEpoch: 3 }), batchOf(3, 15, { baseOffset: log.logEndOffset + 2n, partitionLeaderEpoch: 3 })]);
+    boundaries.push(log.logEndOffset, log.logEndOffset + 2n);
+    await log.appendAsFollower(two);
+    expect(log.numberOfSegments).toBeGreaterThan(1);
+    const shape = (i: FetchDataInfo) => ({ meta: i.fetchOffsetMetadata, position: i.records.position, size: i.records.sizeInBytes, incomplete: i.firstEntryIncomplete });
+    const cases = boundaries.flatMap((from) => [
+      { from, maxBytes: 1 << 20, maxOffset: undefined, minOne: true },
+      { from, maxBytes: 10, maxOffset: undefined, minOne: false },
+      { from, maxBytes: 10, maxOffset: undefined, minOne: true },
+      ...boundaries.filter((hw) => hw > from).map((hw) => ({ from, maxBytes: 1 << 20, maxOffset: hw, minOne: true })),
+    ]);
+    const translate = vi.spyOn(LogSegment.prototype, 'translateOffset');
+    const live = [];
+    for (const c of cases) live.push(shape(await log.read(c.from, c.maxBytes, c.maxOffset, c.minOne)));
+    expect(translate).not.toHaveBeenCalled();
+    translate.mockRestore();
+    await log.close();
+    open.splice(open.indexOf(log), 1);
+    const reopened = await openLog({ segmentBytes: 700 });
+    const cold = [];
+    for (const c of cases) cold.push(shape(await reopened.read(c.from, c.maxBytes, c.maxOffset, c.minOne)));
+    expect(live).toEqual(cold);
+  });
+
+  test('log – after truncation a read at a remembered offset finds the batch appended since, not the old one', async () => {
+    const log = await openLog();
+    for (let i = 0; i < 4; i++) await log.appendAsLeader(batchOf(2, 10), 1);
+    await log.truncateTo(2n);
+    await log.appendAsLeader(batchOf(1, 50), 2);
+    await log.appendAsLeader(batchOf(3, 5), 2);
+    const at3 = await log.read(3n, 1 << 20, undefined, true);
+    expect(batchesIn(await at3.records.read()).map((b) => [b.baseOffset, b.lastOffset, b.epoch])).toEqual([[3n, 5n, 2]]);
+    const at2 = await log.read(2n, 1 << 20, 3n, true);
+    expect(batchesIn(await at2.records.read()).map((b) => [b.baseOffset, b.lastOffset, b.epoch])).toEqual([[2n, 2n, 2]]);
   });
 });

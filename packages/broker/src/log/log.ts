@@ -28,6 +28,7 @@ import { planRetention } from './retention.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { planSegmentReplacement } from './segment-swap.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
+import { RecentBatches } from './recent-batches.js';
 import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
 import { ProducerStateManager, type BatchMetadata } from '../producer-state/producer-state-manager.js';
 
@@ -48,6 +49,7 @@ export class Log {
   private flushChain: Promise<void> = Promise.resolve();
   private readonly deleter: SegmentDeleter;
   private boundCache: { segments: LogSegment[]; meta: LogOffsetMetadata } | null = null;
+  private readonly recent = new RecentBatches();
   private loadedInactive: LogSegment[] = [];
   private lastFlush: number;
   private readonly clock: Clock;
@@ -226,7 +228,9 @@ export class Log {
       const logAppendTime = this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? this.clock.now() : -1;
       const { lastOffset, maxTimestamp: maxTs, offsetOfMaxTimestamp: offsetOfMaxTs } = assignOffsetsInPlace(records, firstOffset, leaderEpoch, logAppendTime);
       const segment = await this.maybeRoll(records.length, firstOffset, lastOffset, maxTs);
+      const position = segment.size;
       await segment.append(lastOffset, maxTs, offsetOfMaxTs, records);
+      this.recent.record(segment, position, records);
       this.advanceLogEnd(lastOffset + 1n, segment);
       this.producerState.update(records, this.logEndOffset);
       if (leaderEpoch >= 0) await this.maybeAssignEpoch(leaderEpoch, firstOffset);
@@ -270,7 +274,9 @@ export class Log {
         throw new OffsetsOutOfOrderError(`Append to ${this.name} spans offsets ${summary.firstOffset}..${summary.lastOffset}, more than one segment can hold`);
       }
       const segment = await this.maybeRoll(records.length, summary.firstOffset, summary.lastOffset, summary.maxTimestamp);
+      const position = segment.size;
       await segment.append(summary.lastOffset, summary.maxTimestamp, summary.offsetOfMaxTimestamp, records);
+      this.recent.record(segment, position, records);
       this.advanceLogEnd(summary.lastOffset + 1n, segment);
       this.producerState.update(records, this.logEndOffset);
       for (let pos = 0; pos < records.length; ) {
@@ -431,11 +437,13 @@ export class Log {
       // Kafka answers beyond the bound with "message offset only" metadata (segment and position unknown).
       return empty(startOffset === bound.messageOffset ? bound : { messageOffset: startOffset, segmentBaseOffset: -1n, relativePositionInSegment: -1 });
     }
-    for (let i = floorIndex(segs, startOffset); i < segs.length; i++) {
+    const first = floorIndex(segs, startOffset);
+    const known = this.recentBatch(startOffset, segs, first);
+    for (let i = first; i < segs.length; i++) {
       const seg = segs[i] as LogSegment;
       if (seg.baseOffset > bound.segmentBaseOffset) break;
       const maxPosition = seg.baseOffset < bound.segmentBaseOffset ? seg.size : bound.relativePositionInSegment;
-      const info = await seg.read(startOffset, maxBytes, maxPosition, minOneMessage);
+      const info = known && i === first ? seg.readAt(known, startOffset, maxBytes, maxPosition, minOneMessage) : await seg.read(startOffset, maxBytes, maxPosition, minOneMessage);
       if (seg !== segs.at(-1)) this.touchInactive(seg);
       if (info) return info;
     }
@@ -447,7 +455,10 @@ export class Log {
     const cached = this.boundCache;
     if (cached && cached.segments === segs && cached.meta.messageOffset === offset) return cached.meta;
     let meta: LogOffsetMetadata | null = null;
-    for (let i = Math.max(0, floorIndex(segs, offset)); i < segs.length && !meta; i++) {
+    const first = floorIndex(segs, offset);
+    const known = this.recentBatch(offset, segs, first);
+    if (known) meta = { messageOffset: offset, segmentBaseOffset: known.segment.baseOffset, relativePositionInSegment: known.position };
+    for (let i = Math.max(0, first); i < segs.length && !meta; i++) {
       const seg = segs[i] as LogSegment;
       const found = await seg.translateOffset(offset);
       if (found) meta = { messageOffset: offset, segmentBaseOffset: seg.baseOffset, relativePositionInSegment: found.position };
@@ -455,6 +466,12 @@ export class Log {
     meta ??= { ...this.nextOffsetMeta, messageOffset: offset };
     this.boundCache = { segments: segs, meta };
     return meta;
+  }
+
+  /** The recently appended batch starting at `offset`, if it is in segs[index] (not deleted or replaced). */
+  private recentBatch(offset: bigint, segs: readonly LogSegment[], index: number) {
+    const known = this.recent.find(offset);
+    return known && segs[index] === known.segment ? known : undefined;
   }
 
   /** Keeps at most `maxLoadedInactiveSegments` inactive segments' indexes in memory. */
@@ -574,6 +591,7 @@ export class Log {
       const drop = this.segs.filter((s) => s.baseOffset > targetOffset);
       this.segs = keep;
       this.boundCache = null;
+      this.recent.clear();
       await this.asyncDeleteSegments(drop);
       const active = keep.at(-1) as LogSegment;
       await active.truncateTo(targetOffset);
@@ -620,6 +638,7 @@ export class Log {
     const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log });
     this.segs = [seg];
     this.boundCache = null;
+    this.recent.clear();
     this.loadedInactive = [];
     this.advanceLogEnd(newOffset, seg);
     await this.epochs.clearAndFlush();

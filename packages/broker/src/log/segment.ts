@@ -390,6 +390,12 @@ export class LogSegment {
     if (maxSize < 0) throw new RangeError(`Invalid max size ${maxSize} for log read from segment ${this.log.path}`);
     const found = await this.translateOffset(startOffset);
     if (!found) return null;
+    return this.readAt(found, startOffset, maxSize, maxPosition, minOneMessage);
+  }
+
+  /** `read` from a batch already located (its position and size known, e.g. from a recent append). */
+  readAt(found: LogOffsetPosition, startOffset: bigint, maxSize: number, maxPosition = this.size, minOneMessage = false): FetchDataInfo {
+    if (maxSize < 0) throw new RangeError(`Invalid max size ${maxSize} for log read from segment ${this.log.path}`);
     const fetchOffsetMetadata: LogOffsetMetadata = {
       messageOffset: startOffset,
       segmentBaseOffset: this.baseOffset,
