@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplicaManager } from '../replica/replica-manager.js';
@@ -98,5 +99,32 @@ describe('MetricsHttpServer', () => {
     reasons = [];
     expect((await fetch(`${base}/ready`)).status).toBe(200);
     expect((await fetch(`${base}/other`)).status).toBe(404);
+  });
+});
+
+describe('metrics docs and dashboard', () => {
+  const root = new URL('../../../../', import.meta.url);
+  const registered = async () => (await new BrokerMetrics({ defaultMinIsr: 1 }).registry.getMetricsAsJSON()).map((m) => m.name).filter((n) => n.startsWith('kafka_'));
+
+  it('metrics – docs/metrics.md documents every kafka_ metric the registry exports', async () => {
+    const doc = readFileSync(new URL('docs/metrics.md', root), 'utf8');
+    const names = await registered();
+    expect(names.length).toBeGreaterThan(30);
+    for (const n of names) expect(doc, n).toContain(`\`${n}\``);
+  });
+
+  it('metrics – the Grafana dashboard is Grafana 10 JSON on a Prometheus datasource variable, querying only exported metrics', async () => {
+    const dash = JSON.parse(readFileSync(new URL('docs/grafana-dashboard.json', root), 'utf8')) as {
+      schemaVersion: number;
+      templating: { list: Array<{ name: string; type: string; query: unknown }> };
+      panels: Array<{ type: string; datasource?: { uid: string }; targets?: Array<{ expr: string }> }>;
+    };
+    expect(dash.schemaVersion).toBeGreaterThanOrEqual(38);
+    expect(dash.templating.list).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }));
+    const names = new Set(await registered());
+    const queried = dash.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => t.expr.match(/kafka_[a-z_]+/g) ?? []));
+    expect(queried.length).toBeGreaterThan(20);
+    for (const q of queried) expect(names.has(q.replace(/_(bucket|sum|count)$/, '')), q).toBe(true);
+    for (const p of dash.panels.filter((x) => x.type !== 'row')) expect(p.datasource?.uid).toBe('${datasource}');
   });
 });
