@@ -63,6 +63,13 @@ async function scrapeLive(brokers: BrokerProcess[]): Promise<Map<number, Sample[
 
 const sumOver = (scrapes: Map<number, Sample[]>, name: string, labels: Record<string, string> = {}) => [...scrapes.values()].reduce((n, s) => n + total(s, name, labels), 0);
 
+/** Java's String.hashCode: Kafka places a group on offsets partition abs(hash) % partitions. */
+function javaHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
 async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -148,15 +155,21 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
     expect([...after.values()].filter((s) => s.some((x) => x.name === 'kafka_log_log_size' && x.labels['topic'] === topic)).length).toBe(3);
   });
 
-  it('metrics – KafkaJS produce and consume move the Produce/Fetch request counters, latency histograms, topic byte counters and group gauges', async () => {
+  it('metrics – KafkaJS produce and consume move the Produce/Fetch request counters, latency histograms, topic byte counters; the coordinator reports the group and its exact lag', async () => {
     const topic = 'metrics-traffic';
     const group = 'metrics-group';
     const before = await scrapeLive(c.brokers);
     const kafka = new Kafka({ clientId: 'metrics-e2e', brokers: c.bootstrap.split(','), retry: { retries: 5, initialRetryTime: 200 }, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
+    // the group's first FindCoordinator creates __consumer_offsets; the topic is then placed so that
+    // the group's coordinator leads it, which is where its lag is computed
+    await until(async () => (await admin.describeGroups([group]).then(() => true).catch(() => false)), 'group coordinator available', 60_000, 200);
+    await c.waitForLeaders('__consumer_offsets', 50, 60_000);
+    const coordinator = await c.leaderOf('__consumer_offsets', Math.abs(javaHash(group)) % 50);
     await admin.disconnect();
+    await c.admin.createTopic(topic, newTopicId(), new Map([[0, [coordinator, ...[0, 1, 2].filter((b) => b !== coordinator)]]]), {});
+    await c.waitForLeaders(topic, 1);
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     const n = 20;
@@ -189,8 +202,16 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
     expect(sumOver(after, 'kafka_network_requestmetrics_remotetimems_sum', { request: 'Produce' })).toBeGreaterThan(0);
     // the coordinator knows the (now empty) group and, if it leads the topic's partition, its lag is 0
     expect(sumOver(after, 'kafka_coordinator_group_groupmetadatamanager_numgroups', { state: 'Empty' })).toBeGreaterThanOrEqual(1);
-    const lag = [...after.values()].flat().filter((x) => x.name === 'kafka_coordinator_group_consumerlag' && x.labels['group'] === group);
-    for (const l of lag) expect(l.value).toBe(0);
+    const lagOf = (s: Map<number, Sample[]>) => total(s.get(coordinator)!, 'kafka_coordinator_group_consumerlag', { group, topic, partition: '0' });
+    await until(async () => (await scrapeLive(c.brokers)).get(coordinator)?.some((x) => x.name === 'kafka_coordinator_group_consumerlag' && x.labels['group'] === group), 'lag series on the coordinator');
+    expect(lagOf(await scrapeLive(c.brokers))).toBe(0);
+    // more records after the last commit: the lag is exactly their count once the high watermark moves
+    const more = 7;
+    const p2 = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await p2.connect();
+    await p2.send({ topic, acks: -1, messages: Array.from({ length: more }, (_, i) => ({ value: `more-${i}` })) });
+    await p2.disconnect();
+    await until(async () => lagOf(await scrapeLive(c.brokers)) === more, `lag of ${more}`, 30_000, 200);
   });
 
   it('health – /health answers 200 at once; /ready stays 503 naming the missing registration until the broker registers', async () => {

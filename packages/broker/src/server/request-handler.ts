@@ -82,6 +82,7 @@ export class RequestHandler<S> {
       switch (d.error) {
         case 'UNSUPPORTED_VERSION':
           if (d.response) {
+            if (timing) timing.apiKey = d.header.apiKey;
             this.log.info({ apiKey: d.header.apiKey, apiVersion: d.header.apiVersion, clientId: d.header.clientId }, 'unsupported ApiVersions version; answering with our versions (KIP-511)');
             return encodeUnsupportedApiVersionsResponse(d.header.correlationId, this.advertised());
           }
