@@ -21,6 +21,7 @@ import { countErrorCodes, errorName } from './error-counts.js';
 import { consumerLag } from './lag.js';
 import { replicaStats } from './partition-stats.js';
 import type { TopicMetricsSink } from './topic-metrics.js';
+import { FastCounter, FastHistogram, type CounterSeries, type HistogramSeries } from './fast-metrics.js';
 
 /** What the scrape-time gauges read; filled in as the broker starts its components. */
 export interface MetricsSources {
@@ -39,30 +40,45 @@ const EVENT_MS_BUCKETS = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500,
 
 const API_NAMES = new Map<number, string>(API_TABLE.map((a) => [a.apiKey, a.name]));
 const apiName = (key: number) => API_NAMES.get(key) ?? `Unknown${key}`;
+/** One API's request series, bound once (prom-client's label lookup costs more than the observation). */
+interface RequestSeries {
+  requests: CounterSeries;
+  total: HistogramSeries;
+  queue: HistogramSeries;
+  local: HistogramSeries;
+  remote: HistogramSeries;
+  throttle: HistogramSeries;
+  responseQueue: HistogramSeries;
+  send: HistogramSeries;
+}
+
 const SESSION_STATES: readonly ZkSessionStateName[] = ['CONNECTING', 'CONNECTED', 'DISCONNECTED', 'EXPIRED', 'CLOSED'];
 
 export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, ControllerMetricsListener {
   readonly registry = new Registry();
   readonly sources: MetricsSources;
 
-  private readonly requests: Counter<'request'>;
-  private readonly errors: Counter<'request' | 'error'>;
-  private readonly totalTime: Histogram<'request'>;
-  private readonly queueTime: Histogram<'request'>;
-  private readonly localTime: Histogram<'request'>;
-  private readonly remoteTime: Histogram<'request'>;
-  private readonly throttleTime: Histogram<'request'>;
-  private readonly responseQueueTime: Histogram<'request'>;
-  private readonly sendTime: Histogram<'request'>;
-  private readonly bytesIn: Counter<'topic'>;
-  private readonly bytesOut: Counter<'topic'>;
-  private readonly messagesIn: Counter<'topic'>;
+  private readonly requests: FastCounter;
+  private readonly errors: FastCounter;
+  private readonly totalTime: FastHistogram;
+  private readonly queueTime: FastHistogram;
+  private readonly localTime: FastHistogram;
+  private readonly remoteTime: FastHistogram;
+  private readonly throttleTime: FastHistogram;
+  private readonly responseQueueTime: FastHistogram;
+  private readonly sendTime: FastHistogram;
+  private readonly bytesIn: FastCounter;
+  private readonly bytesOut: FastCounter;
+  private readonly messagesIn: FastCounter;
   private readonly replicationBytesOut: Counter;
   private readonly isrShrinks: Counter;
   private readonly isrExpands: Counter;
   private readonly uncleanElections: Counter;
   private readonly eventTime: Histogram<'event'>;
   private readonly zkLatency: Histogram;
+  private readonly requestSeries = new Map<number, RequestSeries>();
+  private readonly errorSeries = new Map<number, CounterSeries>();
+  private readonly topicSeries = new Map<string, { bytesIn: CounterSeries; messagesIn: CounterSeries; bytesOut: CounterSeries }>();
 
   constructor(sources: MetricsSources) {
     this.sources = sources;
@@ -71,15 +87,12 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
     const src = () => this.sources;
 
     // ---- kafka.network:type=RequestMetrics ----
-    this.requests = new Counter({ name: 'kafka_network_requestmetrics_requests_total', help: 'Requests handled, per API (kafka.network:type=RequestMetrics,name=RequestsPerSec,request=*).', labelNames: ['request'], registers });
-    this.errors = new Counter({
-      name: 'kafka_network_requestmetrics_errors_total',
-      help: 'Error codes in responses, per API and error, NONE included (kafka.network:type=RequestMetrics,name=ErrorsPerSec,request=*,error=*).',
-      labelNames: ['request', 'error'],
-      registers,
-    });
+    // the request path's metrics are bound per API once (FastCounter / FastHistogram)
+    const reg = this.registry;
+    this.requests = new FastCounter('kafka_network_requestmetrics_requests_total', 'Requests handled, per API (kafka.network:type=RequestMetrics,name=RequestsPerSec,request=*).', ['request'], reg);
+    this.errors = new FastCounter('kafka_network_requestmetrics_errors_total', 'Error codes in responses, per API and error, NONE included (kafka.network:type=RequestMetrics,name=ErrorsPerSec,request=*,error=*).', ['request', 'error'], reg);
     const timer = (name: string, mbean: string, what: string) =>
-      new Histogram({ name: `kafka_network_requestmetrics_${name}`, help: `${what}, in ms (kafka.network:type=RequestMetrics,name=${mbean},request=*).`, labelNames: ['request'], buckets: REQUEST_MS_BUCKETS, registers });
+      new FastHistogram(`kafka_network_requestmetrics_${name}`, `${what}, in ms (kafka.network:type=RequestMetrics,name=${mbean},request=*).`, 'request', REQUEST_MS_BUCKETS, reg);
     this.totalTime = timer('totaltimems', 'TotalTimeMs', 'Time from the request\'s last byte received to its response written');
     this.queueTime = timer('requestqueuetimems', 'RequestQueueTimeMs', 'Time a complete request waited before its handler took it (behind earlier requests of its connection)');
     this.localTime = timer('localtimems', 'LocalTimeMs', 'Time in the handler, purgatory waits excluded');
@@ -89,9 +102,9 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
     this.sendTime = timer('responsesendtimems', 'ResponseSendTimeMs', 'Time to hand the response to the kernel');
 
     // ---- kafka.server:type=BrokerTopicMetrics ----
-    this.bytesIn = new Counter({ name: 'kafka_server_brokertopicmetrics_bytesin_total', help: 'Bytes appended by Produce requests, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic=*).', labelNames: ['topic'], registers });
-    this.bytesOut = new Counter({ name: 'kafka_server_brokertopicmetrics_bytesout_total', help: 'Record bytes sent to consumers, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec,topic=*).', labelNames: ['topic'], registers });
-    this.messagesIn = new Counter({ name: 'kafka_server_brokertopicmetrics_messagesin_total', help: 'Records appended by Produce requests, per topic, from batch headers (kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=*).', labelNames: ['topic'], registers });
+    this.bytesIn = new FastCounter('kafka_server_brokertopicmetrics_bytesin_total', 'Bytes appended by Produce requests, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic=*).', ['topic'], reg);
+    this.bytesOut = new FastCounter('kafka_server_brokertopicmetrics_bytesout_total', 'Record bytes sent to consumers, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec,topic=*).', ['topic'], reg);
+    this.messagesIn = new FastCounter('kafka_server_brokertopicmetrics_messagesin_total', 'Records appended by Produce requests, per topic, from batch headers (kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=*).', ['topic'], reg);
     this.replicationBytesOut = new Counter({ name: 'kafka_server_brokertopicmetrics_replicationbytesout_total', help: 'Record bytes sent to follower replicas (kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesOutPerSec).', registers });
 
     // ---- kafka.server:type=ReplicaManager ----
@@ -272,35 +285,71 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
 
   // ---- hooks called by the broker ----
 
+  private seriesFor(apiKey: number): RequestSeries {
+    let s = this.requestSeries.get(apiKey);
+    if (!s) {
+      const request = apiName(apiKey);
+      s = {
+        requests: this.requests.child(request),
+        total: this.totalTime.child(request),
+        queue: this.queueTime.child(request),
+        local: this.localTime.child(request),
+        remote: this.remoteTime.child(request),
+        throttle: this.throttleTime.child(request),
+        responseQueue: this.responseQueueTime.child(request),
+        send: this.sendTime.child(request),
+      };
+      this.requestSeries.set(apiKey, s);
+    }
+    return s;
+  }
+
+  private topic(topic: string) {
+    let s = this.topicSeries.get(topic);
+    if (!s) {
+      s = { bytesIn: this.bytesIn.child(topic), messagesIn: this.messagesIn.child(topic), bytesOut: this.bytesOut.child(topic) };
+      this.topicSeries.set(topic, s);
+    }
+    return s;
+  }
+
   /** The socket server's completion callback: one request's timings. */
   readonly requestCompleted = (t: RequestTiming, sentAt: number): void => {
     if (t.apiKey < 0) return;
-    const request = apiName(t.apiKey);
-    const handlerMs = t.handledAt - t.startedAt;
-    this.requests.inc({ request });
-    this.totalTime.observe({ request }, sentAt - t.receivedAt);
-    this.queueTime.observe({ request }, t.startedAt - t.receivedAt);
-    this.localTime.observe({ request }, Math.max(0, handlerMs - t.remoteMs));
-    this.remoteTime.observe({ request }, t.remoteMs);
-    this.throttleTime.observe({ request }, t.throttleMs);
-    this.responseQueueTime.observe({ request }, t.sendStartedAt - t.handledAt);
-    this.sendTime.observe({ request }, sentAt - t.sendStartedAt);
+    const s = this.seriesFor(t.apiKey);
+    s.requests.inc();
+    s.total.observe(sentAt - t.receivedAt);
+    s.queue.observe(t.startedAt - t.receivedAt);
+    s.local.observe(Math.max(0, t.handledAt - t.startedAt - t.remoteMs));
+    s.remote.observe(t.remoteMs);
+    s.throttle.observe(t.throttleMs);
+    s.responseQueue.observe(t.sendStartedAt - t.handledAt);
+    s.send.observe(sentAt - t.sendStartedAt);
   };
 
   onResponse(apiKey: number, body: unknown): void {
     if (body === null) return;
-    const request = apiName(apiKey);
-    for (const [code, n] of countErrorCodes(body)) this.errors.inc({ request, error: errorName(code) }, n);
+    for (const [code, n] of countErrorCodes(body)) {
+      // apiKey < 2^16, code < 2^16 (int16): one number keys the pair
+      const k = apiKey * 65_536 + (code & 0xffff);
+      let c = this.errorSeries.get(k);
+      if (!c) {
+        c = this.errors.child(apiName(apiKey), errorName(code));
+        this.errorSeries.set(k, c);
+      }
+      c.inc(n);
+    }
   }
 
   produced(topic: string, bytes: number, records: number): void {
-    this.bytesIn.inc({ topic }, bytes);
-    this.messagesIn.inc({ topic }, records);
+    const s = this.topic(topic);
+    s.bytesIn.inc(bytes);
+    s.messagesIn.inc(records);
   }
 
   fetched(topic: string, bytes: number, follower: boolean): void {
     if (follower) this.replicationBytesOut.inc(bytes);
-    else this.bytesOut.inc({ topic }, bytes);
+    else this.topic(topic).bytesOut.inc(bytes);
   }
 
   readonly isrChanged = (why: 'expand' | 'shrink'): void => {

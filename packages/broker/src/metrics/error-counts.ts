@@ -13,14 +13,26 @@ export function errorName(code: number): string {
  * record data (Buffers) is never entered, so the cost is per partition, not per record.
  */
 export function countErrorCodes(body: unknown, into = new Map<number, number>()): Map<number, number> {
-  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return into;
-  if (Array.isArray(body)) {
-    for (const x of body) countErrorCodes(x, into);
-    return into;
-  }
-  for (const [k, v] of Object.entries(body)) {
-    if (k === 'errorCode' && typeof v === 'number') into.set(v, (into.get(v) ?? 0) + 1);
-    else if (v !== null && typeof v === 'object') countErrorCodes(v, into);
-  }
+  if (body !== null && typeof body === 'object') walk(body as object, into);
   return into;
+}
+
+function walk(v: object, into: Map<number, number>): void {
+  if (ArrayBuffer.isView(v)) return;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (x !== null && typeof x === 'object') walk(x, into);
+    }
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (typeof x === 'object') {
+      if (x !== null) walk(x, into);
+    } else if (typeof x === 'number' && k === 'errorCode') {
+      into.set(x, (into.get(x) ?? 0) + 1);
+    }
+  }
 }
