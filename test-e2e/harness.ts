@@ -16,6 +16,8 @@ export interface ClusterOptions {
   overrides?: Record<string, string>;
   /** Print broker output (SAMSA_E2E_VERBOSE=1 does it too). */
   verbose?: boolean;
+  /** Give every broker a random metrics.port (`broker.metricsUrl`: /metrics, /health, /ready). */
+  metrics?: boolean;
 }
 
 export class TestCluster {
@@ -29,7 +31,7 @@ export class TestCluster {
     c.dir = await mkdtemp(join(tmpdir(), 'samsa-e2e-'));
     c.zk = await ZooKeeperEnsemble.start({ size: o.zkServers ?? 1, baseDir: join(c.dir, 'zk') });
     const n = o.brokers ?? 3;
-    const ports = await freePorts(n * 2);
+    const ports = await freePorts(n * (o.metrics ? 3 : 2));
     const verbose = o.verbose ?? process.env['SAMSA_E2E_VERBOSE'] === '1';
     for (let i = 0; i < n; i++) {
       c.brokers.push(
@@ -37,6 +39,7 @@ export class TestCluster {
           id: i,
           port: ports[i]!,
           controlPort: ports[n + i]!,
+          ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}),
           zookeeperConnect: c.zk.connectString('/samsa'),
           dir: join(c.dir, `broker-${i}`),
           overrides: o.overrides ?? {},

@@ -43,6 +43,14 @@ export interface ControllerOptions {
   autoLeaderRebalanceEnable?: boolean;
   leaderImbalancePerBrokerPercentage?: number;
   leaderImbalanceCheckIntervalMs?: number;
+  /** Metric hooks (the broker's Prometheus registry); gauges are read from the controller instead. */
+  metrics?: ControllerMetricsListener;
+}
+
+/** What the controller reports as it happens; everything else is read at scrape time. */
+export interface ControllerMetricsListener {
+  eventProcessed(type: ControllerEvent['type'], ms: number): void;
+  uncleanLeaderElection(tp: TopicPartition): void;
 }
 
 /**
@@ -72,7 +80,11 @@ export class KafkaController {
     this.log = o.logger.child({ component: 'controller', brokerId: o.brokerId });
     this.batch = new RequestBatch(this.ctx, o.brokerId, o.channel, o.stateChangeLogger);
     const deps = { ctx: this.ctx, kzk: o.kzk, batch: this.batch, stateChangeLog: o.stateChangeLogger };
-    this.psm = new PartitionStateMachine({ ...deps, uncleanLeaderElectionEnabled: (t) => this.uncleanEnabled(t) });
+    this.psm = new PartitionStateMachine({
+      ...deps,
+      uncleanLeaderElectionEnabled: (t) => this.uncleanEnabled(t),
+      ...(o.metrics ? { onUncleanElection: (tp: TopicPartition) => o.metrics!.uncleanLeaderElection(tp) } : {}),
+    });
     this.rsm = new ReplicaStateMachine(deps);
     this.deletion = new TopicDeletionManager({
       ...deps,
@@ -93,6 +105,7 @@ export class KafkaController {
     this.events = new ControllerEventManager(
       (e) => this.process(e),
       (e, err) => this.log.error({ err, event: e.type }, 'controller event failed'),
+      o.metrics ? (type, ms) => o.metrics!.eventProcessed(type, ms) : undefined,
     );
   }
 
@@ -102,6 +115,21 @@ export class KafkaController {
 
   get epoch(): number {
     return this.ctx.epoch;
+  }
+
+  /** Events waiting in the queue (Kafka's EventQueueSize). */
+  get eventQueueSize(): number {
+    return this.events.size;
+  }
+
+  /** Partitions without a live leader, as this controller sees them (0 unless active). */
+  offlinePartitionCount(): number {
+    return this.isActive ? this.ctx.partitionsInStates('OfflinePartition').length : 0;
+  }
+
+  /** All partitions the active controller knows (Kafka's GlobalPartitionCount; 0 unless active). */
+  globalPartitionCount(): number {
+    return this.isActive ? this.ctx.allPartitions().length : 0;
   }
 
   /** Starts the event loop, watches /controller and tries to become the controller. */

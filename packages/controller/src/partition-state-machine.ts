@@ -24,6 +24,8 @@ export interface PartitionStateMachineDeps {
   stateChangeLog: Logger;
   /** Whether unclean election is enabled for a topic (topic config, else the broker default). */
   uncleanLeaderElectionEnabled: (topic: string) => Promise<boolean>;
+  /** Told of each unclean leader election written (Kafka's UncleanLeaderElectionsPerSec). */
+  onUncleanElection?: (tp: TopicPartition) => void;
 }
 
 /** Why a partition's transition failed (kept per partition, like Kafka's ElectionResults). */
@@ -214,6 +216,7 @@ export class PartitionStateMachine {
           { topic: u.tp.topic, partition: u.tp.partition, leader: u.state.leader, isr: u.state.isr, leaderEpoch: u.state.leaderEpoch, strategy: strategy.kind, unclean: u.unclean },
           'elected leader',
         );
+        if (u.unclean) this.d.onUncleanElection?.(u.tp);
         results.set(tpKey(u.tp), { ok: true, leader: u.state.leader });
       }
       remaining = stale;

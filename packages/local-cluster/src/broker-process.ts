@@ -14,6 +14,8 @@ export interface BrokerProcessOptions {
   port: number;
   /** Control-plane (CONTROLLER) port. */
   controlPort: number;
+  /** metrics.port: HTTP /metrics, /health, /ready (unset or <= 0: disabled). */
+  metricsPort?: number;
   zookeeperConnect: string;
   /** Broker home: server.properties and logs/ go here. */
   dir: string;
@@ -43,6 +45,11 @@ export class BrokerProcess {
     return `${this.host}:${this.o.port}`;
   }
 
+  /** Base URL of the broker's metrics endpoint (`http://host:port`), or undefined when disabled. */
+  get metricsUrl(): string | undefined {
+    return this.o.metricsPort !== undefined && this.o.metricsPort > 0 ? `http://${this.host}:${this.o.metricsPort}` : undefined;
+  }
+
   get pid(): number | undefined {
     return this.process?.running ? this.process.pid : undefined;
   }
@@ -65,6 +72,7 @@ export class BrokerProcess {
       // when a whole local cluster stops at once the controller may already be gone: retry sooner than Kafka's 5 s
       'controlled.shutdown.retry.backoff.ms': '1000',
       ...(this.o.rack ? { 'broker.rack': this.o.rack } : {}),
+      ...(this.o.metricsPort !== undefined && this.o.metricsPort > 0 ? { 'metrics.port': String(this.o.metricsPort), 'metrics.host': this.host } : {}),
       ...this.o.overrides,
     };
   }

@@ -16,7 +16,7 @@ export interface LocalClusterState {
     connect: string;
     servers: Array<{ id: number; pid: number | undefined; host: string; clientPort: number; peerPort: number; electionPort: number; dataDir: string; logFile: string }>;
   };
-  brokers: Array<{ id: number; pid: number | undefined; host: string; port: number; controlPort: number; dir: string }>;
+  brokers: Array<{ id: number; pid: number | undefined; host: string; port: number; controlPort: number; metricsPort?: number; dir: string }>;
   /** bootstrap.servers for clients. */
   bootstrap: string;
 }
@@ -32,6 +32,8 @@ export interface LocalClusterOptions {
   brokers: number;
   /** First broker client port (9092, 9093, 9094); control ports are +10000. */
   brokerPort: number;
+  /** First broker metrics port (9404, 9405, 9406: /metrics, /health, /ready); 0 disables. */
+  metricsPort?: number;
   /** Prints each child output line (foreground mode). */
   onLine?: (name: string, line: string) => void;
   log: (msg: string) => void;
@@ -45,6 +47,7 @@ export const DEFAULT_LOCAL_CLUSTER = {
   zkElectionPort: 3888,
   brokers: 3,
   brokerPort: 9092,
+  metricsPort: 9404,
 } as const;
 
 export function stateFile(dataDir: string): string {
@@ -124,6 +127,7 @@ export class LocalCluster {
           id: i,
           port: this.opts.brokerPort + i,
           controlPort: this.opts.brokerPort + 10000 + i,
+          ...(this.opts.metricsPort ? { metricsPort: this.opts.metricsPort + i } : {}),
           zookeeperConnect: ens.connectString(),
           dir: resolve(dataDir, `broker-${i}`),
           logToFile: true,
@@ -149,7 +153,7 @@ export class LocalCluster {
           logFile: join(s.config.dataDir, '..', `zk-${s.config.id}.log`),
         })),
       },
-      brokers: this.brokers.map((b) => ({ id: b.id, pid: b.pid, host: b.host, port: b.o.port, controlPort: b.o.controlPort, dir: b.o.dir })),
+      brokers: this.brokers.map((b) => ({ id: b.id, pid: b.pid, host: b.host, port: b.o.port, controlPort: b.o.controlPort, ...(b.o.metricsPort ? { metricsPort: b.o.metricsPort } : {}), dir: b.o.dir })),
       bootstrap: this.brokers.map((b) => b.address).join(','),
     });
     writeState(dataDir, state('starting'));
@@ -201,6 +205,8 @@ export interface ServiceStatus {
   address: string;
   alive: boolean;
   info: SrvrInfo | null;
+  /** Brokers: the metrics endpoint's base URL, when enabled. */
+  metrics?: string;
 }
 
 
@@ -214,6 +220,7 @@ export async function probeLocalCluster(state: LocalClusterState): Promise<Servi
       address: `${b.host}:${b.port}`,
       alive: isAlive(b.pid),
       info: (await portOpen(b.host, b.port)) ? ({ mode: 'broker' } as unknown as SrvrInfo) : null,
+      ...(b.metricsPort ? { metrics: `http://${b.host}:${b.metricsPort}/metrics` } : {}),
     })),
   );
   const zks = Promise.all(

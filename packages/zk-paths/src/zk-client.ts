@@ -65,6 +65,8 @@ export interface ZkClientOptions {
 
 export type Unwatch = () => void;
 
+export type ZkSessionStateName = 'CONNECTING' | 'CONNECTED' | 'DISCONNECTED' | 'EXPIRED' | 'CLOSED';
+
 type RawStat = zookeeper.Stat;
 
 function readLong(b: Buffer | undefined): bigint {
@@ -140,6 +142,10 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
   private livenessTimer: NodeJS.Timeout | undefined;
   private readonly watches = new Set<ArmedWatch>();
   private readonly log: Logger | undefined;
+  /** Kafka's SessionState: CONNECTING, CONNECTED, DISCONNECTED, EXPIRED (re-establishing) or CLOSED. */
+  sessionState: ZkSessionStateName = 'CONNECTING';
+  /** Called with each request's round trip in ms (Kafka's ZooKeeperRequestLatencyMs). */
+  requestLatencyListener: ((ms: number) => void) | undefined;
   readonly sessionTimeoutMs: number;
   readonly connectionTimeoutMs: number;
   readonly hosts: string;
@@ -213,17 +219,20 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
             established = true;
             clearTimeout(timer);
             this.isReady = true;
+            this.sessionState = 'CONNECTED';
             this.ready.resolve();
             this.startLiveness();
             this.log?.info({ sessionId: inner.getSessionId().toString('hex'), timeoutMs: inner.getSessionTimeout() }, 'zookeeper session established');
             resolve();
           } else {
             this.log?.info('zookeeper reconnected');
+            this.sessionState = 'CONNECTED';
             this.emit('state', ZkSessionEvent.Connected);
           }
         } else if (state === zookeeper.State.DISCONNECTED) {
           if (established) {
             this.log?.warn('zookeeper disconnected');
+            this.sessionState = 'DISCONNECTED';
             this.emit('state', ZkSessionEvent.Disconnected);
           }
         } else if (state === zookeeper.State.EXPIRED) {
@@ -284,6 +293,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
     const old = this.inner;
     this.generation++;
     this.isReady = false;
+    this.sessionState = 'EXPIRED';
     this.ready = deferred();
     clearInterval(this.livenessTimer);
     if (old) this.abandon(old);
@@ -344,12 +354,14 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
   ): Promise<T> {
     for (;;) {
       const inner = await this.client();
+      const started = performance.now();
       try {
         return await new Promise<T>((resolve, reject) => {
           const rej = (e: Error) => reject(e);
           this.pending.add(rej);
           fn(inner, (err, ...res) => {
             if (!this.pending.delete(rej)) return; // the session was lost meanwhile: already rejected
+            this.requestLatencyListener?.(performance.now() - started);
             const code = (err as { code?: number } | null)?.code;
             if (code !== ZkCode.CONNECTION_LOSS) this.lastHeard = Date.now();
             if (err) reject(toZkError(err, path));
@@ -565,6 +577,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
    */
   async multi(ops: ZkOp[]): Promise<ZkOpResult[]> {
     const inner = await this.client();
+    const started = performance.now();
     return new Promise<ZkOpResult[]>((resolve, reject) => {
       const rej = (e: Error) => reject(e);
       this.pending.add(rej);
@@ -601,6 +614,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
       }
       tx.commit((err: unknown, results: Array<{ type: number; err?: number; path?: string; stat?: RawStat }> | undefined) => {
         if (!this.pending.delete(rej)) return;
+        this.requestLatencyListener?.(performance.now() - started);
         const code = (err as { code?: number } | null)?.code;
         if (code !== ZkCode.CONNECTION_LOSS) this.lastHeard = Date.now();
         if (err) {
@@ -628,6 +642,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.sessionState = 'CLOSED';
     clearInterval(this.livenessTimer);
     this.watches.clear();
     const inner = this.inner;

@@ -124,7 +124,7 @@ describe('broker config – defaults', () => {
     expect(c.controlPlaneListener).toEqual({ listenerName: 'CONTROLLER', host: '', port: 19092, securityProtocol: 'PLAINTEXT' });
     expect(c.dataPlaneListeners.map((l) => l.listenerName)).toEqual(['PLAINTEXT']);
     expect(c.interBrokerListenerName).toBe('PLAINTEXT');
-    expect(c.get('metrics.port')).toBeNull();
+    expect(c.get('metrics.port')).toBe(-1);
     expect(c.get('console.port')).toBeNull();
   });
 

@@ -6,7 +6,7 @@
  * - `listeners`, `listener.security.protocol.map` and `control.plane.listener.name` default to a
  *   separate CONTROLLER listener, which carries Samsa's controller→broker RPC;
  * - a few configs are accepted for compatibility but have no effect on Node (`ignored`);
- * - `metrics.port` and `console.port` are Samsa's own (`extension`).
+ * - `metrics.port`, `metrics.host`, `state.change.log.file` and `console.port` are Samsa's own (`extension`).
  * A few obviously meaningless values that Kafka accepts are rejected (session timeouts below 1,
  * `default.replication.factor` below 1).
  */
@@ -178,7 +178,9 @@ export const BROKER_CONFIGS = freezeTable({
   'ssl.truststore.password': { type: 'password', default: null, importance: 'high', dynamic: PB, samsa: 'ignored', doc: 'Password of the trust store.' },
 
   // Samsa
-  'metrics.port': { type: 'int', default: null, min: 0, max: 65535, importance: 'low', dynamic: RO, samsa: 'extension', doc: 'Port of the HTTP metrics endpoint; unset disables it.' },
+  'metrics.port': { type: 'int', default: -1, min: -1, max: 65535, importance: 'low', dynamic: RO, samsa: 'extension', doc: 'Port of the HTTP endpoint serving /metrics (Prometheus), /health and /ready; -1 or 0 disables it.' },
+  'metrics.host': { type: 'string', default: '', importance: 'low', dynamic: RO, samsa: 'extension', doc: 'Interface the metrics endpoint binds to; empty means all interfaces.' },
+  'state.change.log.file': { type: 'string', default: null, importance: 'low', dynamic: RO, samsa: 'extension', doc: "File the state-change logger (Kafka's log4j state.change.logger) writes to; unset writes it to the main log with logger=state.change.logger." },
   'console.port': { type: 'int', default: null, min: 0, max: 65535, importance: 'low', dynamic: RO, samsa: 'extension', doc: 'Port of the web console; unset disables it.' },
 } as const satisfies Record<string, ConfigDef>);
 

@@ -171,7 +171,7 @@ export function resolveBrokerConfig(
   const taken = new Map<number, string>(listeners.filter((l) => l.port !== 0).map((l) => [l.port, `listener ${l.listenerName}`]));
   for (const k of ['metrics.port', 'console.port'] as const) {
     const port = get(k);
-    if (port === null || port === 0) continue;
+    if (port === null || port <= 0) continue;
     const other = taken.get(port);
     if (other) throw fail(k, `port ${port} is already used by ${other}`);
     taken.set(port, k);

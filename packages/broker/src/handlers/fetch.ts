@@ -40,7 +40,7 @@ const referenced = new WeakMap<FetchResponse, Buffer[]>();
  */
 export const fetchHandler: ApiHandler<1, BrokerServices> = {
   apiKey: 1,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
     const rm = s.replicaManager;
     const v = req.apiVersion;
@@ -65,12 +65,14 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     const anyError = () => results.some((r) => r.errorCode !== 0);
     if (b.maxWaitMs > 0 && entries.length > 0 && bytes() < Math.max(1, b.minBytes) && !anyError()) {
       // the seed's DelayedFetch: completed by HW growth (consumers) / appends (followers), a leadership change, or max_wait_ms
+      const waitStarted = performance.now();
       await new Promise<void>((resolve) => {
         const statuses = entries.map((e) => ({ partition: rm.getPartition(e.topic, e.partition), fetchOffset: e.fetchOffset }));
         const excluded = follower ? (p: Partition) => rm.shouldLeaderThrottle(p, replicaId) : undefined;
         const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, resolve, excluded);
         rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => `${e.topic}-${e.partition}`));
       });
+      if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       results = await read();
     }
     const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));
@@ -95,6 +97,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
           const n = await slice.readInto(records);
           if (n < records.length) records = records.subarray(0, n);
           buffers.push(records);
+          s.metrics?.fetched(name, records.length, follower);
         }
         partitions.push({
           ...emptyPartition(p.partition, r.errorCode),

@@ -32,6 +32,8 @@ export const joinGroupHandler: ApiHandler<11, BrokerServices> = {
     const v = req.apiVersion;
     const groupInstanceId = v >= 5 ? b.groupInstanceId : null;
     return new Promise((resolve) => {
+      // a join answered later waited in the rebalance purgatory: Kafka's remote time
+      let returnedAt = -1;
       s.groupCoordinator.handleJoinGroup(
         {
           groupId: b.groupId,
@@ -48,8 +50,12 @@ export const joinGroupHandler: ApiHandler<11, BrokerServices> = {
           protocols: b.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
           reason: v >= 8 ? b.reason : null,
         },
-        (r) => resolve(response(r, v)),
+        (r) => {
+          if (returnedAt >= 0 && ctx.timing) ctx.timing.remoteMs += performance.now() - returnedAt;
+          resolve(response(r, v));
+        },
       );
+      returnedAt = performance.now();
     });
   },
   errorResponse(req, code) {

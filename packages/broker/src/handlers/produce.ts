@@ -22,7 +22,7 @@ function partitionResponse(index: number, errorCode: number, errorMessage: strin
  */
 export const produceHandler: ApiHandler<0, BrokerServices> = {
   apiKey: 0,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const { acks, timeoutMs, topicData } = req.body;
     if (acks !== 0 && acks !== 1 && acks !== -1) {
       return { responses: topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS)) })), throttleTimeMs: 0, nodeEndpoints: [] };
@@ -80,6 +80,8 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
         results.set(k, partitionResponse(a.partition, a.errorCode, a.errorMessage));
         continue;
       }
+      // counted per partition append from the batch headers' totals, never per record
+      s.metrics?.produced(a.topic, a.info.validBytes, a.info.recordCount);
       const r: ProduceResponsePartition = {
         index: a.partition,
         errorCode: 0,
@@ -106,10 +108,12 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     if (acks === 0) return null;
     if (waiting.length > 0) {
       // the seed's DelayedProduce: completed by HW growth, leadership loss or the timeout
+      const waitStarted = performance.now();
       await new Promise<void>((resolve) => {
         const op = new DelayedProduce(timeoutMs, waiting, resolve);
         rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));
       });
+      if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       for (const [st, r] of waitingResponse) {
         if (st.errorCode !== 0 && st.errorCode !== undefined) {
           r.errorCode = st.errorCode;

@@ -12,11 +12,13 @@ const response = (r: SyncGroupResult): SyncGroupResponse => ({ throttleTimeMs: 0
  */
 export const syncGroupHandler: ApiHandler<14, BrokerServices> = {
   apiKey: 14,
-  handle(req, _ctx, s) {
+  handle(req, ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
     if (v >= 5 && (b.protocolType === null || b.protocolName === null)) return Promise.resolve(response(syncError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)));
     return new Promise((resolve) => {
+      // a sync answered later waited for the leader's assignment: Kafka's remote time
+      let returnedAt = -1;
       s.groupCoordinator.handleSyncGroup(
         {
           groupId: b.groupId,
@@ -27,8 +29,12 @@ export const syncGroupHandler: ApiHandler<14, BrokerServices> = {
           groupInstanceId: v >= 3 ? b.groupInstanceId : null,
           assignments: new Map(b.assignments.map((a) => [a.memberId, Buffer.from(a.assignment)])),
         },
-        (r) => resolve(response(r)),
+        (r) => {
+          if (returnedAt >= 0 && ctx.timing) ctx.timing.remoteMs += performance.now() - returnedAt;
+          resolve(response(r));
+        },
       );
+      returnedAt = performance.now();
     });
   },
   errorResponse(_req, code) {

@@ -22,6 +22,27 @@ export class CloseConnection extends Error {
  */
 export type FrameResponse = Buffer | Buffer[] | null;
 
+/**
+ * One request's timestamps (performance.now() ms), filled as it moves through the socket server
+ * and the request handler: what Kafka's RequestMetrics time (queue, local, remote, response queue,
+ * send). Handlers add the time they waited in a purgatory to `remoteMs`.
+ */
+export interface RequestTiming {
+  /** The request's last byte arrived. */
+  receivedAt: number;
+  /** The handler took it (requests of a connection are handled one at a time, in order). */
+  startedAt: number;
+  /** The handler returned the response. */
+  handledAt: number;
+  /** The response was handed to the socket. */
+  sendStartedAt: number;
+  /** Time spent waiting in a purgatory (DelayedProduce, DelayedFetch, group joins). */
+  remoteMs: number;
+  throttleMs: number;
+  /** The request's API key, -1 until decoded. */
+  apiKey: number;
+}
+
 export interface SocketServerOptions {
   listener: string;
   host: string;
@@ -33,7 +54,9 @@ export interface SocketServerOptions {
   /** Stop reading from a connection when this many request bytes are waiting. */
   maxBufferedBytes?: number;
   logger: Logger;
-  handle: (frame: Buffer, conn: ConnectionInfo) => Promise<FrameResponse>;
+  handle: (frame: Buffer, conn: ConnectionInfo, timing: RequestTiming) => Promise<FrameResponse>;
+  /** Called once a request's response is written out (or right away when there is none). */
+  onRequestComplete?: (timing: RequestTiming, sentAt: number) => void;
 }
 
 /**
@@ -84,6 +107,10 @@ export class SocketServer {
 
 class Connection {
   private readonly chunks: Buffer[] = [];
+  /** Arrival time of each chunk (parallel to `chunks`): a frame was received when its last chunk was. */
+  private readonly chunkTimes: number[] = [];
+  /** Arrival time of the frame `nextFrame` returned last. */
+  private frameReceivedAt = 0;
   private buffered = 0;
   /** Reused for frames that arrive over several chunks (one request in flight per connection). */
   private scratch: Buffer | undefined;
@@ -124,6 +151,7 @@ class Connection {
 
   private onData(d: Buffer): void {
     this.chunks.push(d);
+    this.chunkTimes.push(performance.now());
     this.buffered += d.length;
     if (this.buffered > this.maxBuffered) this.socket.pause();
     if (!this.processing) void this.drainFrames();
@@ -143,7 +171,8 @@ class Connection {
     if (head.length >= 4 + size) {
       // the whole frame sits in one chunk: a view, no copy
       const frame = head.subarray(4, 4 + size);
-      if (head.length === 4 + size) this.chunks.shift();
+      this.frameReceivedAt = this.chunkTimes[0]!;
+      if (head.length === 4 + size) this.shiftChunk();
       else this.chunks[0] = head.subarray(4 + size);
       this.buffered -= 4 + size;
       return frame;
@@ -159,11 +188,17 @@ class Connection {
       const n = Math.min(c.length, size - filled);
       c.copy(frame, filled, 0, n);
       filled += n;
-      if (n === c.length) this.chunks.shift();
+      this.frameReceivedAt = this.chunkTimes[0]!;
+      if (n === c.length) this.shiftChunk();
       else this.chunks[0] = c.subarray(n);
     }
     this.buffered -= size;
     return frame;
+  }
+
+  private shiftChunk(): void {
+    this.chunks.shift();
+    this.chunkTimes.shift();
   }
 
   /** Drops `n` buffered bytes (the size prefix). */
@@ -173,7 +208,7 @@ class Connection {
       const c = this.chunks[0]!;
       if (c.length <= n) {
         n -= c.length;
-        this.chunks.shift();
+        this.shiftChunk();
       } else {
         this.chunks[0] = c.subarray(n);
         n = 0;
@@ -197,18 +232,27 @@ class Connection {
         if (!frame) break;
         if (this.buffered <= this.maxBuffered && this.socket.isPaused()) this.socket.resume();
         let response: FrameResponse;
+        const startedAt = performance.now();
+        const timing: RequestTiming = { receivedAt: this.frameReceivedAt, startedAt, handledAt: startedAt, sendStartedAt: startedAt, remoteMs: 0, throttleMs: 0, apiKey: -1 };
         try {
-          response = await this.o.handle(frame, this.info);
+          response = await this.o.handle(frame, this.info, timing);
+          timing.handledAt = performance.now();
         } catch (err) {
           if (err instanceof CloseConnection) this.log.warn({ reason: err.message }, 'closing connection');
           else this.log.error({ err }, 'request handler failed; closing connection');
           this.close();
           return;
         }
+        const done = this.o.onRequestComplete;
         if (response !== null && !this.closed) {
-          const ok = Array.isArray(response) ? this.writeAll(response) : this.socket.write(response);
+          timing.sendStartedAt = performance.now();
+          const sent = done ? () => done(timing, performance.now()) : undefined;
+          const ok = Array.isArray(response) ? this.writeAll(response, sent) : this.socket.write(response, sent);
           // a client that does not read its responses stops being read until it does
           if (!ok) await this.drained();
+        } else if (done) {
+          timing.sendStartedAt = timing.handledAt;
+          done(timing, timing.handledAt);
         }
       }
     } finally {
@@ -234,10 +278,12 @@ class Connection {
     });
   }
 
-  private writeAll(parts: Buffer[]): boolean {
+  private writeAll(parts: Buffer[], sent?: () => void): boolean {
     this.socket.cork();
     let ok = true;
-    for (const p of parts) ok = this.socket.write(p) && ok;
+    parts.forEach((p, i) => {
+      ok = (i === parts.length - 1 && sent ? this.socket.write(p, sent) : this.socket.write(p)) && ok;
+    });
     process.nextTick(() => this.socket.uncork());
     return ok;
   }

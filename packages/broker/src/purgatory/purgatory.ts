@@ -56,6 +56,11 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
     private readonly purgeInterval = 1000,
   ) {}
 
+  /** Watch entries, completed ones not yet purged included (Kafka's PurgatorySize). */
+  get watched(): number {
+    return this.estimatedWatched;
+  }
+
   /** Pending operations (delayed, not completed). */
   get delayed(): number {
     const pending = new Set<T>();

@@ -19,6 +19,8 @@ export interface PartitionOptions {
   /** replica.lag.time.max.ms */
   replicaLagTimeMaxMs: number;
   writeIsr: IsrWriter;
+  /** Told of each ISR change this leader wrote (Kafka's IsrExpandsPerSec / IsrShrinksPerSec). */
+  onIsrChange?: (why: 'expand' | 'shrink') => void;
 }
 
 /**
@@ -211,6 +213,7 @@ export class Partition {
       this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: epoch, from: this.isr, isr: newIsr, why }, why === 'expand' ? 'expanding ISR' : 'shrinking ISR');
       this.isr = newIsr;
       this.partitionEpoch = v;
+      this.opts.onIsrChange?.(why);
     } finally {
       this.isrUpdateInFlight = false;
     }

@@ -68,6 +68,8 @@ export interface ReplicaManagerOptions {
   highWatermarkCheckpointIntervalMs: number;
   /** replication.quota.window.num × replication.quota.window.size.seconds (Kafka: 11 × 1 s). */
   replicationQuotaWindow?: QuotaWindow;
+  /** Told of each ISR expand/shrink a leader here wrote (the metrics registry counts them). */
+  onIsrChange?: (why: 'expand' | 'shrink') => void;
 }
 
 const REPLICATION_OFFSET_CHECKPOINT = 'replication-offset-checkpoint';
@@ -278,6 +280,11 @@ export class ReplicaManager {
     return s;
   }
 
+  /** Settings already resolved for a topic (no ZooKeeper read), for scrape-time gauges. */
+  cachedSettings(topic: string): TopicSettings | undefined {
+    return this.topicSettingsCache.get(topic);
+  }
+
   /** Topic config changed (dynamic configs): drop the cached settings. */
   invalidateTopicSettings(topic: string): void {
     this.topicSettingsCache.delete(topic);
@@ -306,7 +313,11 @@ export class ReplicaManager {
         continue;
       }
       if (!p) {
-        p = new Partition(s.topic, s.partition, this.o.brokerId, scl, { replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs, writeIsr: this.writeIsr });
+        p = new Partition(s.topic, s.partition, this.o.brokerId, scl, {
+          replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs,
+          writeIsr: this.writeIsr,
+          ...(this.o.onIsrChange ? { onIsrChange: this.o.onIsrChange } : {}),
+        });
         this.partitions.set(key(s.topic, s.partition), p);
         const k = key(s.topic, s.partition);
         // the seed's external events: HW growth completes produces and consumer fetches, appends follower fetches

@@ -48,6 +48,8 @@ import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
 import { produceHandler } from '../handlers/produce.js';
 import { LogManager } from '../log/manager.js';
+import { BrokerMetrics } from '../metrics/broker-metrics.js';
+import { MetricsHttpServer } from '../metrics/http-server.js';
 import { MetadataCache, type MetadataPartition } from '../metadata/metadata-cache.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ReplicaManager } from '../replica/replica-manager.js';
@@ -102,10 +104,48 @@ export class KafkaServer {
   private stopping = false;
   /** Bound ports per listener name (listeners with port 0 get a random one). */
   readonly boundPorts = new Map<string, number>();
+  /** The Prometheus registry; its HTTP endpoint runs when metrics.port > 0. */
+  readonly metrics: BrokerMetrics;
+  private metricsServer: MetricsHttpServer | undefined;
+  /** Registered in /brokers/ids (false while a lost session is being re-established). */
+  private registered = false;
+  /** Whether an UpdateMetadata from the controller has arrived (readiness). */
+  private metadataReceived = false;
 
   constructor(private readonly o: KafkaServerOptions) {
     this.log = o.logger;
-    this.scl = o.stateChangeLogger ?? o.logger.child({ name: 'state.change.logger' });
+    this.scl = o.stateChangeLogger ?? o.logger.child({ logger: 'state.change.logger' });
+    this.metrics = new BrokerMetrics({ defaultMinIsr: o.config.get('min.insync.replicas') });
+  }
+
+  /** What keeps this broker from being ready (/ready); empty when ready. */
+  readinessProblems(): string[] {
+    const out: string[] = [];
+    if (this.stopping) out.push('shutting down');
+    if (this.zk?.sessionState !== 'CONNECTED') out.push(`ZooKeeper session ${this.zk?.sessionState ?? 'not started'}`);
+    if (!this.registered) out.push('not registered in /brokers/ids');
+    if (!this.metadataReceived) out.push('no UpdateMetadata received from the controller yet');
+    return out;
+  }
+
+  /** Port of the metrics endpoint, or -1 when disabled / not started. */
+  get metricsPort(): number {
+    return this.metricsServer?.boundPort ?? -1;
+  }
+
+  private async startMetricsServer(): Promise<void> {
+    const cfg = this.o.config;
+    const port = cfg.get('metrics.port');
+    if (port === null || port <= 0) return;
+    const server = new MetricsHttpServer({
+      host: cfg.get('metrics.host'),
+      port,
+      scrape: () => this.metrics.scrape(),
+      readiness: () => this.readinessProblems(),
+      logger: this.log.child({ component: 'metrics-http' }),
+    });
+    await server.start();
+    this.metricsServer = server;
   }
 
   get config(): BrokerConfig {
@@ -115,6 +155,8 @@ export class KafkaServer {
   async startup(): Promise<void> {
     const cfg = this.o.config;
     for (const w of cfg.warnings) this.log.warn(w);
+    // first, so /health answers and /ready says why not while the broker starts
+    await this.startMetricsServer();
     const zkSettings = cfg.zookeeper;
     this.zk = await ZkClient.connect({
       connectString: zkSettings.connectString,
@@ -122,6 +164,8 @@ export class KafkaServer {
       connectionTimeoutMs: zkSettings.connectionTimeoutMs,
       logger: this.log,
     });
+    this.zk.requestLatencyListener = this.metrics.zkRequestLatency;
+    this.metrics.sources.zk = this.zk;
     const kzk = new KafkaZk(this.zk);
     this.kzk = kzk;
     await kzk.createPersistentPaths();
@@ -178,7 +222,9 @@ export class KafkaServer {
       logDirs: cfg.logDirs,
       highWatermarkCheckpointIntervalMs: cfg.get('replica.high.watermark.checkpoint.interval.ms'),
       replicationQuotaWindow: { samples: cfg.get('replication.quota.window.num'), sampleMs: cfg.get('replication.quota.window.size.seconds') * 1000 },
+      onIsrChange: this.metrics.isrChanged,
     });
+    this.metrics.sources.replicaManager = this.replicaManager;
     await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
     // dynamic configs: /config/topics and /config/brokers now, then every /config/changes notification
@@ -212,6 +258,7 @@ export class KafkaServer {
       partitionCount: cfg.get('offsets.topic.num.partitions'),
     });
     this.groupCoordinator = coordinator;
+    this.metrics.sources.groupCoordinator = coordinator;
     this.replicaManager.onLeadershipChange((c) => {
       if (c.topic !== GROUP_METADATA_TOPIC_NAME) return;
       if (c.isLeader) void coordinator.onElection(c.partition, c.leaderEpoch);
@@ -237,7 +284,9 @@ export class KafkaServer {
       autoLeaderRebalanceEnable: cfg.get('auto.leader.rebalance.enable'),
       leaderImbalancePerBrokerPercentage: cfg.get('leader.imbalance.per.broker.percentage'),
       leaderImbalanceCheckIntervalMs: cfg.get('leader.imbalance.check.interval.seconds') * 1000,
+      metrics: this.metrics,
     });
+    this.metrics.sources.controller = this.controller;
 
     const topicAdmin = new TopicAdmin(kzk, this.metadata, {
       numPartitions: cfg.get('num.partitions'),
@@ -267,13 +316,14 @@ export class KafkaServer {
       replicaManager: this.replicaManager,
       groupCoordinator: coordinator,
       log: this.log,
+      metrics: this.metrics,
     };
     const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler];
     // the group coordinator's APIs
     const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
-    const rh = new RequestHandler<BrokerServices>([...handlers, ...groupHandlers, apiVersions], services, this.log.child({ component: 'request-handler' }));
+    const rh = new RequestHandler<BrokerServices>([...handlers, ...groupHandlers, apiVersions], services, this.log.child({ component: 'request-handler' }), this.metrics);
     holder.rh = rh;
 
     // control plane first, so the controller can reach us as soon as we are registered
@@ -288,15 +338,18 @@ export class KafkaServer {
         maxRequestSize: cfg.get('socket.request.max.bytes'),
         idleTimeoutMs: cfg.get('connections.max.idle.ms'),
         logger: this.log.child({ component: 'socket-server', listener: l.listenerName }),
-        handle: (frame, conn) => rh.handle(frame, conn),
+        handle: (frame, conn, timing) => rh.handle(frame, conn, timing),
+        onRequestComplete: this.metrics.requestCompleted,
       });
       this.boundPorts.set(l.listenerName, await server.start());
       this.sockets.push(server);
     }
 
     this.brokerEpoch = await this.registerAtStartup(kzk);
+    this.registered = true;
     this.log.info({ brokerId: this.brokerId, brokerEpoch: String(this.brokerEpoch), endpoints: this.brokerInfo().endpoints }, 'registered broker');
     this.zk.on('state', (e) => {
+      if (e === ZkSessionEvent.Expired) this.registered = false;
       if (e === ZkSessionEvent.NewSession && !this.stopping) void this.reregister();
     });
     this.controller.startup();
@@ -350,6 +403,7 @@ export class KafkaServer {
     for (let attempt = 0; !this.stopping; attempt++) {
       try {
         this.brokerEpoch = await this.kzk!.registerBroker({ ...this.brokerInfo() });
+        this.registered = true;
         this.log.info({ brokerEpoch: String(this.brokerEpoch) }, 're-registered broker after a new ZooKeeper session');
         return;
       } catch (err) {
@@ -380,6 +434,8 @@ export class KafkaServer {
         });
         // Kafka drops the committed offsets of deleted topics
         if (deleted.length > 0) this.groupCoordinator?.handleDeletedTopics(deleted);
+        if (!this.metadataReceived) this.log.info({ controllerId: r.controllerId, controllerEpoch: r.controllerEpoch }, 'first UpdateMetadata received; broker is ready');
+        this.metadataReceived = true;
         return { errorCode: ErrorCode.NONE };
       },
       leaderAndIsr: async (r) => {
@@ -470,6 +526,7 @@ export class KafkaServer {
     await this.replicaManager?.shutdown();
     await this.logs?.shutdown();
     await this.zk?.close();
+    await this.metricsServer?.stop();
     this.log.info({ brokerId: this.brokerId }, 'shut down');
   }
 }

@@ -11,7 +11,7 @@ import {
   type ApiResponseMap,
   type DecodedRequestOf,
 } from '@samsa/protocol';
-import { CloseConnection, type ConnectionInfo, type FrameResponse } from '../network/socket-server.js';
+import { CloseConnection, type ConnectionInfo, type FrameResponse, type RequestTiming } from '../network/socket-server.js';
 
 /** Per-request context handed to API handlers. */
 export interface RequestContext {
@@ -19,6 +19,13 @@ export interface RequestContext {
   clientId: string | null;
   /** Listener the request arrived on (Metadata answers with that listener's endpoints). */
   listener: string;
+  /** The request's timing; handlers add purgatory waits to `remoteMs`. */
+  timing?: RequestTiming;
+}
+
+/** Sees every decoded request's response body (the metrics registry counts its error codes). */
+export interface ResponseObserver {
+  onResponse(apiKey: number, body: unknown): void;
 }
 
 /**
@@ -49,6 +56,7 @@ export class RequestHandler<S> {
     handlers: Array<AnyApiHandler<S>>,
     private readonly services: S,
     private readonly log: Logger,
+    private readonly observer?: ResponseObserver,
   ) {
     for (const h of handlers) this.handlers.set(h.apiKey, h);
   }
@@ -67,12 +75,14 @@ export class RequestHandler<S> {
     return buildApiVersionsResponse({ apiKeys: this.advertised(), throttleTimeMs });
   }
 
-  async handle(frame: Buffer, conn: ConnectionInfo): Promise<FrameResponse> {
+  async handle(frame: Buffer, conn: ConnectionInfo, timing?: RequestTiming): Promise<FrameResponse> {
     const d = decodeRequest(frame);
+    if (timing && d.ok) timing.apiKey = d.apiKey;
     if (!d.ok) {
       switch (d.error) {
         case 'UNSUPPORTED_VERSION':
           if (d.response) {
+            if (timing) timing.apiKey = d.header.apiKey;
             this.log.info({ apiKey: d.header.apiKey, apiVersion: d.header.apiVersion, clientId: d.header.clientId }, 'unsupported ApiVersions version; answering with our versions (KIP-511)');
             return encodeUnsupportedApiVersionsResponse(d.header.correlationId, this.advertised());
           }
@@ -89,7 +99,7 @@ export class RequestHandler<S> {
     }
     const handler = this.handlers.get(d.apiKey);
     if (!handler) throw new CloseConnection(`api ${d.api.name} is not served by this broker`);
-    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener };
+    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener, ...(timing ? { timing } : {}) };
     let body: unknown;
     try {
       body = await handler.handle(d, ctx, this.services);
@@ -99,6 +109,7 @@ export class RequestHandler<S> {
       else this.log.debug({ err, api: d.api.name, code }, 'request failed with an error code');
       body = handler.errorResponse(d, code);
     }
+    this.observer?.onResponse(d.apiKey, body);
     if (body === null) return null;
     if (handler.encode) return handler.encode(d, body);
     return encodeResponse(d.apiKey, d.apiVersion, d.header.correlationId, body as ApiResponseMap[typeof d.apiKey]);

@@ -6,6 +6,7 @@ import type { TopicAdmin } from '../admin/topic-admin.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import type { TopicMetricsSink } from '../metrics/topic-metrics.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -28,4 +29,6 @@ export interface BrokerServices {
   replicaManager: ReplicaManager;
   groupCoordinator: GroupCoordinator;
   log: Logger;
+  /** Per-topic traffic counters (BrokerTopicMetrics); absent when metrics are off. */
+  metrics?: TopicMetricsSink;
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import pino from 'pino';
 import { ConfigError, KafkaServer, loadBrokerConfig } from '@samsa/broker';
+import { createBrokerLoggers } from './broker-logging.js';
 
 /** `samsa broker start server.properties [--override k=v]…` — kafka-server-start.sh. */
 export function registerBrokerCommands(program: Command): void {
@@ -11,7 +11,6 @@ export function registerBrokerCommands(program: Command): void {
     .argument('[server.properties]', 'broker configuration file (Kafka names)')
     .option('--override <key=value>', 'override a configuration (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .action(async (file: string | undefined, opts: { override: string[] }) => {
-      const logger = pino({ level: process.env['SAMSA_LOG_LEVEL'] ?? 'info', base: { pid: process.pid } });
       let config;
       try {
         config = await loadBrokerConfig({ ...(file ? { file } : {}), overrides: opts.override });
@@ -22,7 +21,11 @@ export function registerBrokerCommands(program: Command): void {
         }
         throw err;
       }
-      const server = new KafkaServer({ config, logger, stateChangeLogger: logger.child({ name: 'state.change.logger' }) });
+      const { logger, stateChangeLogger } = await createBrokerLoggers({
+        level: process.env['SAMSA_LOG_LEVEL'] ?? 'info',
+        stateChangeLogFile: config.get('state.change.log.file'),
+      });
+      const server = new KafkaServer({ config, logger, stateChangeLogger });
       let stopping = false;
       const stop = (sig: string) => {
         if (stopping) return;

@@ -26,7 +26,7 @@ describe('samsa cluster', () => {
     const dir = await mkdtemp(join(tmpdir(), 'samsa-cli-'));
     dirs.push(dir);
     const base = portBase();
-    const args = ['--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000), '--broker-port', String(base + 5)];
+    const args = ['--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000), '--broker-port', String(base + 5), '--metrics-port', String(base + 8)];
     const up = await run(process.execPath, [bin, 'cluster', 'up', '--detach', ...args], { timeout: 180_000 });
     expect(up.stdout).toContain('serving (leader)');
     expect(up.stdout).toContain(`bootstrap.servers=127.0.0.1:${base + 5},127.0.0.1:${base + 6},127.0.0.1:${base + 7}`);
@@ -41,6 +41,12 @@ describe('samsa cluster', () => {
     expect(st.stdout).toContain('live brokers: 0,1,2');
     expect(st.stdout).toContain('partitions: 0 (offline 0, under-replicated 0)');
     expect(brokers.every((l) => l.includes(' serving'))).toBe(true);
+    // each broker's metrics endpoint, in the METRICS column, answers
+    for (let i = 0; i < 3; i++) expect(brokers[i]).toContain(`http://127.0.0.1:${base + 8 + i}/metrics`);
+    const metrics = await fetch(`http://127.0.0.1:${base + 8}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('kafka_controller_kafkacontroller_activecontrollercount');
+    expect((await fetch(`http://127.0.0.1:${base + 8}/health`)).status).toBe(200);
     expect(st.stdout).toContain(`zookeeper.connect=127.0.0.1:${base},127.0.0.1:${base + 1},127.0.0.1:${base + 2}`);
     const state = readState(dir)!;
     const pids = [state.supervisorPid, ...state.zookeeper.servers.map((s) => s.pid!), ...state.brokers.map((b) => b.pid!)];
@@ -56,7 +62,7 @@ describe('samsa cluster', () => {
     const dir = await mkdtemp(join(tmpdir(), 'samsa-cli-'));
     dirs.push(dir);
     const base = portBase();
-    const child = spawn(process.execPath, [bin, 'cluster', 'up', '--zk-servers', '1', '--brokers', '1', '--broker-port', String(base + 5), '--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000)], {
+    const child = spawn(process.execPath, [bin, 'cluster', 'up', '--zk-servers', '1', '--brokers', '1', '--broker-port', String(base + 5), '--metrics-port', '0', '--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -25,6 +25,7 @@ interface UpOptions {
   zkElectionPort: string;
   brokers: string;
   brokerPort: string;
+  metricsPort: string;
 }
 
 function parseCount(v: string, name: string, min = 1): number {
@@ -47,6 +48,7 @@ export function registerClusterCommands(program: Command): void {
     .option('--zk-election-port <port>', 'first ZooKeeper leader-election port', String(DEFAULT_LOCAL_CLUSTER.zkElectionPort))
     .option('--brokers <n>', 'number of brokers (ids 0..n-1; 0 runs ZooKeeper only)', String(DEFAULT_LOCAL_CLUSTER.brokers))
     .option('--broker-port <port>', 'first broker client port (control-plane ports are +10000)', String(DEFAULT_LOCAL_CLUSTER.brokerPort))
+    .option('--metrics-port <port>', 'first broker metrics port (/metrics, /health, /ready); 0 disables', String(DEFAULT_LOCAL_CLUSTER.metricsPort))
     .action(async (opts: UpOptions) => {
       const ports = {
         zkServers: parseCount(opts.zkServers, '--zk-servers'),
@@ -55,6 +57,7 @@ export function registerClusterCommands(program: Command): void {
         zkElectionPort: parseCount(opts.zkElectionPort, '--zk-election-port'),
         brokers: parseCount(opts.brokers, '--brokers', 0),
         brokerPort: parseCount(opts.brokerPort, '--broker-port'),
+        metricsPort: parseCount(opts.metricsPort, '--metrics-port', 0),
       };
       if (opts.detach) {
         await detach(opts);
@@ -89,7 +92,7 @@ export function registerClusterCommands(program: Command): void {
 
 async function foreground(
   dataDir: string,
-  ports: { zkServers: number; zkClientPort: number; zkPeerPort: number; zkElectionPort: number; brokers: number; brokerPort: number },
+  ports: { zkServers: number; zkClientPort: number; zkPeerPort: number; zkElectionPort: number; brokers: number; brokerPort: number; metricsPort: number },
 ): Promise<void> {
   const lc = new LocalCluster({
     dataDir,
@@ -132,7 +135,7 @@ async function detach(opts: UpOptions): Promise<void> {
     [
       bin, 'cluster', 'up', '--data-dir', opts.dataDir, '--zk-servers', opts.zkServers, '--zk-port', opts.zkPort,
       '--zk-peer-port', opts.zkPeerPort, '--zk-election-port', opts.zkElectionPort,
-      '--brokers', opts.brokers, '--broker-port', opts.brokerPort,
+      '--brokers', opts.brokers, '--broker-port', opts.brokerPort, '--metrics-port', opts.metricsPort,
     ],
     { detached: true, stdio: ['ignore', fd, fd] },
   );
@@ -160,10 +163,10 @@ async function detach(opts: UpOptions): Promise<void> {
 /** Prints a table; returns true when everything recorded is alive and serving. */
 async function printStatus(state: LocalClusterState): Promise<boolean> {
   const rows = await probeLocalCluster(state);
-  const table = [['SERVICE', 'ID', 'PID', 'ADDRESS', 'STATE']];
+  const table = [['SERVICE', 'ID', 'PID', 'ADDRESS', 'STATE', 'METRICS']];
   for (const r of rows) {
     const serving = r.service === 'broker' ? 'serving' : `serving (${r.info?.mode})`;
-    table.push([r.service, String(r.id), r.pid ? String(r.pid) : '-', r.address, r.info ? serving : r.alive ? 'not serving' : 'down']);
+    table.push([r.service, String(r.id), r.pid ? String(r.pid) : '-', r.address, r.info ? serving : r.alive ? 'not serving' : 'down', r.metrics ?? '-']);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table) process.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');

@@ -1,0 +1,38 @@
+import { ErrorCode } from '@samsa/protocol';
+
+const NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code as number, name]));
+
+/** Kafka's error name for a code (as in the ErrorsPerSec `error` tag); unknown codes by number. */
+export function errorName(code: number): string {
+  return NAMES.get(code) ?? `UNKNOWN_${code}`;
+}
+
+/**
+ * Kafka's AbstractResponse.errorCounts: every `errorCode` field in a response (top level, per
+ * topic, per partition, per group), NONE included. Walks the response's objects and arrays once;
+ * record data (Buffers) is never entered, so the cost is per partition, not per record.
+ */
+export function countErrorCodes(body: unknown, into = new Map<number, number>()): Map<number, number> {
+  if (body !== null && typeof body === 'object') walk(body as object, into);
+  return into;
+}
+
+function walk(v: object, into: Map<number, number>): void {
+  if (ArrayBuffer.isView(v)) return;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (x !== null && typeof x === 'object') walk(x, into);
+    }
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (typeof x === 'object') {
+      if (x !== null) walk(x, into);
+    } else if (typeof x === 'number' && k === 'errorCode') {
+      into.set(x, (into.get(x) ?? 0) + 1);
+    }
+  }
+}
