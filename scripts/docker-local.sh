@@ -141,8 +141,13 @@ build_images() {
   log "building $NODE_IMAGE, $NODE_BUILD_IMAGE, $ZOOKEEPER_IMAGE (cached after the first run)"
   DOCKER_BUILDKIT=0 "$DOCKER" build -q --network host --build-arg "BASE_IMAGE=$DEBIAN_IMAGE" \
     -t "$NODE_IMAGE" -f "$ctx/node.Dockerfile" "$ctx" >/dev/null
+  # the build stage's npm trusts the CA file the host's npm uses (if any)
+  local bctx=$STATE/node-build-context cafile
+  rm -rf "$bctx" && mkdir -p "$bctx" && cp "$ctx/node-build.Dockerfile" "$bctx/Dockerfile"
+  cafile=$(npm config get cafile 2>/dev/null || true)
+  if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -f "$cafile" ]; then cp "$cafile" "$bctx/npm-ca.crt"; else : >"$bctx/npm-ca.crt"; fi
   DOCKER_BUILDKIT=0 "$DOCKER" build -q --network host --build-arg "BASE_IMAGE=$NODE_IMAGE" \
-    -t "$NODE_BUILD_IMAGE" -f "$ctx/node-build.Dockerfile" "$ctx" >/dev/null
+    -t "$NODE_BUILD_IMAGE" "$bctx" >/dev/null
   DOCKER_BUILDKIT=0 "$DOCKER" build -q --network host --build-arg "BASE_IMAGE=$DEBIAN_IMAGE" \
     -t "$ZOOKEEPER_IMAGE" "$ctx/zookeeper" >/dev/null
   log "building $SAMSA_IMAGE from docker/Dockerfile"

@@ -12,3 +12,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && test -f /usr/include/node/common.gypi
 ENV npm_config_nodedir=/usr
+# The host npm's `cafile` (scripts/docker-local.sh copies it here; empty when the host has none), so
+# that npm in the build trusts what the host's npm trusts (e.g. a TLS-inspecting proxy's CA).
+COPY npm-ca.crt /usr/local/share/samsa/npm-ca.crt
+RUN if [ -s /usr/local/share/samsa/npm-ca.crt ]; then npm config set --global cafile /usr/local/share/samsa/npm-ca.crt; fi
