@@ -516,7 +516,7 @@ describeCluster('protocol fuzzing a single broker', () => {
               const f = Buffer.from(v.frame);
               let key: number;
               do key = rng.int(-0x8000, 0x7fff);
-              while (KNOWN_KEYS.has(key));
+              while ((KNOWN_KEYS as ReadonlySet<number>).has(key));
               f.writeInt16BE(key, 4);
               send(conn, f);
               const closed = await conn.waitClosed(5000);
