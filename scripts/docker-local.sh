@@ -287,7 +287,7 @@ smoke_tests() {
   "$DOCKER" start "$(container_of "broker-$victim")" >/dev/null
   wait_healthy 180 "broker-$victim"
   local deadline=$(($(date +%s) + 120))
-  until kcat -L -b "$BOOTSTRAP" -t smoke-kill -m 10 2>/dev/null | grep -q "3 brokers:" \
+  until grep -q "3 brokers:" <<<"$(kcat -L -b "$BOOTSTRAP" -t smoke-kill -m 10 2>/dev/null)" \
     && [ -z "$(samsa_cli topics --bootstrap-server broker-1:29092 --describe --topic smoke-kill --under-replicated-partitions)" ]; do
     (($(date +%s) > deadline)) && { samsa_cli topics --bootstrap-server broker-1:29092 --describe --topic smoke-kill >&2; die "broker $victim did not rejoin every ISR"; }
     sleep 2
@@ -299,7 +299,8 @@ smoke_tests() {
   local code
   code=$("$DOCKER" inspect -f '{{.State.ExitCode}}' "$(container_of broker-1)")
   [ "$code" = 0 ] || { compose logs --tail 30 broker-1 >&2; die "broker-1 exited with $code after SIGTERM"; }
-  compose logs --no-color broker-1 2>/dev/null | grep -q "controlled shutdown succeeded" \
+  # (no `| grep -q` under pipefail: grep's early exit would fail the pipeline)
+  grep -q "controlled shutdown succeeded" <<<"$(compose logs --no-color broker-1 2>/dev/null)" \
     || { compose logs --tail 30 broker-1 >&2; die "broker-1 stopped without a successful controlled shutdown"; }
   log "broker-1: controlled shutdown succeeded, exit code 0"
 }
