@@ -155,7 +155,6 @@ build_images() {
     --build-arg "BASE_IMAGE=$NODE_IMAGE" --build-arg "BUILD_IMAGE=$NODE_BUILD_IMAGE" \
     -t "$SAMSA_IMAGE" -f "$ROOT/docker/Dockerfile" "$ROOT" >"$STATE/build.log" 2>&1 \
     || { tail -30 "$STATE/build.log" >&2; die "docker build failed (log: $STATE/build.log)"; }
-  "$DOCKER" image prune -f >/dev/null
 }
 
 # ---------------------------------------------------------------------------------------- compose
