@@ -156,7 +156,7 @@ export class BrokerContainer {
   async stop(graceMs = 30_000): Promise<void> {
     if (!this.started || !this.running) return;
     const client = await getContainerRuntimeClient();
-    await client.container.stop(client.container.getById(this.started.getId()), { timeout: Math.ceil(graceMs / 1000) });
+    await client.container.stop(client.container.getById(this.started.getId()), { timeout: graceMs }); // ms
     await this.refreshPid();
   }
 
@@ -249,7 +249,7 @@ export class ZooKeeperContainers {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.servers.map((s) => s.stop({ timeout: 5, remove: true, removeVolumes: true }).catch(() => undefined)));
+    await Promise.all(this.servers.map((s) => s.stop({ timeout: 5000, remove: true, removeVolumes: true }).catch(() => undefined)));
   }
 }
 
