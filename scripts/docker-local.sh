@@ -26,6 +26,10 @@ STATE=${SAMSA_DOCKER_STATE:-/tmp/samsa-docker-local}
 SUITE=${SAMSA_DOCKER_SUITE:-trixie} # Debian 13: nodejs 20
 MIRROR=${SAMSA_DOCKER_MIRROR:-http://deb.debian.org/debian}
 ADDRESS_POOL=${SAMSA_DOCKER_ADDRESS_POOL:-10.213.0.0/16}
+# the engine's default bridge (testcontainers looks up the `bridge` network): our own interface, so
+# that no docker0 of another engine on this machine is touched
+BRIDGE=${SAMSA_DOCKER_BRIDGE:-samsa-docker0}
+BRIDGE_CIDR=${SAMSA_DOCKER_BRIDGE_CIDR:-10.214.0.1/24}
 PROJECT=samsa-local
 SOCK=$STATE/docker.sock
 export DOCKER_HOST=unix://$SOCK
@@ -69,12 +73,18 @@ start_engine() {
   mkdir -p "$STATE" "$CACHE/engine"
   if engine_running; then log "dockerd already running (pid $(cat "$STATE/dockerd.pid"))"; return; fi
   log "starting dockerd (data root $CACHE/engine, socket $SOCK)"
+  if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
+    ip link add name "$BRIDGE" type bridge
+    ip addr add "$BRIDGE_CIDR" dev "$BRIDGE"
+    ip link set "$BRIDGE" up
+  fi
   # --iptables=false: no NAT or port filtering rules on the host (published ports go through
-  # docker-proxy); --bridge=none: no default docker0 (builds use --network host, compose and the
-  # test harness create their own bridge networks from ADDRESS_POOL).
+  # docker-proxy; containers reach no outside network, so builds use --network host);
+  # --bridge: the default network on our own bridge; compose and the test harness create their
+  # own bridge networks from ADDRESS_POOL.
   setsid /usr/sbin/dockerd \
     --data-root "$CACHE/engine" --exec-root "$STATE/exec" --pidfile "$STATE/dockerd.pid" \
-    -H "$DOCKER_HOST" --iptables=false --ip-masq=false --bridge=none \
+    -H "$DOCKER_HOST" --iptables=false --ip-masq=false --bridge="$BRIDGE" \
     --default-address-pool "base=$ADDRESS_POOL,size=24" --userland-proxy=true \
     >"$STATE/dockerd.log" 2>&1 </dev/null 9>&- &
   local pid=$!
@@ -106,6 +116,7 @@ stop_engine() {
     kill -KILL $left 2>/dev/null || true
   fi
   rm -f "$STATE/dockerd.pid" "$STATE/dockerd.pid.launch" "$SOCK"
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" || true; fi
   # mounts of the engine (overlay, netns, shm) must not outlive it
   grep -E " ($CACHE/engine|$STATE/exec)/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
 }
@@ -309,7 +320,7 @@ run_e2e() {
   [ -d "$ROOT/node_modules" ] || (cd "$ROOT" && npm ci --no-audit --no-fund >/dev/null)
   (cd "$ROOT" && npx tsc -b)
   log "E2E_BACKEND=containers vitest run --project e2e $*"
-  (cd "$ROOT" && E2E_BACKEND=containers SAMSA_E2E_IMAGE=$SAMSA_IMAGE SAMSA_E2E_ZOOKEEPER_IMAGE=$ZOOKEEPER_IMAGE \
+  (cd "$ROOT" && E2E_BACKEND=containers SAMSA_E2E_REQUIRE_BACKEND=1 SAMSA_E2E_IMAGE=$SAMSA_IMAGE SAMSA_E2E_ZOOKEEPER_IMAGE=$ZOOKEEPER_IMAGE \
     TESTCONTAINERS_RYUK_DISABLED=true npx vitest run --project e2e "$@")
 }
 

@@ -61,6 +61,8 @@ export default async function setup(project: TestProject): Promise<void> {
   const name = process.env['E2E_BACKEND'] ?? 'processes';
   if (name !== 'processes' && name !== 'containers') throw new Error(`E2E_BACKEND=${name}: expected processes or containers`);
   const skip = name === 'containers' ? await containersUnavailable() : null;
+  // scripts/docker-local.sh e2e started an engine: not reaching it is a failure, not a skip
+  if (skip !== null && process.env['SAMSA_E2E_REQUIRE_BACKEND'] === '1') throw new Error(`E2E_BACKEND=containers cannot run: ${skip}`);
   if (skip !== null) process.stderr.write(`[e2e] E2E_BACKEND=containers: every suite is skipped: ${skip}\n`);
   project.provide('e2eBackend', { name, skip });
 }
