@@ -176,9 +176,12 @@ export class BrokerContainer {
     await client.container.getById(this.started!.getId()).pause();
   }
 
+  /** `docker unpause`; a no-op when the container is not paused (as SIGCONT to a running process). */
   async resume(): Promise<void> {
+    if (!this.started) return;
     const client = await getContainerRuntimeClient();
-    await client.container.getById(this.started!.getId()).unpause();
+    const container = client.container.getById(this.started.getId());
+    if ((await client.container.inspect(container)).State.Paused) await container.unpause();
   }
 
   async restart(): Promise<void> {
