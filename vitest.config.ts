@@ -36,7 +36,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'e2e',
-          globalSetup: ['packages/local-cluster/src/vitest-global-setup.ts'],
+          globalSetup: ['packages/local-cluster/src/vitest-global-setup.ts', 'test-e2e/global-setup.ts'],
           include: ['test-e2e/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 120_000,

@@ -8,9 +8,9 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DeleteTopicsTopicZNode, TopicPartitionStateZNode, TopicZNode, newTopicId, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
-import { TestCluster, until } from './harness.js';
+import { describeCluster, TestCluster, until } from './harness.js';
 
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));
@@ -98,7 +98,7 @@ async function ensureAllRunning(c: TestCluster): Promise<void> {
   await until(async () => (await c.admin.getBrokerIds()).length === c.brokers.length, 'every broker registered', 30_000, 100);
 }
 
-describe('controller: failover, preferred election, deletion, controlled shutdown (3 brokers)', () => {
+describeCluster('controller: failover, preferred election, deletion, controlled shutdown (3 brokers)', () => {
   let c: TestCluster;
   beforeAll(async () => {
     c = await TestCluster.start({ brokers: 3, overrides: { ...BASE, 'auto.leader.rebalance.enable': 'false' } });
@@ -277,9 +277,9 @@ describe('controller: failover, preferred election, deletion, controlled shutdow
     if (Number(done!['ms']) > 3000) console.warn(`[controller e2e] controlled shutdown took ${String(done!['ms'])} ms, above the 3 s target`);
     expect(Number(done!['ms'])).toBeLessThanOrEqual(10_000);
   });
-});
+}, { processesOnly: "reads the brokers' log files and log directories" });
 
-describe('controller: auto leader rebalance, controller failover and fencing (3 brokers)', () => {
+describeCluster('controller: auto leader rebalance, controller failover and fencing (3 brokers)', () => {
   let c: TestCluster;
   beforeAll(async () => {
     c = await TestCluster.start({ brokers: 3, overrides: { ...BASE, 'auto.leader.rebalance.enable': 'true', 'leader.imbalance.check.interval.seconds': '5' } });
@@ -401,4 +401,4 @@ describe('controller: auto leader rebalance, controller failover and fencing (3 
       c.broker(old).resume();
     }
   });
-});
+}, { processesOnly: "reads the brokers' log files and log directories" });

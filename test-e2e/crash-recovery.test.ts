@@ -8,7 +8,7 @@
  */
 import { readFile, readdir, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   CompressionType,
   decodeResponse,
@@ -18,9 +18,8 @@ import {
   type FetchRequest,
   type ProduceRequest,
 } from '@samsa/protocol';
-import type { BrokerProcess } from '@samsa/local-cluster';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster, until } from './harness.js';
+import { describeCluster, type Broker, TestCluster, until } from './harness.js';
 import { RawConn } from './clients/raw-conn.js';
 
 const TOPIC = 'crash';
@@ -179,7 +178,7 @@ async function producePartition(port: number, partition: number, acked: AckedBat
 }
 
 /** Lines appended to a broker's broker.log since `from` bytes, parsed. */
-async function logLinesSince(b: BrokerProcess, from: number): Promise<Array<Record<string, unknown>>> {
+async function logLinesSince(b: Broker, from: number): Promise<Array<Record<string, unknown>>> {
   const text = (await readFile(join(b.o.dir, 'broker.log'))).subarray(from).toString();
   const out: Array<Record<string, unknown>> = [];
   for (const l of text.split('\n')) {
@@ -193,17 +192,17 @@ async function logLinesSince(b: BrokerProcess, from: number): Promise<Array<Reco
   return out;
 }
 
-async function logSize(b: BrokerProcess): Promise<number> {
+async function logSize(b: Broker): Promise<number> {
   return (await stat(join(b.o.dir, 'broker.log')).catch(() => ({ size: 0 }))).size;
 }
 
-describe('kill -9 recovery', () => {
+describeCluster('kill -9 recovery', () => {
   let c: TestCluster;
   const acked: AckedBatch[] = [];
   const leaderOf = (p: number) => c.brokers[p % BROKERS]!;
 
   /** Waits until ZooKeeper forgot the killed brokers (their sessions expired), then starts them again. */
-  async function restart(bs: BrokerProcess[]): Promise<number[]> {
+  async function restart(bs: Broker[]): Promise<number[]> {
     await until(async () => {
       const ids = await c.admin.getBrokerIds();
       return bs.every((b) => !ids.includes(b.id));
@@ -370,4 +369,4 @@ describe('kill -9 recovery', () => {
     // only the torn partitions were truncated
     expect(lines.filter((l) => l['msg'] === MSG).map((l) => l['partition']).sort()).toEqual(torn.map((t) => t.partition).sort());
   });
-});
+}, { processesOnly: "reads the brokers' log files and segment files" });

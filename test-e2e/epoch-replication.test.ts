@@ -10,10 +10,10 @@
 import { readFile, readdir, truncate, unlink } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CompressionType, decodeResponse, encodeRecordBatch, encodeRequest, recordBatches } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster, until } from './harness.js';
+import { describeCluster, TestCluster, until } from './harness.js';
 import { fetchPartition, rawRequest } from './clients/wire.js';
 
 type Broker = TestCluster['brokers'][number];
@@ -287,7 +287,7 @@ function seeded(seed: number): () => number {
 
 // ---- the scenarios -------------------------------------------------------------------------------
 
-describe('epoch-driven replication (Kafka EpochDrivenReplicationProtocolAcceptanceTest)', () => {
+describeCluster('epoch-driven replication (Kafka EpochDrivenReplicationProtocolAcceptanceTest)', () => {
   it('shouldFollowLeaderEpochBasicWorkflow – each leader change is recorded in leader-epoch-checkpoint on the leader at once, on the follower with the first batch of the epoch', async () => {
     await withCluster({}, async (c) => {
       await createTopic(c);
@@ -604,4 +604,4 @@ describe('epoch-driven replication (Kafka EpochDrivenReplicationProtocolAcceptan
       expect(read.records.map((r) => r.value)).toEqual(['a0', 'a1', 'a2', 'c0', 'c1']);
     });
   });
-});
+}, { processesOnly: "reads and edits the brokers' segment files" });

@@ -16,7 +16,7 @@ import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   API_TABLE,
   CompressionType,
@@ -30,7 +30,7 @@ import {
   type ProduceRequest,
 } from '@samsa/protocol';
 import { newTopicId, topicIdFromString } from '@samsa/zk-paths';
-import { TestCluster, kcatConsume, until } from './harness.js';
+import { describeCluster, TestCluster, kcatConsume, until } from './harness.js';
 import { RawConn } from './clients/raw-conn.js';
 
 const run = promisify(execFile);
@@ -205,7 +205,7 @@ interface Stats {
   bytesSent: number;
 }
 
-describe('protocol fuzzing a single broker', () => {
+describeCluster('protocol fuzzing a single broker', () => {
   let c: TestCluster;
   let port = 0;
   let topicId: Buffer;
@@ -835,4 +835,4 @@ describe('protocol fuzzing a single broker', () => {
     expect(bad.slice(0, 10)).toEqual([]);
     expect(closes).toBeGreaterThan(0);
   });
-});
+}, { processesOnly: "checks the broker process and its log file" });

@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
 import type { Admin, Consumer, Kafka as KafkaT } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeRecordBatch } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster, until } from './harness.js';
+import { describeCluster, TestCluster, until } from './harness.js';
 import { WireLog, rawRequest, waitForBrokerMetadata } from './clients/wire.js';
 
 // @platformatic/kafka needs Promise.withResolvers (Node 22): polyfilled for this process (see platformatic.test.ts)
@@ -54,7 +54,7 @@ function offsetsPartition(groupId: string, partitions = 50): number {
   return (h === -2147483648 ? 0 : Math.abs(h)) % partitions;
 }
 
-describe('consumer groups against a 3-broker cluster', () => {
+describeCluster('consumer groups against a 3-broker cluster', () => {
   let c: TestCluster;
   let kafka: KafkaT;
   let admin: Admin;

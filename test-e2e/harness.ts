@@ -1,13 +1,40 @@
 /**
- * The e2e harness: a real ZooKeeper ensemble and real broker processes on random loopback ports,
- * with per-test data dirs, plus helpers to wait for conditions and find leaders / the controller.
+ * The e2e harness: a real ZooKeeper ensemble and real brokers, with per-test data dirs, plus helpers
+ * to wait for conditions and find leaders / the controller.
+ *
+ * Two backends (E2E_BACKEND): `processes` (default) runs ZooKeeper and broker processes on random
+ * loopback ports; `containers` runs them as Docker containers (test-e2e/containers.ts, testcontainers)
+ * from the samsa image. test-e2e/global-setup.ts checks that the selected backend can run; when it
+ * cannot (no Docker engine reachable, no image), every suite is reported as skipped with the reason.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, inject } from 'vitest';
 import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
+import { BrokerContainer, ZooKeeperContainers, startNetwork } from './containers.js';
+import type { StartedNetwork } from 'testcontainers';
+import type { E2EBackend } from './global-setup.js';
+
+/** The backend this run uses, and why it cannot run (then suites are skipped). */
+export const backend: E2EBackend = inject('e2eBackend') ?? { name: 'processes', skip: null };
+export const onContainers = backend.name === 'containers';
+
+/** A broker of either backend (both have id, address, o.port, o.dir, pid, launch/kill/stop/pause/resume). */
+export type Broker = BrokerProcess | BrokerContainer;
+
+/**
+ * describe() for an e2e suite. It is skipped, with the reason in its name, when the backend cannot
+ * run, or on the containers backend when the suite needs broker processes on this machine
+ * (`processesOnly`: why, e.g. it reads the brokers' log files).
+ */
+export function describeCluster(name: string, fn: () => void, o: { processesOnly?: string } = {}): void {
+  const reason = backend.skip ?? (onContainers && o.processesOnly ? `needs the processes backend: ${o.processesOnly}` : null);
+  if (reason !== null) describe.skip(`${name} [skipped: ${reason}]`, fn);
+  else describe(name, fn);
+}
 
 export interface ClusterOptions {
   brokers?: number;
@@ -21,46 +48,78 @@ export interface ClusterOptions {
 }
 
 export class TestCluster {
-  readonly brokers: BrokerProcess[] = [];
-  zk!: ZooKeeperEnsemble;
+  readonly brokers: Broker[] = [];
+  zk!: ZooKeeperEnsemble | ZooKeeperContainers;
   admin!: KafkaZk;
+  /** A host directory for the test's files (and, on the processes backend, the brokers' homes). */
   dir = '';
+  private network: StartedNetwork | undefined;
 
   static async start(o: ClusterOptions = {}): Promise<TestCluster> {
     const c = new TestCluster();
     c.dir = await mkdtemp(join(tmpdir(), 'samsa-e2e-'));
-    c.zk = await ZooKeeperEnsemble.start({ size: o.zkServers ?? 1, baseDir: join(c.dir, 'zk') });
+    try {
+      await c.launch(o);
+    } catch (err) {
+      await c.stop().catch(() => undefined);
+      throw err;
+    }
+    return c;
+  }
+
+  private async launch(o: ClusterOptions): Promise<void> {
+    const c = this as TestCluster;
     const n = o.brokers ?? 3;
-    const ports = await freePorts(n * (o.metrics ? 3 : 2));
     const verbose = o.verbose ?? process.env['SAMSA_E2E_VERBOSE'] === '1';
-    for (let i = 0; i < n; i++) {
-      c.brokers.push(
-        new BrokerProcess({
-          id: i,
-          port: ports[i]!,
-          controlPort: ports[n + i]!,
-          ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}),
-          zookeeperConnect: c.zk.connectString('/samsa'),
-          dir: join(c.dir, `broker-${i}`),
-          overrides: o.overrides ?? {},
-          logToFile: true,
-          ...(verbose ? { onLine: (name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`) } : {}),
-        }),
-      );
+    if (onContainers) {
+      c.network = await startNetwork();
+      const zk = await ZooKeeperContainers.start(c.network, o.zkServers ?? 1);
+      c.zk = zk;
+      const ports = await freePorts(n);
+      for (let i = 0; i < n; i++) {
+        c.brokers.push(
+          new BrokerContainer({
+            id: i,
+            port: ports[i]!,
+            dir: join(c.dir, `broker-${i}`),
+            network: c.network,
+            zookeeperConnect: zk.internalConnectString('/samsa'),
+            overrides: o.overrides ?? {},
+            ...(verbose ? { onLine: (name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`) } : {}),
+          }),
+        );
+      }
+    } else {
+      c.zk = await ZooKeeperEnsemble.start({ size: o.zkServers ?? 1, baseDir: join(c.dir, 'zk') });
+      const ports = await freePorts(n * (o.metrics ? 3 : 2));
+      for (let i = 0; i < n; i++) {
+        c.brokers.push(
+          new BrokerProcess({
+            id: i,
+            port: ports[i]!,
+            controlPort: ports[n + i]!,
+            ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}),
+            zookeeperConnect: c.zk.connectString('/samsa'),
+            dir: join(c.dir, `broker-${i}`),
+            overrides: o.overrides ?? {},
+            logToFile: true,
+            ...(verbose ? { onLine: (name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`) } : {}),
+          }),
+        );
+      }
     }
     await Promise.all(c.brokers.map((b) => b.launch()));
     await Promise.all(c.brokers.map((b) => b.waitReady()));
     c.admin = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
     // every broker registered and a controller elected
     await until(async () => (await c.admin.getBrokerIds()).length === n && (await c.admin.getControllerId()) !== null, 'brokers registered and a controller', 30_000);
-    return c;
   }
 
   get bootstrap(): string {
     return this.brokers.map((b) => b.address).join(',');
   }
 
-  broker(id: number): BrokerProcess {
+  broker(id: number): Broker {
     const b = this.brokers.find((x) => x.id === id);
     if (!b) throw new Error(`no broker ${id}`);
     return b;
@@ -86,6 +145,8 @@ export class TestCluster {
     await Promise.all(this.brokers.map((b) => b.stop(10_000)));
     await this.admin?.zk.close();
     await this.zk?.stop();
+    for (const b of this.brokers) if (b instanceof BrokerContainer) await b.remove();
+    await this.network?.stop().catch(() => undefined);
     if (process.env['SAMSA_E2E_KEEP'] !== '1') await rm(this.dir, { recursive: true, force: true });
   }
 }

@@ -16,10 +16,10 @@ import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import kafkajs from 'kafkajs';
 import type { Producer, RecordMetadata } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { decodeResponse, encodeRecordBatch, encodeRequest, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster, kcatConsume, until } from './harness.js';
+import { describeCluster, TestCluster, kcatConsume, until } from './harness.js';
 import { rawRequest, waitForBrokerMetadata, waitForPartitionsServed } from './clients/wire.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -93,7 +93,7 @@ function batch(producerId: bigint, baseSequence: number, values: string[]): Buff
 
 const isrOf = async (c: TestCluster, topic: string, partition: number) => (await c.admin.getPartitionState({ topic, partition }))?.state;
 
-describe('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', () => {
+describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', () => {
   let c: TestCluster;
 
   beforeAll(async () => {

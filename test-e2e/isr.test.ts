@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeRecordBatch } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster, until } from './harness.js';
+import { describeCluster, TestCluster, until } from './harness.js';
 import { rawRequest } from './clients/wire.js';
 
 /** One produce of a single record to `partition` through `address`; the partition's error code. */
@@ -15,13 +15,13 @@ async function produce(address: string, topic: string, partition: number, acks: 
   return r.responses[0]!.partitionResponses[0]!.errorCode;
 }
 
-describe('ISR and min.insync.replicas (RF=3, min.insync.replicas=2)', () => {
+describeCluster('ISR and min.insync.replicas (RF=3, min.insync.replicas=2)', () => {
   let c: TestCluster;
   beforeAll(async () => {
     c = await TestCluster.start({ brokers: 3, overrides: { 'replica.lag.time.max.ms': '3000', 'min.insync.replicas': '2' } });
   });
   afterAll(async () => {
-    for (const b of c?.brokers ?? []) b.resume();
+    for (const b of c?.brokers ?? []) await b.resume();
     await c?.stop();
   });
 
@@ -34,7 +34,7 @@ describe('ISR and min.insync.replicas (RF=3, min.insync.replicas=2)', () => {
     // the leader serves once the controller's LeaderAndIsr reached it
     await until(async () => (await produce(leader.address, 'stall', 0, -1, 'a')) === 0, 'first acks=all produce', 15_000, 100);
     const follower = c.broker(2);
-    follower.pause();
+    await follower.pause();
     const stoppedAt = Date.now();
     // writes keep flowing with the two others (min.insync.replicas=2)
     const left = await until(async () => {
@@ -44,7 +44,7 @@ describe('ISR and min.insync.replicas (RF=3, min.insync.replicas=2)', () => {
     }, 'follower out of the ISR', 20_000, 200);
     expect(left).toBeGreaterThanOrEqual(3000);
     expect(await produce(leader.address, 'stall', 0, -1, 'c')).toBe(0);
-    follower.resume();
+    await follower.resume();
     await until(async () => (await isrOf('stall'))?.isr.includes(2), 'follower back in the ISR', 30_000);
   });
 

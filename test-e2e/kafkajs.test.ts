@@ -10,9 +10,9 @@
 import { connect } from 'node:net';
 import kafkajs from 'kafkajs';
 import type { Admin, Kafka as KafkaT, Producer, RecordMetadata } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CreateTopicsResponse, DeleteTopicsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse } from '@samsa/protocol';
-import { TestCluster, until } from './harness.js';
+import { describeCluster, TestCluster, until } from './harness.js';
 import { WireLog, fetchPartition, readTopic, waitForBrokerMetadata, waitForPartitionsServed, type FetchedRecord } from './clients/wire.js';
 
 const { Kafka, CompressionTypes, ConfigResourceTypes, Partitioners, logLevel } = kafkajs;
@@ -31,7 +31,7 @@ const V = {
 const TOPIC_ALREADY_EXISTS = 36;
 const UNKNOWN_TOPIC_OR_PARTITION = 3;
 
-describe('KafkaJS 2.2.4 against a 3-broker cluster', () => {
+describeCluster('KafkaJS 2.2.4 against a 3-broker cluster', () => {
   let c: TestCluster;
   const wire = new WireLog();
   const logs: string[] = [];

@@ -2,16 +2,16 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newTopicId } from '@samsa/zk-paths';
-import { TestCluster, kcatConsume } from './harness.js';
+import { describeCluster, TestCluster, kcatConsume } from './harness.js';
 
 const run = promisify(execFile);
 const N = 100_000;
 const KEYS = 997;
 
 
-describe('kcat (librdkafka 2.0.2) against a 3-broker cluster', () => {
+describeCluster('kcat (librdkafka 2.0.2) against a 3-broker cluster', () => {
   let c: TestCluster;
   let input = '';
 

@@ -4,11 +4,11 @@
  * while KafkaJS produces and consumes, and while a broker waits for its registration.
  */
 import kafkajs from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BrokerProcess, freePorts } from '@samsa/local-cluster';
 import { newTopicId } from '@samsa/zk-paths';
 import { join } from 'node:path';
-import { TestCluster, until } from './harness.js';
+import { TestCluster, describeCluster, until } from './harness.js';
 import { waitForBrokerMetadata } from './clients/wire.js';
 
 const { Kafka, Partitioners, logLevel } = kafkajs;
@@ -75,7 +75,7 @@ async function getJson(url: string): Promise<{ status: number; body: Record<stri
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
+describeCluster('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
   let c: TestCluster;
   const extra: BrokerProcess[] = [];
 
@@ -90,7 +90,7 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
 
   it('metrics – the active-controller count sums to exactly 1 over the brokers, and each one exposes the Kafka gauges', async () => {
     const scrapes = await until(async () => {
-      const s = await scrapeLive(c.brokers);
+      const s = await scrapeLive((c.brokers as BrokerProcess[]));
       return s.size === 3 && sumOver(s, 'kafka_controller_kafkacontroller_activecontrollercount') === 1 ? s : undefined;
     }, 'one active controller');
     const controller = (await c.controllerId())!;
@@ -113,12 +113,12 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
     await c.waitForLeaders(topic, 6);
     // all replicas in sync before the kill
     await until(async () => {
-      const s = await scrapeLive(c.brokers);
+      const s = await scrapeLive((c.brokers as BrokerProcess[]));
       return s.size === 3 && sumOver(s, 'kafka_server_replicamanager_leadercount') >= 6 && sumOver(s, 'kafka_server_replicamanager_underreplicatedpartitions') === 0;
     }, 'no under-replicated partitions', 30_000, 200);
 
     const victim = c.broker(await c.leaderOf(topic, 0));
-    const survivors = c.brokers.filter((b) => b !== victim);
+    const survivors = (c.brokers as BrokerProcess[]).filter((b) => b !== victim);
     const before = await scrapeLive(survivors);
     const shrinksBefore = sumOver(before, 'kafka_server_replicamanager_isrshrinks_total');
     const expandsBefore = sumOver(before, 'kafka_server_replicamanager_isrexpands_total');
@@ -141,7 +141,7 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
     await victim.launch();
     await victim.waitReady();
     const after = await until(async () => {
-      const s = await scrapeLive(c.brokers);
+      const s = await scrapeLive((c.brokers as BrokerProcess[]));
       return s.size === 3 &&
         sumOver(s, 'kafka_server_replicamanager_underreplicatedpartitions') === 0 &&
         sumOver(new Map([...s].filter(([id]) => id !== victim.id)), 'kafka_server_replicamanager_isrexpands_total') > expandsBefore
@@ -158,7 +158,7 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
   it('metrics – KafkaJS produce and consume move the Produce/Fetch request counters, latency histograms, topic byte counters; the coordinator reports the group and its exact lag', async () => {
     const topic = 'metrics-traffic';
     const group = 'metrics-group';
-    const before = await scrapeLive(c.brokers);
+    const before = await scrapeLive((c.brokers as BrokerProcess[]));
     const kafka = new Kafka({ clientId: 'metrics-e2e', brokers: c.bootstrap.split(','), retry: { retries: 5, initialRetryTime: 200 }, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
@@ -185,7 +185,7 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
 
     const leader = c.broker(await c.leaderOf(topic, 0));
     const after = await until(async () => {
-      const s = await scrapeLive(c.brokers);
+      const s = await scrapeLive((c.brokers as BrokerProcess[]));
       return s.size === 3 && total(s.get(leader.id)!, 'kafka_server_brokertopicmetrics_messagesin_total', { topic }) >= n ? s : undefined;
     }, 'messages in counted on the leader');
     const d = (name: string, labels: Record<string, string>) => sumOver(after, name, labels) - sumOver(before, name, labels);
@@ -203,15 +203,15 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
     // the coordinator knows the (now empty) group and, if it leads the topic's partition, its lag is 0
     expect(sumOver(after, 'kafka_coordinator_group_groupmetadatamanager_numgroups', { state: 'Empty' })).toBeGreaterThanOrEqual(1);
     const lagOf = (s: Map<number, Sample[]>) => total(s.get(coordinator)!, 'kafka_coordinator_group_consumerlag', { group, topic, partition: '0' });
-    await until(async () => (await scrapeLive(c.brokers)).get(coordinator)?.some((x) => x.name === 'kafka_coordinator_group_consumerlag' && x.labels['group'] === group), 'lag series on the coordinator');
-    expect(lagOf(await scrapeLive(c.brokers))).toBe(0);
+    await until(async () => (await scrapeLive((c.brokers as BrokerProcess[]))).get(coordinator)?.some((x) => x.name === 'kafka_coordinator_group_consumerlag' && x.labels['group'] === group), 'lag series on the coordinator');
+    expect(lagOf(await scrapeLive((c.brokers as BrokerProcess[])))).toBe(0);
     // more records after the last commit: the lag is exactly their count once the high watermark moves
     const more = 7;
     const p2 = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await p2.connect();
     await p2.send({ topic, acks: -1, messages: Array.from({ length: more }, (_, i) => ({ value: `more-${i}` })) });
     await p2.disconnect();
-    await until(async () => lagOf(await scrapeLive(c.brokers)) === more, `lag of ${more}`, 30_000, 200);
+    await until(async () => lagOf(await scrapeLive((c.brokers as BrokerProcess[]))) === more, `lag of ${more}`, 30_000, 200);
   });
 
   it('health – /health answers 200 at once; /ready stays 503 naming the missing registration until the broker registers', async () => {
@@ -249,4 +249,4 @@ describe('metrics, health and readiness endpoints (3 brokers, RF=3)', () => {
     expect((await c.admin.getBroker(9))?.endpoints[0]?.port).toBe(port);
     expect((await getJson(`${b.metricsUrl!}/nope`)).status).toBe(404);
   });
-});
+}, { processesOnly: 'starts an extra broker process and reads metrics ports of broker processes' });

@@ -18,9 +18,9 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CreateTopicsResponse, DeleteTopicsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse } from '@samsa/protocol';
-import { TestCluster, until } from './harness.js';
+import { describeCluster, TestCluster, until } from './harness.js';
 import { WireLog, fetchPartition, readTopic, waitForBrokerMetadata, waitForPartitionsServed, type FetchedRecord } from './clients/wire.js';
 
 const NEEDS_POLYFILL = typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function';
@@ -62,7 +62,7 @@ const TOPIC_ALREADY_EXISTS = 36;
 const UNKNOWN_TOPIC_OR_PARTITION = 3;
 const NOT_CONTROLLER = 41;
 
-describe('@platformatic/kafka 2.12.1 against a 3-broker cluster', () => {
+describeCluster('@platformatic/kafka 2.12.1 against a 3-broker cluster', () => {
   let c: TestCluster;
   const wire = new WireLog();
   const onConnect = (ctx: unknown) => {

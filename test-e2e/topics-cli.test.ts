@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestCluster } from './harness.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeCluster, TestCluster } from './harness.js';
 
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));
@@ -25,7 +25,7 @@ function partitionRows(out: string) {
     .map((l) => Object.fromEntries(l.trim().split('\t').map((kv) => kv.split(': ') as [string, string])));
 }
 
-describe('samsa topics against a 3-broker cluster', () => {
+describeCluster('samsa topics against a 3-broker cluster', () => {
   let c: TestCluster;
   let bs: string[];
   beforeAll(async () => {
