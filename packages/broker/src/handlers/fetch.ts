@@ -50,11 +50,11 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       t,
       name: useIds ? s.metadata.topicName(t.topicId.toString('base64url')) : t.topic,
     }));
-    const entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number }> = [];
+    const entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number; logStartOffset: bigint }> = [];
     for (const { t, name } of resolved) {
       if (name === undefined) continue;
       for (const p of t.partitions) {
-        entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch });
+        entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset });
       }
     }
     const maxBytes = v >= 3 ? b.maxBytes : 0x7fffffff;
