@@ -14,6 +14,7 @@ import { Cluster, type BrokerNode } from './cluster.js';
 import type { Connection, Response } from './connection.js';
 import { BatchError, brokerError } from './errors.js';
 import * as groups from './admin-groups.js';
+import * as records from './admin-records.js';
 
 export * from './admin-types.js';
 import {
@@ -368,6 +369,11 @@ export class Admin {
   /** Earliest / latest / by-timestamp offsets from the partition leaders. */
   listOffsets(requests: readonly groups.ListOffsetsRequest[], opts?: OperationOptions): Promise<groups.ListedOffset[]> {
     return groups.listOffsets(this.cluster, requests, opts);
+  }
+
+  /** DeleteRecords to each partition's leader (admin-records.ts); per-partition outcomes. */
+  deleteRecords(entries: readonly records.DeleteRecordsRequestEntry[], opts?: OperationOptions & { operationTimeoutMs?: number }): Promise<records.DeleteRecordsResult[]> {
+    return records.deleteRecords(this.cluster, entries, opts);
   }
 
   // ---- partition reassignment and configs ---------------------------------------------------
