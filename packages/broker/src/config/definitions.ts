@@ -102,6 +102,7 @@ export const BROKER_CONFIGS = freezeTable({
   'log.flush.interval.ms': { type: 'long', default: null, importance: 'high', dynamic: CW, doc: 'Time before the log is fsynced; unset means log.flush.scheduler.interval.ms.' },
   'log.flush.scheduler.interval.ms': { type: 'long', default: LONG_MAX, importance: 'high', dynamic: RO, doc: 'How often logs are checked for a needed flush.' },
   'log.flush.offset.checkpoint.interval.ms': { type: 'int', default: 60000, min: 0, importance: 'high', dynamic: RO, doc: 'How often the recovery point checkpoint is written.' },
+  'log.flush.start.offset.checkpoint.interval.ms': { type: 'int', default: 60000, min: 0, importance: 'high', dynamic: RO, doc: 'How often the log-start-offset-checkpoint file (log start offsets moved by DeleteRecords) is written.' },
   'log.segment.delete.delay.ms': { type: 'long', default: 60000, min: 0, importance: 'high', dynamic: CW, doc: 'Delay before a deleted segment\'s files are removed.' },
   'log.preallocate': { type: 'boolean', default: false, importance: 'medium', dynamic: CW, doc: 'Preallocate segment files.' },
   'log.message.timestamp.type': { type: 'string', default: 'CreateTime', oneOf: TIMESTAMP_TYPES, importance: 'medium', dynamic: CW, doc: 'Record timestamps: as the producer set them, or the broker\'s append time.' },

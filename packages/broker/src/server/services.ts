@@ -5,6 +5,7 @@ import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { TopicAdmin } from '../admin/topic-admin.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerConfig } from '../config/broker-config.js';
+import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
@@ -19,7 +20,10 @@ export interface HandlerSettings {
 export interface BrokerServices {
   brokerId: number;
   clusterId: string;
-  config: BrokerConfig;
+  /** The effective configuration (static with dynamic broker configs applied). */
+  readonly config: BrokerConfig;
+  /** The dynamic broker config layers (absent in handler unit tests: static only). */
+  dynamicConfig?: DynamicBrokerConfig;
   settings: HandlerSettings;
   metadata: MetadataCache;
   controller: KafkaController;
