@@ -82,7 +82,12 @@ function shown(name: BrokerConfigName, value: AnyConfigValue): string | null {
 
 export function describeBrokerConfig(config: DescribableBrokerConfig, name: BrokerConfigName): ConfigDescription {
   const def = BROKER_CONFIGS[name];
-  const synonyms = brokerSynonymEntries(config, name);
+  // a dynamic value of another synonym is not this config's source (log.retention.hours does not
+  // become DYNAMIC_BROKER_CONFIG because log.retention.ms was set dynamically)
+  const all = brokerSynonymEntries(config, name);
+  let skip = 0;
+  while (skip < all.length && all[skip]!.name !== name && all[skip]!.source.startsWith('DYNAMIC_')) skip++;
+  const synonyms = all.slice(skip);
   return Object.freeze({
     name,
     value: shown(name, config.value(name)),
