@@ -126,6 +126,8 @@ export const BROKER_CONFIGS = freezeTable({
   'replica.fetch.wait.max.ms': { type: 'int', default: 500, importance: 'high', dynamic: RO, doc: 'Longest wait of a follower fetch; at most replica.lag.time.max.ms.' },
   'replica.fetch.backoff.ms': { type: 'int', default: 1000, min: 0, importance: 'medium', dynamic: RO, doc: 'Pause after a failed follower fetch.' },
   'replica.fetch.response.max.bytes': { type: 'int', default: 10485760, min: 0, importance: 'medium', dynamic: RO, doc: 'Bytes per follower fetch response.' },
+  'quota.window.num': { type: 'int', default: 11, min: 1, importance: 'low', dynamic: RO, doc: 'Samples kept to measure client quota rates (producer_byte_rate, consumer_byte_rate).' },
+  'quota.window.size.seconds': { type: 'int', default: 1, min: 1, importance: 'low', dynamic: RO, doc: 'Length of each client quota rate sample.' },
   'replication.quota.window.num': { type: 'int', default: 11, min: 1, importance: 'low', dynamic: RO, doc: 'Samples kept to measure the replication throttle rates.' },
   'replication.quota.window.size.seconds': { type: 'int', default: 1, min: 1, importance: 'low', dynamic: RO, doc: 'Length of each replication throttle rate sample.' },
   'num.replica.fetchers': { type: 'int', default: 1, importance: 'high', dynamic: CW, doc: 'Fetcher sessions per source broker.' },

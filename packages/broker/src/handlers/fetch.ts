@@ -1,5 +1,6 @@
 import { ErrorCode, encodeResponseChunks, type FetchResponse, type FetchResponsePartition, type FetchResponseTopic } from '@samsa/protocol';
 import { DelayedFetch } from '../purgatory/delayed-fetch.js';
+import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 import type { ReadResult } from '../replica/replica-manager.js';
@@ -38,9 +39,12 @@ const referenced = new WeakMap<FetchResponse, Buffer[]>();
  * read from the segment file into one buffer and written to the socket from there (no second copy).
  * Fetch sessions (KIP-227) are not kept: session id 0 tells clients to send full requests.
  */
+/** Fetch v8+: clients throttle themselves on throttle_time_ms (KIP-219). */
+const FETCH_KIP219_VERSION = 8;
+
 export const fetchHandler: ApiHandler<1, BrokerServices> = {
   apiKey: 1,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
     const rm = s.replicaManager;
     const v = req.apiVersion;
@@ -72,6 +76,18 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
         rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => `${e.topic}-${e.partition}`));
       });
       results = await read();
+    }
+    // consumer_byte_rate (Kafka's quotas.fetch): a fetch that takes the client over its quota is
+    // answered without data (its bytes unrecorded) and the client throttled
+    let throttleTimeMs = 0;
+    if (s.quotas && !follower) {
+      const user = principalOf(ctx);
+      const n = bytes();
+      throttleTimeMs = s.quotas.fetch.recordAndGetThrottleTimeMs(user, ctx.clientId ?? '', n);
+      if (throttleTimeMs > 0) {
+        s.quotas.fetch.unrecord(user, ctx.clientId ?? '', n);
+        results = results.map((r) => ({ ...r, data: undefined }));
+      }
     }
     const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));
     const buffers: Buffer[] = [];
@@ -107,7 +123,8 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       }
       responses.push({ topic: name ?? t.topic, topicId: useIds ? t.topicId : ZERO_UUID, partitions });
     }
-    const response: FetchResponse = { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses, nodeEndpoints: [] };
+    await throttle(ctx, v, FETCH_KIP219_VERSION, throttleTimeMs);
+    const response: FetchResponse = { throttleTimeMs, errorCode: 0, sessionId: 0, responses, nodeEndpoints: [] };
     referenced.set(response, buffers);
     return response;
   },

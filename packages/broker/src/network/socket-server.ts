@@ -5,6 +5,8 @@ export interface ConnectionInfo {
   id: number;
   remote: string;
   listener: string;
+  /** Quota throttling (KIP-219): the connection is not read until this time (epoch ms). */
+  mutedUntilMs?: number;
 }
 
 /** Thrown by a frame handler to close the connection (Kafka closes on some protocol errors). */
@@ -210,6 +212,9 @@ class Connection {
           // a client that does not read its responses stops being read until it does
           if (!ok) await this.drained();
         }
+        // a throttled client's channel stays muted for its throttle time (Kafka's KIP-219)
+        const muted = (this.info.mutedUntilMs ?? 0) - Date.now();
+        if (muted > 0 && !this.closed) await new Promise((r) => setTimeout(r, muted));
       }
     } finally {
       this.processing = false;

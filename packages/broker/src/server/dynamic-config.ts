@@ -5,6 +5,7 @@ import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { UNLIMITED_RATE, parseThrottledReplicas } from '../replica/replication-quota.js';
 import { topicSettingsFrom } from './topic-settings.js';
+import type { ClientQuotas } from '../quota/throttle.js';
 
 export { THROTTLE_RATE_CONFIGS as DYNAMIC_BROKER_CONFIGS, invalidRate } from '../config/dynamic-broker-config.js';
 
@@ -14,6 +15,8 @@ export interface DynamicConfigTargets {
   replicaManager: ReplicaManager;
   /** The broker's copy of /config/topics (read by new logs). */
   topicConfigs: Map<string, Record<string, string>>;
+  /** Client quota entities (/config/clients, /config/users). */
+  quotas?: ClientQuotas;
   logger: Logger;
 }
 
@@ -49,6 +52,19 @@ export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
       if (follower) rm.quotas.follower.markThrottled(topic, follower);
       else rm.quotas.follower.removeThrottle(topic);
       await reconfigure(topic, overrides);
+    },
+    // quota entities (Kafka's ClientIdConfigHandler / UserConfigHandler); users may be `user/clients/id`
+    [ConfigType.Client]: (entity, config) => {
+      if (!t.quotas) return;
+      if (Object.keys(config).length === 0) t.quotas.configs.clients.delete(entity);
+      else t.quotas.configs.clients.set(entity, config);
+      log.info({ clientId: entity, config }, 'client quota config applied');
+    },
+    [ConfigType.User]: (entity, config) => {
+      if (!t.quotas) return;
+      if (Object.keys(config).length === 0) t.quotas.configs.users.delete(entity);
+      else t.quotas.configs.users.set(entity, config);
+      log.info({ user: entity, config }, 'user quota config applied');
     },
     [ConfigType.Broker]: async (entity, config) => {
       const skipped = t.config.update(entity, config);

@@ -25,6 +25,7 @@ import { incrementalAlterConfigsHandler } from '../handlers/incremental-alter-co
 import { ConfigChangeNotificationHandler, DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
 import { dynamicConfigHandlers } from './dynamic-config.js';
 import { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
+import { ClientQuotas } from '../quota/throttle.js';
 import { createPartitionsHandler } from '../handlers/create-partitions.js';
 import { createTopicsHandler } from '../handlers/create-topics.js';
 import { deleteTopicsHandler } from '../handlers/delete-topics.js';
@@ -186,11 +187,12 @@ export class KafkaServer {
     });
     await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
+    const quotas = new ClientQuotas({ samples: cfg.get('quota.window.num'), sampleMs: cfg.get('quota.window.size.seconds') * 1000 });
     // dynamic configs: /config/topics and /config/brokers now, then every /config/changes notification
     this.configChanges = new ConfigChangeNotificationHandler(
       kzk,
       this.brokerId,
-      dynamicConfigHandlers({ brokerId: this.brokerId, config: dyn, replicaManager: this.replicaManager, topicConfigs: this.topicConfigs, logger: this.log }),
+      dynamicConfigHandlers({ brokerId: this.brokerId, config: dyn, replicaManager: this.replicaManager, topicConfigs: this.topicConfigs, quotas, logger: this.log }),
       this.log,
     );
     await this.configChanges.startup();
@@ -262,6 +264,7 @@ export class KafkaServer {
         return dyn.current;
       },
       dynamicConfig: dyn,
+      quotas,
       settings: {
         autoCreateTopicsEnable: cfg.get('auto.create.topics.enable'),
         numPartitions: cfg.get('num.partitions'),

@@ -7,6 +7,7 @@ import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import type { ClientQuotas } from '../quota/throttle.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -31,5 +32,7 @@ export interface BrokerServices {
   topicAdmin: TopicAdmin;
   replicaManager: ReplicaManager;
   groupCoordinator: GroupCoordinator;
+  /** Client quotas (producer_byte_rate, consumer_byte_rate); absent in handler unit tests. */
+  quotas?: ClientQuotas;
   log: Logger;
 }
