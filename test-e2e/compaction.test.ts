@@ -12,8 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import type { Admin, Kafka as KafkaT, Producer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestCluster, kcatConsume, until } from './harness.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TestCluster, kcatConsume, until, describeCluster } from './harness.js';
 import { waitForBrokerMetadata } from './clients/wire.js';
 
 const { Kafka, logLevel, CompressionTypes } = kafkajs;
@@ -32,7 +32,7 @@ interface Consumed {
   value: string | null;
 }
 
-describe('log compaction against a 3-broker cluster', () => {
+describeCluster('log compaction against a 3-broker cluster', () => {
   let c: TestCluster;
   let kafka: KafkaT;
   let admin: Admin;
@@ -235,4 +235,4 @@ describe('log compaction against a 3-broker cluster', () => {
       await Promise.all(stopped.map((b) => c.broker(b).waitReady()));
     }
   });
-});
+}, { processesOnly: 'reads broker files or starts broker processes; not yet run on containers' });

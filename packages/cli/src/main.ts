@@ -5,6 +5,8 @@ import { registerTopicsCommand } from './commands/topics.js';
 import { registerLeaderElectionCommand } from './commands/leader-election.js';
 import { registerConsumerGroupsCommand } from './commands/consumer-groups.js';
 import { registerReassignPartitionsCommand } from './commands/reassign-partitions.js';
+import { registerDeleteRecordsCommand } from './commands/delete-records.js';
+import { registerConfigsCommand } from './commands/configs.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -13,6 +15,8 @@ registerTopicsCommand(program);
 registerLeaderElectionCommand(program);
 registerConsumerGroupsCommand(program);
 registerReassignPartitionsCommand(program);
+registerDeleteRecordsCommand(program);
+registerConfigsCommand(program);
 registerBrokerCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

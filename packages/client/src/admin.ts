@@ -14,6 +14,7 @@ import { Cluster, type BrokerNode } from './cluster.js';
 import type { Connection, Response } from './connection.js';
 import { BatchError, brokerError } from './errors.js';
 import * as groups from './admin-groups.js';
+import * as records from './admin-records.js';
 
 export * from './admin-types.js';
 import {
@@ -42,6 +43,9 @@ import {
 } from './admin-types.js';
 
 // ---- admin ------------------------------------------------------------------------------
+
+/** IncrementalAlterConfigs operation codes. */
+const CONFIG_OPS = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
 /**
  * Kafka's AdminClient for topics and cluster metadata. Requests that only the controller serves
@@ -224,8 +228,9 @@ export class Admin {
     for (const r of resources) {
       let key: number | 'any' = 'any';
       if (r.type === ConfigResourceType.Broker || r.type === ConfigResourceType.BrokerLogger) {
-        key = Number(r.name);
-        if (r.name === '' || !Number.isInteger(key)) throw new TypeError(`Broker config resource name must be a broker id, got ${JSON.stringify(r.name)}`);
+        // "" is the cluster-wide default (any broker answers)
+        key = r.name === '' ? 'any' : Number(r.name);
+        if (key !== 'any' && !Number.isInteger(key)) throw new TypeError(`Broker config resource name must be a broker id or "", got ${JSON.stringify(r.name)}`);
       }
       const g = byTarget.get(key) ?? [];
       g.push(r);
@@ -370,6 +375,11 @@ export class Admin {
     return groups.listOffsets(this.cluster, requests, opts);
   }
 
+  /** DeleteRecords to each partition's leader (admin-records.ts); per-partition outcomes. */
+  deleteRecords(entries: readonly records.DeleteRecordsRequestEntry[], opts?: OperationOptions & { operationTimeoutMs?: number }): Promise<records.DeleteRecordsResult[]> {
+    return records.deleteRecords(this.cluster, entries, opts);
+  }
+
   // ---- partition reassignment and configs ---------------------------------------------------
 
   /**
@@ -402,12 +412,13 @@ export class Admin {
   }
 
   /**
-   * IncrementalAlterConfigs (KIP-339): SET (value) or DELETE (null) config entries of topics and
+   * IncrementalAlterConfigs (KIP-339): SET (value) or DELETE (null) — or an explicit op, APPEND /
+   * SUBTRACT for list configs — config entries of topics and
    * brokers. Broker resources go to that broker (an empty name is the cluster default), topic
    * resources to any broker. Rejects with BatchError (keyed by resource name) if any failed.
    */
   async incrementalAlterConfigs(
-    resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null }> }>,
+    resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null; op?: 'SET' | 'DELETE' | 'APPEND' | 'SUBTRACT' }> }>,
     opts: OperationOptions = {},
   ): Promise<void> {
     const byTarget = new Map<number | 'any', typeof resources[number][]>();
@@ -428,7 +439,7 @@ export class Admin {
               resources: group.map((r) => ({
                 resourceType: r.type,
                 resourceName: r.name,
-                configs: r.configs.map((c) => ({ name: c.name, configOperation: c.value === null ? 1 : 0, value: c.value })),
+                configs: r.configs.map((c) => ({ name: c.name, configOperation: c.op !== undefined ? CONFIG_OPS[c.op] : c.value === null ? 1 : 0, value: c.value })),
               })),
               validateOnly: false,
             });

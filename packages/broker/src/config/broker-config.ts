@@ -56,9 +56,14 @@ export class BrokerConfig implements ResolvedBrokerConfig {
 
   readonly #settings: ReadonlyMap<string, RawSetting>;
   readonly #values: ReadonlyMap<BrokerConfigName, AnyConfigValue>;
+  readonly #opts: ResolveOptions;
+  /** Lower-precedence settings a dynamic config hides, most specific first (for synonyms). */
+  readonly #shadowed: ReadonlyMap<string, readonly RawSetting[]>;
 
-  private constructor(settings: ReadonlyMap<string, RawSetting>, opts: ResolveOptions) {
+  private constructor(settings: ReadonlyMap<string, RawSetting>, opts: ResolveOptions, shadowed: ReadonlyMap<string, readonly RawSetting[]> = new Map()) {
     this.#settings = settings;
+    this.#opts = opts;
+    this.#shadowed = shadowed;
     this.#values = decodeBrokerSettings(settings);
     const r = resolveBrokerConfig(this.#values, settings, opts);
     this.brokerId = r.brokerId;
@@ -108,6 +113,32 @@ export class BrokerConfig implements ResolvedBrokerConfig {
 
   origin(name: BrokerConfigName): ConfigOrigin {
     return this.#settings.get(name)?.origin ?? DEFAULT_ORIGIN;
+  }
+
+  /** Every supplied setting of `name`, the effective one first, then those it hides. */
+  settingLayers(name: BrokerConfigName): RawSetting[] {
+    const top = this.#settings.get(name);
+    return top ? [top, ...(this.#shadowed.get(name) ?? [])] : [];
+  }
+
+  /**
+   * This (static) configuration with dynamic broker configs over it (Kafka's DynamicBrokerConfig):
+   * /config/brokers/<id> over /config/brokers/<default> over server.properties over defaults.
+   * Throws `ConfigError` naming an invalid value.
+   */
+  withDynamicConfigs(clusterDefault: Readonly<Record<string, string>>, perBroker: Readonly<Record<string, string>>): BrokerConfig {
+    const settings = new Map(this.#settings);
+    const shadowed = new Map<string, RawSetting[]>();
+    const layer = (values: Readonly<Record<string, string>>, level: 'default' | 'broker') => {
+      for (const [k, value] of Object.entries(values)) {
+        const below = settings.get(k);
+        if (below) shadowed.set(k, [below, ...(shadowed.get(k) ?? [])]);
+        settings.set(k, { value, origin: { kind: 'dynamic', level } });
+      }
+    };
+    layer(clusterDefault, 'default');
+    layer(perBroker, 'broker');
+    return new BrokerConfig(settings, this.#opts, shadowed);
   }
 
   /** The raw settings supplied, known and unknown, with their origins (a copy). */

@@ -52,7 +52,14 @@ export class ConfigChangeNotificationHandler {
     for (const c of existing) this.lastExecuted = Math.max(this.lastExecuted, seqOf(c));
     for (const type of Object.keys(this.handlers) as ConfigType[]) {
       const names = type === ConfigType.Broker ? [DEFAULT_BROKER_ENTITY, String(this.brokerId)] : await this.kzk.zk.getChildren(ConfigEntityTypeZNode.path(type)).catch(() => [] as string[]);
-      for (const name of names) await this.apply(type, name);
+      for (const name of names) {
+        await this.apply(type, name);
+        // /config/users/<user>/clients/<client-id> (user and client-id quotas)
+        if (type === ConfigType.User) {
+          const clients = await this.kzk.zk.getChildren(`${ConfigEntityTypeZNode.path(type)}/${name}/clients`).catch(() => [] as string[]);
+          for (const c of clients) await this.apply(type, `${name}/clients/${c}`);
+        }
+      }
     }
     this.watch = this.kzk.zk.watchChildren(ConfigEntityChangeNotificationZNode.path, (children) => {
       if (children) this.enqueue(children);

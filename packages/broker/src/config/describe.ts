@@ -37,14 +37,36 @@ export interface DescribableBrokerConfig {
   value(name: BrokerConfigName): AnyConfigValue;
   isSet(name: BrokerConfigName): boolean;
   origin(name: BrokerConfigName): ConfigOrigin;
+  /** Every supplied setting of the config, effective first (dynamic configs hide static ones). */
+  settingLayers?(name: BrokerConfigName): ReadonlyArray<{ readonly value: string; readonly origin: ConfigOrigin }>;
 }
 
-/** Synonyms of a broker config with their static values then defaults (Kafka's order by source). */
+/** The DescribeConfigs source of a supplied setting. */
+export function sourceOfOrigin(o: ConfigOrigin): ConfigSourceName {
+  if (o.kind === 'default') return 'DEFAULT_CONFIG';
+  if (o.kind !== 'dynamic') return 'STATIC_BROKER_CONFIG';
+  return o.level === 'broker' ? 'DYNAMIC_BROKER_CONFIG' : o.level === 'default' ? 'DYNAMIC_DEFAULT_BROKER_CONFIG' : 'DYNAMIC_TOPIC_CONFIG';
+}
+
+const SOURCE_ORDER: readonly ConfigSourceName[] = ['DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG'];
+
+/**
+ * Synonyms of a broker config by source — per-broker dynamic, cluster-default dynamic, static —
+ * each over the synonym names in order, then defaults (Kafka's ConfigHelper.configSynonyms).
+ */
 export function brokerSynonymEntries(config: DescribableBrokerConfig, name: BrokerConfigName): ConfigSynonym[] {
   const out: ConfigSynonym[] = [];
   const synonyms = brokerConfigSynonyms(name);
-  for (const s of synonyms) {
-    if (config.isSet(s)) out.push({ name: s, value: shown(s, config.value(s)), source: 'STATIC_BROKER_CONFIG' });
+  const layers = (s: BrokerConfigName) =>
+    config.settingLayers ? config.settingLayers(s).map((l, i) => ({ ...l, top: i === 0 })) : config.isSet(s) ? [{ value: '', origin: config.origin(s), top: true }] : [];
+  for (const source of SOURCE_ORDER) {
+    for (const s of synonyms) {
+      for (const l of layers(s)) {
+        if (sourceOfOrigin(l.origin) !== source) continue;
+        const value = BROKER_CONFIGS[s].type === 'password' ? null : l.top ? shown(s, config.value(s)) : l.value;
+        out.push({ name: s, value, source });
+      }
+    }
   }
   for (const s of synonyms) {
     const def = BROKER_CONFIGS[s];
@@ -60,7 +82,12 @@ function shown(name: BrokerConfigName, value: AnyConfigValue): string | null {
 
 export function describeBrokerConfig(config: DescribableBrokerConfig, name: BrokerConfigName): ConfigDescription {
   const def = BROKER_CONFIGS[name];
-  const synonyms = brokerSynonymEntries(config, name);
+  // a dynamic value of another synonym is not this config's source (log.retention.hours does not
+  // become DYNAMIC_BROKER_CONFIG because log.retention.ms was set dynamically)
+  const all = brokerSynonymEntries(config, name);
+  let skip = 0;
+  while (skip < all.length && all[skip]!.name !== name && all[skip]!.source.startsWith('DYNAMIC_')) skip++;
+  const synonyms = all.slice(skip);
   return Object.freeze({
     name,
     value: shown(name, config.value(name)),

@@ -13,7 +13,7 @@ import { parsePropertiesEntries } from './properties.js';
  */
 export type ConfigOrigin =
   | { readonly kind: 'default' }
-  | { readonly kind: 'dynamic' }
+  | { readonly kind: 'dynamic'; readonly level?: 'topic' | 'broker' | 'default' }
   | { readonly kind: 'file'; readonly file: string; readonly line: number }
   | { readonly kind: 'properties' }
   | { readonly kind: 'env'; readonly variable: string }
@@ -41,7 +41,7 @@ export function describeOrigin(o: ConfigOrigin): string {
     case 'generated':
       return 'generated';
     case 'dynamic':
-      return 'dynamic config';
+      return o.level === 'default' ? 'dynamic default broker config' : o.level === 'broker' ? 'dynamic broker config' : 'dynamic config';
   }
 }
 

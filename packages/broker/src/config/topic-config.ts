@@ -175,8 +175,8 @@ export function describeTopicConfigs(broker: DescribableBrokerConfig, overrides:
     if (primary) synonyms.push(...brokerSynonymEntries(broker, primary));
     const head = synonyms[0];
     const origin = head?.source === 'DYNAMIC_TOPIC_CONFIG'
-      ? ({ kind: 'dynamic' } as const)
-      : head?.source === 'STATIC_BROKER_CONFIG' && isBrokerConfigName(head.name)
+      ? ({ kind: 'dynamic', level: 'topic' } as const)
+      : head && head.source !== 'DEFAULT_CONFIG' && isBrokerConfigName(head.name)
         ? broker.origin(head.name)
         : ({ kind: 'default' } as const);
     return Object.freeze({

@@ -1,6 +1,9 @@
 import { KafkaError, errorCodeOf, type DescribeConfigsResponseResourceResult, type DescribeConfigsResponseResult } from '@samsa/protocol';
 import { CONFIG_TYPE_CODES, ConfigSource } from '../config/types.js';
 import type { ConfigDescription } from '../config/describe.js';
+import { DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
+import { isBrokerConfigName } from '../config/definitions.js';
+import { THROTTLE_RATE_CONFIGS } from '../config/dynamic-broker-config.js';
 import { describeTopicConfigs, parseTopicConfigs } from '../config/topic-config.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
@@ -9,9 +12,44 @@ const TOPIC = 2;
 const BROKER = 4;
 
 /**
- * DescribeConfigs for topics (their /config/topics overrides over the broker defaults) and for this
- * broker (static server.properties values and Kafka's defaults), with sources, synonyms and
- * documentation as the request version allows. Dynamic broker configs come with the configs issue.
+ * A broker resource: its id gives every config with its source (per-broker dynamic, cluster
+ * default, static, default) plus the dynamic throttle rates; "" gives the cluster-default
+ * dynamic configs only (Kafka's describe of the <default> entity).
+ */
+function describeBroker(s: BrokerServices, name: string): ConfigDescription[] {
+  const dyn = s.dynamicConfig;
+  const rateEntry = (n: string, value: string, source: 'DYNAMIC_BROKER_CONFIG' | 'DYNAMIC_DEFAULT_BROKER_CONFIG'): ConfigDescription => ({
+    name: n, value, source, sensitive: false, readOnly: false, type: 'long', documentation: 'Replication throttle rate in bytes/s.',
+    synonyms: [{ name: n, value, source }], origin: { kind: 'dynamic', level: source === 'DYNAMIC_BROKER_CONFIG' ? 'broker' : 'default' },
+  });
+  if (name === '') {
+    if (!dyn) return [];
+    return Object.entries(dyn.entity(DEFAULT_BROKER_ENTITY)).sort(([a], [b]) => a.localeCompare(b)).map(([n, v]) => {
+      if (isBrokerConfigName(n)) {
+        const d = dyn.staticConfig.describe(n);
+        return { ...d, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG', synonyms: [{ name: n, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG' }, ...d.synonyms] };
+      }
+      return rateEntry(n, v, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
+    });
+  }
+  const out = s.config.describe() as ConfigDescription[];
+  if (dyn) {
+    for (const n of THROTTLE_RATE_CONFIGS) {
+      const own = dyn.entity(String(s.brokerId))[n];
+      const def = dyn.entity(DEFAULT_BROKER_ENTITY)[n];
+      if (own !== undefined) out.push(rateEntry(n, own, 'DYNAMIC_BROKER_CONFIG'));
+      else if (def !== undefined) out.push(rateEntry(n, def, 'DYNAMIC_DEFAULT_BROKER_CONFIG'));
+    }
+    out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+  return out;
+}
+
+/**
+ * DescribeConfigs for topics (their /config/topics overrides over the broker's effective defaults)
+ * and for this broker or the cluster default (""), with sources (DYNAMIC_TOPIC_CONFIG,
+ * DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG),
+ * synonyms and documentation as the request version allows.
  */
 export const describeConfigsHandler: ApiHandler<32, BrokerServices> = {
   apiKey: 32,
@@ -31,7 +69,7 @@ export const describeConfigsHandler: ApiHandler<32, BrokerServices> = {
           if (r.resourceName !== '' && r.resourceName !== String(s.brokerId)) {
             throw new KafkaError('INVALID_REQUEST', `Unexpected broker id, expected ${s.brokerId} or empty string, but received ${r.resourceName}`);
           }
-          described = s.config.describe() as ConfigDescription[];
+          described = describeBroker(s, r.resourceName);
         } else {
           throw new KafkaError('INVALID_REQUEST', `Unsupported resource type ${r.resourceType}`);
         }

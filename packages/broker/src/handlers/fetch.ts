@@ -1,5 +1,6 @@
 import { ErrorCode, encodeResponseChunks, type FetchResponse, type FetchResponsePartition, type FetchResponseTopic } from '@samsa/protocol';
 import { DelayedFetch } from '../purgatory/delayed-fetch.js';
+import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 import type { ReadResult } from '../replica/replica-manager.js';
@@ -38,6 +39,9 @@ const referenced = new WeakMap<FetchResponse, Buffer[]>();
  * read from the segment file into one buffer and written to the socket from there (no second copy).
  * Fetch sessions (KIP-227) are not kept: session id 0 tells clients to send full requests.
  */
+/** Fetch v8+: clients throttle themselves on throttle_time_ms (KIP-219). */
+const FETCH_KIP219_VERSION = 8;
+
 export const fetchHandler: ApiHandler<1, BrokerServices> = {
   apiKey: 1,
   async handle(req, ctx, s) {
@@ -50,11 +54,11 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       t,
       name: useIds ? s.metadata.topicName(t.topicId.toString('base64url')) : t.topic,
     }));
-    const entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number }> = [];
+    const entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number; logStartOffset: bigint }> = [];
     for (const { t, name } of resolved) {
       if (name === undefined) continue;
       for (const p of t.partitions) {
-        entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch });
+        entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset });
       }
     }
     const maxBytes = v >= 3 ? b.maxBytes : 0x7fffffff;
@@ -74,6 +78,18 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       });
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       results = await read();
+    }
+    // consumer_byte_rate (Kafka's quotas.fetch): a fetch that takes the client over its quota is
+    // answered without data (its bytes unrecorded) and the client throttled
+    let throttleTimeMs = 0;
+    if (s.quotas && !follower) {
+      const user = principalOf(ctx);
+      const n = bytes();
+      throttleTimeMs = s.quotas.fetch.recordAndGetThrottleTimeMs(user, ctx.clientId ?? '', n);
+      if (throttleTimeMs > 0) {
+        s.quotas.fetch.unrecord(user, ctx.clientId ?? '', n);
+        results = results.map((r) => ({ ...r, data: undefined }));
+      }
     }
     const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));
     const buffers: Buffer[] = [];
@@ -110,7 +126,8 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       }
       responses.push({ topic: name ?? t.topic, topicId: useIds ? t.topicId : ZERO_UUID, partitions });
     }
-    const response: FetchResponse = { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses, nodeEndpoints: [] };
+    await throttle(ctx, v, FETCH_KIP219_VERSION, throttleTimeMs);
+    const response: FetchResponse = { throttleTimeMs, errorCode: 0, sessionId: 0, responses, nodeEndpoints: [] };
     referenced.set(response, buffers);
     return response;
   },

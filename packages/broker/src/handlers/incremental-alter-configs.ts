@@ -1,14 +1,7 @@
 import { ErrorCode, KafkaError, errorCodeOf, type IncrementalAlterConfigsRequestResource, type IncrementalAlterConfigsResponseResourceResponse } from '@samsa/protocol';
-import { ConfigType } from '@samsa/zk-paths';
-import { DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
-import { TOPIC_CONFIGS, isTopicConfigName } from '../config/topic-config.js';
+import { alterResourceConfig } from '../admin/config-admin.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
-import { topicSettingsFrom } from '../server/topic-settings.js';
-import { invalidRate, isDynamicBrokerConfig } from '../server/dynamic-config.js';
-
-const RESOURCE_TOPIC = 2;
-const RESOURCE_BROKER = 4;
 const OP = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
 /** Applies SET / DELETE / APPEND / SUBTRACT (the last two on list configs) to `current`. */
@@ -43,36 +36,11 @@ function applyOps(current: Record<string, string>, r: IncrementalAlterConfigsReq
   return next;
 }
 
-async function alterTopic(r: IncrementalAlterConfigsRequestResource, validateOnly: boolean, s: BrokerServices): Promise<void> {
-  if (!(await s.kzk.topicExists(r.resourceName))) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic ${r.resourceName} does not exist`);
-  for (const c of r.configs) if (!isTopicConfigName(c.name)) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${c.name}`);
-  const next = applyOps(await s.kzk.getEntityConfig(ConfigType.Topic, r.resourceName), r, (n) => isTopicConfigName(n) && TOPIC_CONFIGS[n].type === 'list');
-  try {
-    topicSettingsFrom(s.config, next);
-  } catch (err) {
-    throw new KafkaError('INVALID_CONFIG', (err as Error).message, { cause: err });
-  }
-  if (!validateOnly) await s.kzk.changeEntityConfig(ConfigType.Topic, r.resourceName, next);
-}
-
-async function alterBroker(r: IncrementalAlterConfigsRequestResource, validateOnly: boolean, s: BrokerServices): Promise<void> {
-  const entity = r.resourceName === '' ? DEFAULT_BROKER_ENTITY : r.resourceName;
-  if (entity !== DEFAULT_BROKER_ENTITY && entity !== String(s.brokerId)) {
-    throw new KafkaError('INVALID_REQUEST', `Unexpected broker id, expected ${s.brokerId} or empty string, but received ${r.resourceName}`);
-  }
-  for (const c of r.configs) {
-    if (!isDynamicBrokerConfig(c.name)) throw new KafkaError('INVALID_CONFIG', `Broker config ${c.name} cannot be updated dynamically in Samsa (only ${['leader.replication.throttled.rate', 'follower.replication.throttled.rate'].join(', ')})`);
-    if (c.configOperation === OP.SET && c.value !== null && invalidRate(c.value)) throw new KafkaError('INVALID_CONFIG', invalidRate(c.value)!);
-  }
-  const next = applyOps(await s.kzk.getEntityConfig(ConfigType.Broker, entity), r, () => false);
-  if (!validateOnly) await s.kzk.changeEntityConfig(ConfigType.Broker, entity, next);
-}
-
 /**
  * IncrementalAlterConfigs (KIP-339), ZooKeeper mode: a topic's or a broker's dynamic configs are
  * rewritten in /config/<type>/<name> and announced under /config/changes, which every broker
- * applies. Broker resources name this broker (or "" for the cluster default); Samsa applies the
- * replication throttle rates dynamically and refuses other broker configs.
+ * applies. Broker resources name this broker (or "" for the cluster default); broker configs Samsa
+ * cannot apply at runtime are refused (see config/dynamic-broker-config.ts).
  */
 export const incrementalAlterConfigsHandler: ApiHandler<44, BrokerServices> = {
   apiKey: 44,
@@ -81,9 +49,7 @@ export const incrementalAlterConfigsHandler: ApiHandler<44, BrokerServices> = {
     for (const r of req.body.resources) {
       const res = { errorCode: 0, errorMessage: null as string | null, resourceType: r.resourceType, resourceName: r.resourceName };
       try {
-        if (r.resourceType === RESOURCE_TOPIC) await alterTopic(r, req.body.validateOnly, s);
-        else if (r.resourceType === RESOURCE_BROKER) await alterBroker(r, req.body.validateOnly, s);
-        else throw new KafkaError('INVALID_REQUEST', `Unsupported resource type ${r.resourceType}`);
+        await alterResourceConfig(s, r.resourceType, r.resourceName, (current, isList) => applyOps(current, r, isList), req.body.validateOnly);
       } catch (err) {
         res.errorCode = errorCodeOf(err);
         res.errorMessage = (err as Error).message;

@@ -6,6 +6,7 @@ import {
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
 import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
+import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 
@@ -20,6 +21,9 @@ function partitionResponse(index: number, errorCode: number, errorMessage: strin
  * @samsa/protocol, append on the leader, then answer — at once for acks=0/1, or for acks=-1 once
  * the high watermark passes the appended batches (or REQUEST_TIMED_OUT at the request timeout).
  */
+/** Produce v6+: clients throttle themselves on throttle_time_ms (KIP-219). */
+const PRODUCE_KIP219_VERSION = 6;
+
 export const produceHandler: ApiHandler<0, BrokerServices> = {
   apiKey: 0,
   async handle(req, ctx, s) {
@@ -105,6 +109,13 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
         waitingResponse.set(st, r);
       }
     }
+    // producer_byte_rate (Kafka's quotas.produce): the data is appended, then the client is throttled
+    let throttleTimeMs = 0;
+    if (s.quotas) {
+      const bytes = topicData.reduce((n, t) => n + t.partitionData.reduce((m, p) => m + (p.records?.length ?? 0), 0), 0);
+      throttleTimeMs = s.quotas.produce.recordAndGetThrottleTimeMs(principalOf(ctx), ctx.clientId ?? '', bytes);
+      if (acks === 0) ctx.conn.mutedUntilMs = Date.now() + throttleTimeMs;
+    }
     if (acks === 0) return null;
     if (waiting.length > 0) {
       // the seed's DelayedProduce: completed by HW growth, leadership loss or the timeout
@@ -125,7 +136,8 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       name: t.name,
       partitionResponses: t.partitionData.map((p) => results.get(`${t.name}\u0000${p.index}`) ?? partitionResponse(p.index, ErrorCode.UNKNOWN_SERVER_ERROR)),
     }));
-    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+    await throttle(ctx, req.apiVersion, PRODUCE_KIP219_VERSION, throttleTimeMs);
+    return { responses, throttleTimeMs, nodeEndpoints: [] };
   },
   errorResponse(req, code) {
     return {

@@ -109,8 +109,9 @@ describe('reassignment and config handlers', () => {
         { resourceType: 2, resourceName: 't', configs: [{ name: 'retention.ms', configOperation: 0, value: 'soon' }] },
         { resourceType: 2, resourceName: 't', configs: [{ name: 'no.such.config', configOperation: 0, value: '1' }] },
         { resourceType: 4, resourceName: '2', configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1' }] },
-        { resourceType: 4, resourceName: '1', configs: [{ name: 'log.retention.ms', configOperation: 0, value: '1' }] },
+        { resourceType: 4, resourceName: '1', configs: [{ name: 'log.dirs', configOperation: 0, value: '/x' }] },
         { resourceType: 4, resourceName: '1', configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '-5' }] },
+        { resourceType: 4, resourceName: '', configs: [{ name: 'log.retention.ms', configOperation: 0, value: 'soon' }] },
         { resourceType: 2, resourceName: 't', configs: [{ name: 'retention.ms', configOperation: 2, value: '1' }] },
       ],
       validateOnly: false,
@@ -120,11 +121,14 @@ describe('reassignment and config handlers', () => {
       ErrorCode.INVALID_CONFIG,
       ErrorCode.INVALID_CONFIG,
       ErrorCode.INVALID_REQUEST,
+      ErrorCode.INVALID_REQUEST,
       ErrorCode.INVALID_CONFIG,
       ErrorCode.INVALID_CONFIG,
       ErrorCode.INVALID_CONFIG,
     ]);
     expect(bad.responses[3]!.errorMessage).toBe('Unexpected broker id, expected 1 or empty string, but received 2');
+    expect(bad.responses[4]!.errorMessage).toBe("Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(log.dirs)");
+    expect(bad.responses[6]!.errorMessage).toMatch(/log\.retention\.ms/);
     const validateOnly = await call(44, 0, { resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'retention.ms', configOperation: 0, value: '5' }] }], validateOnly: true });
     expect(validateOnly.responses[0]!.errorCode).toBe(0);
     expect((await kzk.getEntityConfig(ConfigType.Topic, 't'))['retention.ms']).toBeUndefined();

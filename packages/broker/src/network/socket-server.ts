@@ -5,6 +5,8 @@ export interface ConnectionInfo {
   id: number;
   remote: string;
   listener: string;
+  /** Quota throttling (KIP-219): the connection is not read until this time (epoch ms). */
+  mutedUntilMs?: number;
 }
 
 /** Thrown by a frame handler to close the connection (Kafka closes on some protocol errors). */
@@ -254,6 +256,9 @@ class Connection {
           timing.sendStartedAt = timing.handledAt;
           done(timing, timing.handledAt);
         }
+        // a throttled client's channel stays muted for its throttle time (Kafka's KIP-219)
+        const muted = (this.info.mutedUntilMs ?? 0) - Date.now();
+        if (muted > 0 && !this.closed) await new Promise((r) => setTimeout(r, muted));
       }
     } finally {
       this.processing = false;

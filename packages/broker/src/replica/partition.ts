@@ -10,6 +10,8 @@ export interface RemoteReplica {
   /** The leader's LEO when this follower last fetched, and when that was (the seed's rule). */
   lastFetchLeaderLogEndOffset: bigint;
   lastFetchTimeMs: number;
+  /** The follower's log start offset from its last fetch (-1 until it fetched). */
+  logStartOffset: bigint;
 }
 
 /** Writes a leader's new ISR to the partition-state znode; the new zkVersion, or null if it moved. */
@@ -75,7 +77,7 @@ export class Partition {
       for (const r of s.replicas) {
         if (r === this.localBrokerId) continue;
         // ISR members get a full lag window to show up before they can be shrunk out
-        remote.set(r, { logEndOffset: -1n, lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0, lastFetchLeaderLogEndOffset: -1n, lastFetchTimeMs: 0 });
+        remote.set(r, { logEndOffset: -1n, logStartOffset: -1n, lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0, lastFetchLeaderLogEndOffset: -1n, lastFetchTimeMs: 0 });
       }
       this.applyState(s);
       this.log = log;
@@ -168,9 +170,10 @@ export class Partition {
    * A follower fetched at `fetchOffset` (its LEO) while our LEO was `leaderEndOffset`: the seed's
    * updateLogReadResult rule for lastCaughtUpTimeMs, then ISR expansion and HW.
    */
-  async updateFollowerFetchState(replicaId: number, fetchOffset: bigint, leaderEndOffset: bigint, now: number): Promise<void> {
+  async updateFollowerFetchState(replicaId: number, fetchOffset: bigint, leaderEndOffset: bigint, now: number, followerLogStartOffset = -1n): Promise<void> {
     const r = this.remote.get(replicaId);
     if (!r || !this.isLeader) return;
+    if (followerLogStartOffset >= 0n) r.logStartOffset = followerLogStartOffset;
     if (fetchOffset >= leaderEndOffset) r.lastCaughtUpTimeMs = Math.max(r.lastCaughtUpTimeMs, now);
     else if (fetchOffset >= r.lastFetchLeaderLogEndOffset) r.lastCaughtUpTimeMs = Math.max(r.lastCaughtUpTimeMs, r.lastFetchTimeMs);
     r.logEndOffset = fetchOffset;
@@ -181,6 +184,18 @@ export class Partition {
       await this.updateIsr([...this.isr, replicaId], 'expand');
     }
     this.maybeIncrementHighWatermark(now);
+  }
+
+  /**
+   * Kafka's lowWatermarkIfLeader: the smallest log start offset over the leader and the followers
+   * that reported one (DeleteRecords waits for it). -1 when not leading.
+   */
+  get lowWatermark(): bigint {
+    const log = this.log;
+    if (!log || !this.isLeader) return -1n;
+    let low = log.logStartOffset;
+    for (const r of this.remote.values()) if (r.logStartOffset >= 0n && r.logStartOffset < low) low = r.logStartOffset;
+    return low;
   }
 
   /** Drops followers that have not caught up within replica.lag.time.max.ms (the isr-expiration task). */

@@ -23,6 +23,7 @@ import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
 import { SystemTimer } from '../purgatory/timing-wheel.js';
 import type { DelayedProduce } from '../purgatory/delayed-produce.js';
 import type { DelayedFetch } from '../purgatory/delayed-fetch.js';
+import type { DelayedDeleteRecords } from '../purgatory/delayed-delete-records.js';
 
 export interface TopicPartition {
   topic: string;
@@ -48,6 +49,8 @@ export interface TopicSettings {
   timestampAfterMaxMs: number;
   /** cleanup.policy includes compact (records need keys). */
   compacted: boolean;
+  /** cleanup.policy includes delete (DeleteRecords is refused otherwise); absent means yes. */
+  deletes?: boolean;
 }
 
 export interface ReplicaManagerOptions {
@@ -102,6 +105,8 @@ export interface FetchEntry {
   fetchOffset: bigint;
   maxBytes: number;
   currentLeaderEpoch: number;
+  /** A follower's log start offset (fetch v5+); -1 or absent otherwise. */
+  logStartOffset?: bigint;
 }
 
 export interface ReadResult {
@@ -131,6 +136,8 @@ export class ReplicaManager {
   readonly timer = new SystemTimer();
   readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
   readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
+  /** DeleteRecords waiting for every replica's log start offset (Kafka's DelayedDeleteRecords). */
+  readonly deleteRecordsPurgatory: DelayedOperationPurgatory<DelayedDeleteRecords>;
   private readonly isrChangeSet = new Map<string, TopicPartition>();
   private lastIsrChangeMs = 0;
   private lastIsrPropagationMs = Date.now();
@@ -144,6 +151,7 @@ export class ReplicaManager {
     this.fetchers = new ReplicaFetcherManager({ ...o.fetcher, brokerId: o.brokerId, quota: this.quotas.follower }, this.log);
     this.producePurgatory = new DelayedOperationPurgatory('Produce', this.timer);
     this.fetchPurgatory = new DelayedOperationPurgatory('Fetch', this.timer);
+    this.deleteRecordsPurgatory = new DelayedOperationPurgatory('DeleteRecords', this.timer);
   }
 
   /** High watermarks read from replication-offset-checkpoint at startup, applied when a partition gets its log. */
@@ -202,6 +210,7 @@ export class ReplicaManager {
     this.timers = [];
     this.producePurgatory.shutdown();
     this.fetchPurgatory.shutdown();
+    this.deleteRecordsPurgatory.shutdown();
     this.timer.shutdown();
     await this.checkpointHighWatermarks().catch((err: unknown) => this.log.warn({ err }, 'final high watermark checkpoint failed'));
     await this.fetchers.shutdown();
@@ -353,6 +362,7 @@ export class ReplicaManager {
         scl.info({ topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch }, 'applied LeaderAndIsr');
         // leadership moved: waiting produces and fetches on this partition answer now
         this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
+        this.deleteRecordsPurgatory.checkAndComplete(key(s.topic, s.partition));
         this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
         this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: s.leader === this.o.brokerId });
         err(ErrorCode.NONE);
@@ -381,6 +391,7 @@ export class ReplicaManager {
       p?.stopLeading();
       if (p) this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: false });
       this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
+      this.deleteRecordsPurgatory.checkAndComplete(key(s.topic, s.partition));
       this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
       if (s.deletePartition) {
         try {
@@ -445,7 +456,8 @@ export class ReplicaManager {
       // acks=all answers waiting on it) need not wait for this read from disk
       if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.o.brokerId} is not the leader of ${p.topic}-${p.partition}`);
       p.checkLeaderEpoch(e.currentLeaderEpoch);
-      await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now);
+      await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now, e.logStartOffset ?? -1n);
+      this.deleteRecordsPurgatory.checkAndComplete(key(p.topic, p.partition));
       // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while over quota
       if (this.shouldLeaderThrottle(p, replicaId)) return p.readForFollower(e.fetchOffset, 0, false, e.currentLeaderEpoch);
       const data = await p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);

@@ -1,34 +1,22 @@
 import type { Logger } from 'pino';
 import { ConfigType } from '@samsa/zk-paths';
-import type { BrokerConfig } from '../config/broker-config.js';
-import { DEFAULT_BROKER_ENTITY, type ConfigHandlers } from '../config/config-change-notification.js';
+import type { ConfigHandlers } from '../config/config-change-notification.js';
+import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { UNLIMITED_RATE, parseThrottledReplicas } from '../replica/replication-quota.js';
 import { topicSettingsFrom } from './topic-settings.js';
+import type { ClientQuotas } from '../quota/throttle.js';
 
-/**
- * Broker configs applied dynamically (Kafka's DynamicConfig.Broker subset Samsa honours so far):
- * the replication throttle rates, in bytes/s, per broker (/config/brokers/<id>) over the cluster
- * default (/config/brokers/<default>); unset means unlimited.
- */
-export const DYNAMIC_BROKER_CONFIGS = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second'] as const;
-export type DynamicBrokerConfigName = (typeof DYNAMIC_BROKER_CONFIGS)[number];
-
-export function isDynamicBrokerConfig(name: string): name is DynamicBrokerConfigName {
-  return (DYNAMIC_BROKER_CONFIGS as readonly string[]).includes(name);
-}
-
-/** A throttle rate value: a non-negative long. Returns the reason it is not, or null. */
-export function invalidRate(value: string): string | null {
-  return /^\d+$/.test(value.trim()) && Number(value) <= Number.MAX_SAFE_INTEGER ? null : `Invalid value ${value} for configuration: expected a non-negative long (bytes/s)`;
-}
+export { THROTTLE_RATE_CONFIGS as DYNAMIC_BROKER_CONFIGS, invalidRate } from '../config/dynamic-broker-config.js';
 
 export interface DynamicConfigTargets {
   brokerId: number;
-  config: BrokerConfig;
+  config: DynamicBrokerConfig;
   replicaManager: ReplicaManager;
   /** The broker's copy of /config/topics (read by new logs). */
   topicConfigs: Map<string, Record<string, string>>;
+  /** Client quota entities (/config/clients, /config/users). */
+  quotas?: ClientQuotas;
   logger: Logger;
 }
 
@@ -38,39 +26,55 @@ export interface DynamicConfigTargets {
  * throttled replicas; broker entities set the replication throttle rates.
  */
 export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
-  const brokerEntities = new Map<string, Record<string, string>>();
   const log = t.logger.child({ component: 'dynamic-config' });
-  const rate = (name: DynamicBrokerConfigName): number => {
-    const v = brokerEntities.get(String(t.brokerId))?.[name] ?? brokerEntities.get(DEFAULT_BROKER_ENTITY)?.[name];
-    return v === undefined || invalidRate(v) !== null ? UNLIMITED_RATE : Number(v);
+  /** Open logs take their topic's settings again (after a topic or a broker default changed). */
+  const reconfigure = async (topic: string, overrides: Readonly<Record<string, string>>) => {
+    t.replicaManager.invalidateTopicSettings(topic);
+    let logConfig;
+    try {
+      logConfig = topicSettingsFrom(t.config.current, overrides).logConfig;
+    } catch (err) {
+      log.warn({ topic, err: (err as Error).message }, 'invalid topic config in ZooKeeper; open logs keep their settings');
+      return;
+    }
+    for (const p of t.replicaManager.partitions.values()) {
+      if (p.topic === topic && p.log) await p.log.updateConfig(logConfig).catch((err: unknown) => log.warn({ topic, partition: p.partition, err }, 'could not reconfigure the log'));
+    }
   };
   return {
     [ConfigType.Topic]: async (topic, overrides) => {
       t.topicConfigs.set(topic, overrides);
       const rm = t.replicaManager;
-      rm.invalidateTopicSettings(topic);
       const leader = parseThrottledReplicas(overrides['leader.replication.throttled.replicas'], t.brokerId);
       const follower = parseThrottledReplicas(overrides['follower.replication.throttled.replicas'], t.brokerId);
       if (leader) rm.quotas.leader.markThrottled(topic, leader);
       else rm.quotas.leader.removeThrottle(topic);
       if (follower) rm.quotas.follower.markThrottled(topic, follower);
       else rm.quotas.follower.removeThrottle(topic);
-      let logConfig;
-      try {
-        logConfig = topicSettingsFrom(t.config, overrides).logConfig;
-      } catch (err) {
-        log.warn({ topic, err: (err as Error).message }, 'invalid topic config in ZooKeeper; open logs keep their settings');
-        return;
-      }
-      for (const p of rm.partitions.values()) {
-        if (p.topic === topic && p.log) await p.log.updateConfig(logConfig).catch((err: unknown) => log.warn({ topic, partition: p.partition, err }, 'could not reconfigure the log'));
-      }
+      await reconfigure(topic, overrides);
     },
-    [ConfigType.Broker]: (entity, config) => {
-      brokerEntities.set(entity, config);
-      t.replicaManager.quotas.leader.updateQuota(rate('leader.replication.throttled.rate'));
-      t.replicaManager.quotas.follower.updateQuota(rate('follower.replication.throttled.rate'));
-      log.info({ entity, leaderRate: t.replicaManager.quotas.leader.quota, followerRate: t.replicaManager.quotas.follower.quota }, 'replication throttle rates');
+    // quota entities (Kafka's ClientIdConfigHandler / UserConfigHandler); users may be `user/clients/id`
+    [ConfigType.Client]: (entity, config) => {
+      if (!t.quotas) return;
+      if (Object.keys(config).length === 0) t.quotas.configs.clients.delete(entity);
+      else t.quotas.configs.clients.set(entity, config);
+      log.info({ clientId: entity, config }, 'client quota config applied');
+    },
+    [ConfigType.User]: (entity, config) => {
+      if (!t.quotas) return;
+      if (Object.keys(config).length === 0) t.quotas.configs.users.delete(entity);
+      else t.quotas.configs.users.set(entity, config);
+      log.info({ user: entity, config }, 'user quota config applied');
+    },
+    [ConfigType.Broker]: async (entity, config) => {
+      const skipped = t.config.update(entity, config);
+      if (skipped.length > 0) log.warn({ entity, skipped }, 'dynamic broker configs not applied (not updatable or invalid)');
+      t.replicaManager.quotas.leader.updateQuota(t.config.rate('leader.replication.throttled.rate') ?? UNLIMITED_RATE);
+      t.replicaManager.quotas.follower.updateQuota(t.config.rate('follower.replication.throttled.rate') ?? UNLIMITED_RATE);
+      log.info({ entity, leaderRate: t.replicaManager.quotas.leader.quota, followerRate: t.replicaManager.quotas.follower.quota }, 'dynamic broker config applied');
+      // topics inherit the broker's log.* defaults: every topic with an open log takes them again
+      const topics = new Set([...t.replicaManager.partitions.values()].map((p) => p.topic));
+      for (const topic of topics) await reconfigure(topic, t.topicConfigs.get(topic) ?? {});
     },
   };
 }

@@ -22,13 +22,17 @@ import { alterPartitionReassignmentsHandler } from '../handlers/alter-partition-
 import { apiVersionsHandler } from '../handlers/api-versions.js';
 import { listPartitionReassignmentsHandler } from '../handlers/list-partition-reassignments.js';
 import { incrementalAlterConfigsHandler } from '../handlers/incremental-alter-configs.js';
-import { ConfigChangeNotificationHandler } from '../config/config-change-notification.js';
+import { ConfigChangeNotificationHandler, DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
 import { dynamicConfigHandlers } from './dynamic-config.js';
+import { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
+import { ClientQuotas } from '../quota/throttle.js';
 import { createPartitionsHandler } from '../handlers/create-partitions.js';
 import { createTopicsHandler } from '../handlers/create-topics.js';
 import { deleteTopicsHandler } from '../handlers/delete-topics.js';
 import { describeClusterHandler } from '../handlers/describe-cluster.js';
 import { describeConfigsHandler } from '../handlers/describe-configs.js';
+import { deleteRecordsHandler } from '../handlers/delete-records.js';
+import { alterConfigsHandler } from '../handlers/alter-configs.js';
 import { electLeadersHandler } from '../handlers/elect-leaders.js';
 import { fetchHandler } from '../handlers/fetch.js';
 import { deleteGroupsHandler } from '../handlers/delete-groups.js';
@@ -101,6 +105,8 @@ export class KafkaServer {
   private readonly log: Logger;
   private readonly scl: Logger;
   private topicConfigs = new Map<string, Record<string, string>>();
+  /** The static config with /config/brokers/<default> and /config/brokers/<id> over it. */
+  private dynamicConfig: DynamicBrokerConfig | undefined;
   private stopping = false;
   /** Bound ports per listener name (listeners with port 0 get a random one). */
   readonly boundPorts = new Map<string, number>();
@@ -148,8 +154,9 @@ export class KafkaServer {
     this.metricsServer = server;
   }
 
+  /** The effective configuration: static, with dynamic broker configs applied once started. */
   get config(): BrokerConfig {
-    return this.o.config;
+    return this.dynamicConfig?.current ?? this.o.config;
   }
 
   async startup(): Promise<void> {
@@ -173,15 +180,22 @@ export class KafkaServer {
     this.brokerId = cfg.brokerId >= 0 ? cfg.brokerId : await kzk.generateBrokerId(cfg.get('reserved.broker.max.id'));
     this.log.info({ brokerId: this.brokerId, clusterId: this.clusterId }, 'starting broker');
 
+    // dynamic broker configs over the static ones (Kafka's DynamicBrokerConfig.initialize: read before logs load)
+    const dyn = new DynamicBrokerConfig(cfg, this.brokerId);
+    this.dynamicConfig = dyn;
+    for (const entity of [DEFAULT_BROKER_ENTITY, String(this.brokerId)]) {
+      const skipped = dyn.update(entity, await kzk.getEntityConfig(ConfigType.Broker, entity));
+      if (skipped.length > 0) this.log.warn({ entity, skipped }, 'dynamic broker configs not applied (not updatable or invalid)');
+    }
     // topic configs first: logs are loaded with their topic's settings (Kafka does the same)
     await this.loadTopicConfigs();
-    const defaults = topicSettingsFrom(cfg);
+    const defaults = topicSettingsFrom(dyn.current);
     this.logs = await LogManager.open({
       logDirs: [...cfg.logDirs],
       brokerId: this.brokerId,
       clusterId: this.clusterId,
       defaultConfig: defaults.logConfig,
-      configFor: (topic) => topicSettingsFrom(cfg, this.topicConfigs.get(topic) ?? {}).logConfig,
+      configFor: (topic) => topicSettingsFrom(dyn.current, this.topicConfigs.get(topic) ?? {}).logConfig,
       logger: this.log.child({ component: 'log-manager' }),
       cleanerLogger: this.log.child({ component: 'log-cleaner' }),
       retentionCheckIntervalMs: cfg.get('log.retention.check.interval.ms'),
@@ -194,6 +208,8 @@ export class KafkaServer {
         maxIoBytesPerSecond: cfg.get('log.cleaner.io.max.bytes.per.second'),
         backoffMs: cfg.get('log.cleaner.backoff.ms'),
       },
+      recoveryPointCheckpointIntervalMs: cfg.get('log.flush.offset.checkpoint.interval.ms'),
+      logStartOffsetCheckpointIntervalMs: cfg.get('log.flush.start.offset.checkpoint.interval.ms'),
     });
     this.logs.startup();
 
@@ -203,7 +219,7 @@ export class KafkaServer {
       topicSettings: async (topic) => {
         const overrides = await kzk.getTopicConfig(topic);
         this.topicConfigs.set(topic, overrides);
-        return topicSettingsFrom(cfg, overrides);
+        return topicSettingsFrom(dyn.current, overrides);
       },
       logger: this.log,
       stateChangeLogger: this.scl,
@@ -227,11 +243,12 @@ export class KafkaServer {
     this.metrics.sources.replicaManager = this.replicaManager;
     await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
+    const quotas = new ClientQuotas({ samples: cfg.get('quota.window.num'), sampleMs: cfg.get('quota.window.size.seconds') * 1000 });
     // dynamic configs: /config/topics and /config/brokers now, then every /config/changes notification
     this.configChanges = new ConfigChangeNotificationHandler(
       kzk,
       this.brokerId,
-      dynamicConfigHandlers({ brokerId: this.brokerId, config: cfg, replicaManager: this.replicaManager, topicConfigs: this.topicConfigs, logger: this.log }),
+      dynamicConfigHandlers({ brokerId: this.brokerId, config: dyn, replicaManager: this.replicaManager, topicConfigs: this.topicConfigs, quotas, logger: this.log }),
       this.log,
     );
     await this.configChanges.startup();
@@ -293,7 +310,7 @@ export class KafkaServer {
       defaultReplicationFactor: cfg.get('default.replication.factor'),
       validateTopicConfig: (configs) => {
         try {
-          topicSettingsFrom(cfg, configs);
+          topicSettingsFrom(dyn.current, configs);
         } catch (err) {
           throw new KafkaError('INVALID_CONFIG', (err as Error).message, { cause: err });
         }
@@ -302,7 +319,11 @@ export class KafkaServer {
     const services: BrokerServices = {
       brokerId: this.brokerId,
       clusterId: this.clusterId,
-      config: cfg,
+      get config() {
+        return dyn.current;
+      },
+      dynamicConfig: dyn,
+      quotas,
       settings: {
         autoCreateTopicsEnable: cfg.get('auto.create.topics.enable'),
         numPartitions: cfg.get('num.partitions'),
@@ -318,7 +339,7 @@ export class KafkaServer {
       log: this.log,
       metrics: this.metrics,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler, alterConfigsHandler, deleteRecordsHandler];
     // the group coordinator's APIs
     const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};

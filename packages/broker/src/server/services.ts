@@ -5,8 +5,10 @@ import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { TopicAdmin } from '../admin/topic-admin.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerConfig } from '../config/broker-config.js';
+import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import type { TopicMetricsSink } from '../metrics/topic-metrics.js';
+import type { ClientQuotas } from '../quota/throttle.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -20,7 +22,10 @@ export interface HandlerSettings {
 export interface BrokerServices {
   brokerId: number;
   clusterId: string;
-  config: BrokerConfig;
+  /** The effective configuration (static with dynamic broker configs applied). */
+  readonly config: BrokerConfig;
+  /** The dynamic broker config layers (absent in handler unit tests: static only). */
+  dynamicConfig?: DynamicBrokerConfig;
   settings: HandlerSettings;
   metadata: MetadataCache;
   controller: KafkaController;
@@ -28,6 +33,8 @@ export interface BrokerServices {
   topicAdmin: TopicAdmin;
   replicaManager: ReplicaManager;
   groupCoordinator: GroupCoordinator;
+  /** Client quotas (producer_byte_rate, consumer_byte_rate); absent in handler unit tests. */
+  quotas?: ClientQuotas;
   log: Logger;
   /** Per-topic traffic counters (BrokerTopicMetrics); absent when metrics are off. */
   metrics?: TopicMetricsSink;

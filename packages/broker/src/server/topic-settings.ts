@@ -14,6 +14,7 @@ export function topicSettingsFrom(config: BrokerConfig, overrides: Readonly<Reco
   timestampBeforeMaxMs: number;
   timestampAfterMaxMs: number;
   compacted: boolean;
+  deletes: boolean;
 } {
   const t = effectiveTopicConfig(config, parseTopicConfigs(overrides));
   // retention deletes segments only under cleanup.policy=delete (a compact-only topic keeps them)
@@ -42,5 +43,6 @@ export function topicSettingsFrom(config: BrokerConfig, overrides: Readonly<Reco
     timestampBeforeMaxMs: Math.min(diff, bounded(t['message.timestamp.before.max.ms'])),
     timestampAfterMaxMs: Math.min(diff, bounded(t['message.timestamp.after.max.ms'])),
     compacted: t['cleanup.policy'].includes('compact'),
+    deletes,
   };
 }

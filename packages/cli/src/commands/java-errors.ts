@@ -14,6 +14,7 @@ const JAVA_EXCEPTIONS: Readonly<Record<string, string>> = {
   INVALID_TOPIC_EXCEPTION: 'InvalidTopicException',
   NETWORK_EXCEPTION: 'NetworkException',
   NON_EMPTY_GROUP: 'GroupNotEmptyException',
+  INVALID_CONFIG: 'InvalidConfigurationException',
 };
 
 /** `org.apache.kafka.common.errors.PreferredLeaderNotAvailableException` for PREFERRED_LEADER_NOT_AVAILABLE, etc. */

@@ -1,0 +1,194 @@
+import { Command } from 'commander';
+import { Admin, ConfigResourceType, ConfigSource, KafkaError, type AdminOptions, type ConfigEntry } from '@samsa/client';
+import { ConfigError, parseTopicConfigs } from '@samsa/broker';
+import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
+import { javaToString } from './java-errors.js';
+
+/**
+ * `samsa configs`: Kafka's kafka-configs.sh (ConfigCommand) for topics, brokers, clients and users.
+ * With --bootstrap-server, topics and brokers are described with DescribeConfigs and altered with
+ * IncrementalAlterConfigs; with --zookeeper the tool itself writes /config/<type>/<name> and a
+ * /config/changes notification (Kafka's AdminZkClient.changeConfigs) — the path for client and user
+ * quota configs (producer_byte_rate, consumer_byte_rate, request_percentage).
+ */
+
+export interface ConfigsIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+export interface RawConfigsOptions {
+  bootstrapServer?: string;
+  zookeeper?: string;
+  entityType?: string;
+  entityName?: string;
+  entityDefault?: boolean;
+  alter?: boolean;
+  describe?: boolean;
+  all?: boolean;
+  addConfig?: string;
+  deleteConfig?: string;
+}
+
+const ENTITY_TYPES = ['topics', 'brokers', 'clients', 'users'] as const;
+type EntityType = (typeof ENTITY_TYPES)[number];
+const DEFAULT_ENTITY = '<default>';
+/** Kafka's QuotaConfigs for client-id and user entities. */
+const QUOTA_CONFIGS: Readonly<Record<string, 'long' | 'double'>> = { producer_byte_rate: 'long', consumer_byte_rate: 'long', request_percentage: 'double' };
+
+export class ConfigsUsageError extends Error {}
+
+/** `k1=v1,k2=[a,b],k3=v3` (Kafka's parseConfigsToBeAdded: brackets hold list values with commas). */
+export function parseAddConfig(s: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const parts: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of s) {
+    if (ch === '[') depth++;
+    if (ch === ']') depth--;
+    if (ch === ',' && depth === 0) {
+      parts.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur !== '') parts.push(cur);
+  for (const p of parts) {
+    const i = p.indexOf('=');
+    if (i <= 0) throw new ConfigsUsageError('Invalid entity config: all configs to be added must be in the format "key=val".');
+    let v = p.slice(i + 1).trim();
+    if (v.startsWith('[') && v.endsWith(']')) v = v.slice(1, -1);
+    out[p.slice(0, i).trim()] = v;
+  }
+  return out;
+}
+
+const singular = (t: EntityType) => t.slice(0, -1);
+/** DescribeConfigs source ids as Kafka's ConfigEntry.ConfigSource prints them. */
+const SOURCE_NAMES = ['UNKNOWN', 'DYNAMIC_TOPIC_CONFIG', 'DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG', 'DEFAULT_CONFIG', 'DYNAMIC_BROKER_LOGGER_CONFIG'] as readonly string[];
+
+/** Kafka's describe line: `  k=v sensitive=false synonyms={SOURCE:k=v, ...}`. */
+export function formatConfigEntry(e: ConfigEntry): string {
+  const synonyms = e.synonyms.map((s) => `${SOURCE_NAMES[s.source] ?? s.source}:${s.name}=${s.value}`).join(', ');
+  return `  ${e.name}=${e.value} sensitive=${e.isSensitive} synonyms={${synonyms}}`;
+}
+
+export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsIo, adminOptions: Partial<AdminOptions> = {}): Promise<number> {
+  const println = (line: string) => io.out(`${line}\n`);
+  try {
+    const type = raw.entityType as EntityType;
+    if (!ENTITY_TYPES.includes(type)) throw new ConfigsUsageError(`--entity-type must be one of ${ENTITY_TYPES.join(', ')}`);
+    if ((raw.bootstrapServer === undefined) === (raw.zookeeper === undefined)) throw new ConfigsUsageError('Exactly one of --bootstrap-server or --zookeeper must be specified');
+    if (!!raw.alter === !!raw.describe) throw new ConfigsUsageError('Command must include exactly one action: --describe, --alter');
+    if (raw.entityName !== undefined && raw.entityDefault) throw new ConfigsUsageError('--entity-name and --entity-default cannot be used together');
+    if (raw.entityDefault && type === 'topics') throw new ConfigsUsageError('--entity-default is not supported for topics');
+    if (raw.alter && raw.entityName === undefined && !raw.entityDefault) throw new ConfigsUsageError('--entity-name or --entity-default must be specified with --alter');
+    if (raw.alter && raw.addConfig === undefined && raw.deleteConfig === undefined) throw new ConfigsUsageError('At least one of --add-config or --delete-config must be specified with --alter');
+    const add = raw.addConfig !== undefined ? parseAddConfig(raw.addConfig) : {};
+    const del = raw.deleteConfig !== undefined ? raw.deleteConfig.split(',').map((x) => x.trim()).filter(Boolean) : [];
+    const name = raw.entityDefault ? DEFAULT_ENTITY : raw.entityName;
+    if (raw.zookeeper !== undefined) return await viaZookeeper(raw.zookeeper, type, name, raw.alter ? { add, del } : null, println);
+    if (type === 'clients' || type === 'users') throw new ConfigsUsageError(`--entity-type ${type} needs --zookeeper (Samsa does not serve AlterClientQuotas/DescribeClientQuotas yet)`);
+    const admin = new Admin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000, ...adminOptions });
+    try {
+      const rtype = type === 'topics' ? ConfigResourceType.Topic : ConfigResourceType.Broker;
+      const resName = name === DEFAULT_ENTITY ? '' : name;
+      if (raw.alter) {
+        await admin.incrementalAlterConfigs([
+          { type: rtype, name: resName!, configs: [...Object.entries(add).map(([k, v]) => ({ name: k, value: v, op: 'SET' as const })), ...del.map((k) => ({ name: k, value: null, op: 'DELETE' as const }))] },
+        ]);
+        println(name === DEFAULT_ENTITY ? `Completed updating default config for ${type} in the cluster.` : `Completed updating config for ${singular(type)} ${name}.`);
+        return 0;
+      }
+      const names = name !== undefined ? [name] : type === 'topics' ? (await admin.listTopics()).sort() : (await admin.describeCluster()).brokers.map((b) => String(b.nodeId)).sort();
+      for (const n of names) {
+        const [res] = await admin.describeConfigs([{ type: rtype, name: n === DEFAULT_ENTITY ? '' : n }], { includeSynonyms: true });
+        const wanted = type === 'topics' ? ConfigSource.DynamicTopicConfig : n === DEFAULT_ENTITY ? ConfigSource.DynamicDefaultBrokerConfig : ConfigSource.DynamicBrokerConfig;
+        println(n === DEFAULT_ENTITY ? `Default configs for ${type} in the cluster are:` : `${raw.all ? 'All' : 'Dynamic'} configs for ${singular(type)} ${n} are:`);
+        for (const e of res!.entries) if (raw.all || e.source === wanted) println(formatConfigEntry(e));
+      }
+      return 0;
+    } finally {
+      await admin.close().catch(() => undefined);
+    }
+  } catch (err) {
+    if (err instanceof ConfigsUsageError) {
+      io.err(`${err.message}\n`);
+      return 1;
+    }
+    const first = err instanceof KafkaError ? err : (err as { errors?: Map<string, KafkaError> }).errors?.values().next().value;
+    if (first instanceof KafkaError) {
+      io.err(`Error while executing config command with args '...'\njava.util.concurrent.ExecutionException: ${javaToString(first)}\n`);
+      return 1;
+    }
+    io.err(`${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+/** Validates a client/user quota config (Kafka's QuotaConfigs: longs and a double). */
+function validateQuotas(config: Readonly<Record<string, string>>): void {
+  for (const [k, v] of Object.entries(config)) {
+    const t = QUOTA_CONFIGS[k];
+    if (!t) throw new ConfigsUsageError(`Invalid config(s): ${k}`);
+    const ok = t === 'long' ? /^\d+$/.test(v) : Number.isFinite(Number(v)) && Number(v) >= 0 && v.trim() !== '';
+    if (!ok) throw new ConfigsUsageError(`Invalid value ${v} for configuration ${k}: Not a number of type ${t.toUpperCase()}`);
+  }
+}
+
+async function viaZookeeper(connect: string, type: EntityType, name: string | undefined, change: { add: Record<string, string>; del: string[] } | null, println: (s: string) => void): Promise<number> {
+  const zk = await ZkClient.connect({ connectString: connect, sessionTimeoutMs: 30_000, connectionTimeoutMs: 30_000 });
+  try {
+    const kzk = new KafkaZk(zk);
+    const ztype = { topics: ConfigType.Topic, brokers: ConfigType.Broker, clients: ConfigType.Client, users: ConfigType.User }[type];
+    if (change) {
+      if (type === 'topics' && !(await kzk.topicExists(name!))) throw new ConfigsUsageError(`Topic ${name} does not exist`);
+      const next = { ...(await kzk.getEntityConfig(ztype, name!)), ...change.add };
+      for (const k of change.del) {
+        if (!(k in next)) throw new ConfigsUsageError(`Invalid config(s): ${k}`);
+        delete next[k];
+      }
+      if (type === 'topics') {
+        try {
+          parseTopicConfigs(next);
+        } catch (err) {
+          if (err instanceof ConfigError) throw new ConfigsUsageError(err.message);
+          throw err;
+        }
+      }
+      if (type === 'clients' || type === 'users') validateQuotas(next);
+      await kzk.changeEntityConfig(ztype, name!, next);
+      println(`Completed updating config for entity: ${singular(type)} '${name}'.`);
+      return 0;
+    }
+    const names = name !== undefined ? [name] : await zk.getChildren(`/config/${ztype}`).catch(() => [] as string[]);
+    for (const n of names) {
+      const c = await kzk.getEntityConfig(ztype, n);
+      println(`Configs for ${singular(type)} '${n}' are ${Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',')}`);
+    }
+    return 0;
+  } finally {
+    await zk.close();
+  }
+}
+
+export function registerConfigsCommand(program: Command): void {
+  const io: ConfigsIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
+  program.addCommand(
+    new Command('configs')
+      .description('Add/Remove entity config for a topic, client, user or broker (kafka-configs.sh).')
+      .option('--bootstrap-server <host:port>', 'The Kafka server to connect to.')
+      .option('--zookeeper <connect>', 'The ZooKeeper connection string (host:port[/chroot]); the tool writes /config itself.')
+      .option('--entity-type <type>', 'Type of entity (topics/clients/users/brokers)')
+      .option('--entity-name <name>', 'Name of entity (topic name/client id/user principal name/broker id)')
+      .option('--entity-default', 'Default entity name for clients/users/brokers (applies to corresponding entity type in command line)')
+      .option('--alter', 'Alter the configuration for the entity.')
+      .option('--describe', 'List configs for the given entity.')
+      .option('--all', 'List all configs for the given entity, including static configs if available.')
+      .option('--add-config <configs>', 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: \'k1=v1,k2=[v1,v2,v2],k3=v3\'.')
+      .option('--delete-config <names>', 'config keys to remove \'k1,k2\'')
+      .action(async (o: RawConfigsOptions) => {
+        process.exitCode = await executeConfigsCommand(o, io);
+      }),
+  );
+}

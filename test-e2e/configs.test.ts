@@ -1,0 +1,179 @@
+/**
+ * Dynamic configs on a real 3-broker cluster through `samsa configs` (kafka-configs.sh):
+ *  - a topic's max.message.bytes lowered with --alter takes effect on every leader within seconds
+ *    (KafkaJS produces above it fail with MESSAGE_TOO_LARGE on every partition); --describe prints
+ *    Kafka's lines with sources and synonyms;
+ *  - a cluster-wide broker default (--entity-default) applies to brokers without a per-broker value
+ *    and not to one with its own: DescribeConfigs on each broker reports the value and its source,
+ *    and retention (log.retention.ms inherited by a topic) deletes segments only on the former;
+ *  - read-only broker configs are refused with Kafka's INVALID_REQUEST message;
+ *  - --zookeeper writes client quota configs to /config/clients/<id> with a change notification.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import kafkajs from 'kafkajs';
+import type { Admin, Producer } from 'kafkajs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { API_KEYS } from '@samsa/protocol';
+import { ConfigType } from '@samsa/zk-paths';
+import { TestCluster, until, describeCluster } from './harness.js';
+import { rawRequest } from './clients/wire.js';
+
+const { Kafka, logLevel } = kafkajs;
+const exec = promisify(execFile);
+const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));
+
+async function samsa(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await exec(process.execPath, [bin, ...args], { timeout: 120_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** The Kafka error type of a KafkaJS failure (walking its causes), or null. */
+function errorType(err: unknown): string | null {
+  let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined;
+  for (let i = 0; e && i < 5; i++) {
+    if (e.type) return e.type;
+    e = (e.cause ?? e.originalError) as typeof e;
+  }
+  return null;
+}
+
+describeCluster('dynamic configs (3 brokers, samsa configs)', () => {
+  let c: TestCluster;
+  let admin: Admin;
+  let producer: Producer;
+
+  beforeAll(async () => {
+    c = await TestCluster.start({ brokers: 3, overrides: { 'log.retention.check.interval.ms': '1000', 'log.segment.delete.delay.ms': '200' } });
+    const kafka = new Kafka({ clientId: 'e2e-configs', brokers: c.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    admin = kafka.admin();
+    producer = kafka.producer({ allowAutoTopicCreation: false });
+    await admin.connect();
+    await producer.connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    await producer?.disconnect();
+    await admin?.disconnect();
+    await c?.stop();
+  });
+
+  /** DescribeConfigs v1 (with synonyms) of one resource, asked of one broker. */
+  async function describeOn(broker: number, resourceType: number, resourceName: string, key: string) {
+    const res = await rawRequest(c.broker(broker).address, API_KEYS.DescribeConfigs, 1, {
+      resources: [{ resourceType, resourceName, configurationKeys: [key] }],
+      includeSynonyms: true,
+      includeDocumentation: false,
+    });
+    return res.results[0]!.configs.find((x) => x.name === key);
+  }
+
+  it('configs – a topic max.message.bytes change applies on every leader without restart; --describe prints sources and synonyms', async () => {
+    const topic = 'cfg-max';
+    await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 2 }], waitForLeaders: true });
+    const leaders = new Set<number>();
+    for (let p = 0; p < 3; p++) leaders.add(await c.leaderOf(topic, p));
+    expect(leaders.size).toBeGreaterThan(1);
+    const big = 'x'.repeat(5000);
+    for (let p = 0; p < 3; p++) await producer.send({ topic, acks: -1, messages: [{ partition: p, value: big }] });
+
+    const alter = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'topics', '--entity-name', topic, '--alter', '--add-config', 'max.message.bytes=2000');
+    expect(alter.stderr).toBe('');
+    expect(alter.stdout).toBe(`Completed updating config for topic ${topic}.\n`);
+    for (let p = 0; p < 3; p++) {
+      await until(async () => {
+        try {
+          await producer.send({ topic, acks: -1, messages: [{ partition: p, value: big }] });
+          return false;
+        } catch (err) {
+          return errorType(err) === 'MESSAGE_TOO_LARGE';
+        }
+      }, `MESSAGE_TOO_LARGE on partition ${p}`, 20_000, 200);
+    }
+    // small records still go through
+    await producer.send({ topic, acks: -1, messages: [{ partition: 0, value: 'small' }] });
+
+    const d = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'topics', '--entity-name', topic, '--describe');
+    expect(d.stdout).toBe(
+      `Dynamic configs for topic ${topic} are:\n  max.message.bytes=2000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:max.message.bytes=2000, DEFAULT_CONFIG:message.max.bytes=1048588}\n`,
+    );
+    const del = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'topics', '--entity-name', topic, '--alter', '--delete-config', 'max.message.bytes');
+    expect(del.code).toBe(0);
+    await until(async () => (await c.admin.getTopicConfig(topic))['max.message.bytes'] === undefined, 'max.message.bytes deleted');
+  });
+
+  it('configs – a cluster-wide broker default applies to brokers without a per-broker value, not to one with its own; sources reported; retention follows', async () => {
+    const topic = 'cfg-ret';
+    await admin.createTopics({
+      topics: [{ topic, replicaAssignment: [{ partition: 0, replicas: [0] }, { partition: 1, replicas: [1] }], configEntries: [{ name: 'segment.bytes', value: '1024' }] }],
+      waitForLeaders: true,
+    });
+    for (let i = 0; i < 40; i++) await producer.send({ topic, acks: -1, messages: [0, 1].map((partition) => ({ partition, value: `v${i}`.padEnd(100, '.') })) });
+
+    const own = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--alter', '--add-config', 'log.retention.ms=86400000');
+    expect(own.stdout).toBe('Completed updating config for broker 1.\n');
+    await until(async () => (await describeOn(1, 4, '1', 'log.retention.ms'))?.configSource === 2, 'broker 1 per-broker value');
+    const def = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-default', '--alter', '--add-config', 'log.retention.ms=1000');
+    expect(def.stdout).toBe('Completed updating default config for brokers in the cluster.\n');
+
+    for (const b of [0, 2]) {
+      await until(async () => {
+        const e = await describeOn(b, 4, String(b), 'log.retention.ms');
+        return e?.value === '1000' && e.configSource === 3 ? e : null;
+      }, `broker ${b} takes the cluster default`);
+      // a topic without its own retention.ms inherits it, with the synonym chain
+      const t = await describeOn(b, 2, topic, 'retention.ms');
+      expect(t?.value).toBe('1000');
+      expect(t?.configSource).toBe(3);
+      expect(t?.synonyms.map((s) => [s.name, s.value, s.source])).toEqual([['log.retention.ms', '1000', 3], ['log.retention.hours', '168', 5]]);
+    }
+    const b1 = await describeOn(1, 4, '1', 'log.retention.ms');
+    expect([b1?.value, b1?.configSource]).toEqual(['86400000', 2]);
+    expect(b1?.synonyms.map((s) => [s.name, s.value, s.source])).toEqual([['log.retention.ms', '86400000', 2], ['log.retention.ms', '1000', 3], ['log.retention.hours', '168', 5]]);
+
+    // retention: partition 0 (broker 0) loses its old segments, partition 1 (broker 1) keeps them
+    await until(async () => Number((await admin.fetchTopicOffsets(topic)).find((p) => p.partition === 0)!.low) > 0, 'retention on broker 0');
+    expect(Number((await admin.fetchTopicOffsets(topic)).find((p) => p.partition === 1)!.low)).toBe(0);
+
+    const describeDefault = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-default', '--describe');
+    expect(describeDefault.stdout).toBe('Default configs for brokers in the cluster are:\n  log.retention.ms=1000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000, DEFAULT_CONFIG:log.retention.hours=168}\n');
+    const describe1 = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--describe');
+    expect(describe1.stdout).toBe(
+      'Dynamic configs for broker 1 are:\n  log.retention.ms=86400000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.retention.ms=86400000, DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000, DEFAULT_CONFIG:log.retention.hours=168}\n',
+    );
+    // clean up so later tests see the defaults
+    await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-default', '--alter', '--delete-config', 'log.retention.ms');
+  });
+
+  it('configs – read-only broker configs and invalid values are refused with Kafka\'s errors', async () => {
+    const ro = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-name', '0', '--alter', '--add-config', 'log.dirs=/elsewhere');
+    expect(ro.code).toBe(1);
+    expect(ro.stderr).toContain("org.apache.kafka.common.errors.InvalidRequestException: Invalid config value for resource ConfigResource(type=BROKER, name='0'): Cannot update these configs dynamically: Set(log.dirs)");
+    const bad = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-default', '--alter', '--add-config', 'log.retention.bytes=lots');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/InvalidConfigurationException: .*log\.retention\.bytes/);
+    expect(await c.admin.getEntityConfig(ConfigType.Broker, '0')).toEqual({});
+  });
+
+  it('configs – --zookeeper writes client quotas to /config/clients/<id> with a change notification; invalid quota names refused', async () => {
+    const zk = c.zk.connectString('/samsa');
+    const before = (await c.admin.zk.getChildren('/config/changes')).length;
+    const r = await samsa('configs', '--zookeeper', zk, '--entity-type', 'clients', '--entity-name', 'slow-client', '--alter', '--add-config', 'producer_byte_rate=1048576,consumer_byte_rate=2097152');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe("Completed updating config for entity: client 'slow-client'.\n");
+    expect(await c.admin.getEntityConfig(ConfigType.Client, 'slow-client')).toEqual({ producer_byte_rate: '1048576', consumer_byte_rate: '2097152' });
+    const children = await c.admin.zk.getChildren('/config/changes');
+    expect(children.length).toBeGreaterThan(before);
+    const d = await samsa('configs', '--zookeeper', zk, '--entity-type', 'clients', '--entity-name', 'slow-client', '--describe');
+    expect(d.stdout).toBe("Configs for client 'slow-client' are producer_byte_rate=1048576,consumer_byte_rate=2097152\n");
+    const bad = await samsa('configs', '--zookeeper', zk, '--entity-type', 'users', '--entity-default', '--alter', '--add-config', 'producer_rate=5');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('Invalid config(s): producer_rate');
+  });
+}, { processesOnly: 'reads broker files or starts broker processes; not yet run on containers' });
