@@ -12,3 +12,4 @@ export * from './testing/fake-broker.js';
 export * from './testing/fake-cluster.js';
 export * from './consumer-protocol.js';
 export * from './admin-groups.js';
+export * from './producer/index.js';
