@@ -5,6 +5,8 @@ import { registerTopicsCommand } from './commands/topics.js';
 import { registerLeaderElectionCommand } from './commands/leader-election.js';
 import { registerConsumerGroupsCommand } from './commands/consumer-groups.js';
 import { registerReassignPartitionsCommand } from './commands/reassign-partitions.js';
+import { registerConsoleProducerCommand } from './commands/console-producer.js';
+import { registerProducerPerfTestCommand } from './commands/producer-perf-test.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -14,6 +16,8 @@ registerLeaderElectionCommand(program);
 registerConsumerGroupsCommand(program);
 registerReassignPartitionsCommand(program);
 registerBrokerCommands(program);
+registerConsoleProducerCommand(program);
+registerProducerPerfTestCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);
