@@ -122,7 +122,8 @@ describe('producer e2e (3 brokers)', () => {
     expect(duplicates.slice(0, 10)).toEqual([]);
     expect(missing.slice(0, 10)).toEqual([]);
     // order per partition follows send order
-    for (const [, list] of perPartition) expect(list.every((v, i) => i === 0 || v > list[i - 1]!)).toBe(true);
+    const disorder = [...perPartition].flatMap(([p, list]) => list.flatMap((v, i) => (i > 0 && v < list[i - 1]! ? [`p${p}: ${list[i - 1]} before ${v}`] : [])));
+    expect(disorder.slice(0, 5)).toEqual([]);
   }, 600_000);
 
   it('producer – samsa console-producer round trip with parse.key', async () => {

@@ -37,6 +37,9 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   private readonly log: Logger;
   private readonly flushWaiters: Array<() => void> = [];
   private closed = false;
+  /** Sends waiting for metadata, in send order. */
+  private sendQueue: Promise<void> = Promise.resolve();
+  private waitingSends = 0;
 
   constructor(input: ProducerConfigInput) {
     const cfg = resolveProducerConfig(input);
@@ -103,8 +106,23 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
 
   private doSend(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
     const known = this.metadata.get(record.topic);
-    if (known && known.partitions.length > 0) return this.sendWithPartitions(record, known.partitions);
-    return this.partitionsFor(record.topic).then((parts) => this.sendWithPartitions(record, parts));
+    if (!this.waitingSends && known && known.partitions.length > 0) return this.sendWithPartitions(record, known.partitions);
+    // Java's send() blocks while metadata is missing: keep send order by queueing behind earlier waits
+    this.waitingSends++;
+    const turn = this.sendQueue.then(() => this.partitionsFor(record.topic));
+    const appended = turn.then(
+      (parts) => {
+        const p = this.sendWithPartitions(record, parts);
+        return { p };
+      },
+      (err: unknown) => ({ p: Promise.reject(err as Error) as Promise<RecordMetadata> }),
+    );
+    this.sendQueue = appended.then(
+      () => undefined,
+      () => undefined,
+    );
+    void this.sendQueue.then(() => this.waitingSends--);
+    return appended.then((r) => r.p);
   }
 
   private sendWithPartitions(record: ProducerRecord<K, V>, partitions: readonly TopicPartitionInfo[]): Promise<RecordMetadata> {

@@ -117,8 +117,11 @@ export class Sender {
       }
       if (idem) {
         const inflight = idem.inFlightFor(q.topic, q.partition);
-        // retries go one at a time, in sequence order; new batches up to 5 in flight
-        if (inflight.length >= 5 || (batch.hasSequence && batch.producerEpoch === idem.producerEpoch && batch.producerId === idem.producerId && inflight.length > 0)) continue;
+        // retries go one at a time, in sequence order; new batches up to 5 in flight — but only one
+        // until the partition acknowledged a first batch, so a broker never sees sequence n > 0
+        // from a producer it does not know yet while the batch with sequence 0 may still fail
+        const limit = idem.hasAcked(q.topic, q.partition) ? 5 : 1;
+        if (inflight.length >= limit || (batch.hasSequence && batch.producerEpoch === idem.producerEpoch && batch.producerId === idem.producerId && inflight.length > 0)) continue;
       }
       let list = perNode.get(leader);
       if (!list) perNode.set(leader, (list = []));

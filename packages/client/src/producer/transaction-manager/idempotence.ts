@@ -93,6 +93,11 @@ export class IdempotenceManager {
     return batch.baseSequence === (this.lastAcked.get(tpKey(batch.topic, batch.partition)) ?? -1) + 1;
   }
 
+  /** Whether some batch of the partition was acknowledged under the current producer id/epoch. */
+  hasAcked(topic: string, partition: number): boolean {
+    return this.lastAcked.has(tpKey(topic, partition));
+  }
+
   requestBump(): void {
     this.bumpRequested = true;
   }
