@@ -70,4 +70,45 @@ describe('Producer', () => {
     await p.close();
     expect(metas.map((m) => m.partition)).toEqual(keys.map((k) => keyPartition(Buffer.from(k), 3)));
   });
+
+  it('producer – retries keep sequence order: a refused batch and the ones behind it are resent in order', async () => {
+    const fc2 = await FakeCluster.start({ brokers: 1 });
+    fc = fc2;
+    fc2.addTopic('t', [[0]]);
+    const b = fc2.broker(0);
+    b.on(API_KEYS.InitProducerId, () => ({ throttleTimeMs: 0, errorCode: 0, producerId: 7n, producerEpoch: 0 }));
+    let expected = 0;
+    let failOnce = true;
+    const written: number[] = [];
+    const log: string[] = [];
+    b.on(API_KEYS.Produce, (req) => {
+      const p = req.topicData[0]!.partitionData[0]!;
+      const batch = new RecordBatch(p.records!);
+      let errorCode = 0;
+      let baseOffset = -1n;
+      if (batch.baseSequence < expected) errorCode = 46; // DUPLICATE_SEQUENCE_NUMBER
+      else if (batch.baseSequence > expected) errorCode = 45; // OUT_OF_ORDER_SEQUENCE_NUMBER
+      else if (failOnce && expected > 0) {
+        failOnce = false;
+        errorCode = 6; // NOT_LEADER_OR_FOLLOWER
+      } else {
+        baseOffset = BigInt(written.length);
+        for (const r of batch) written.push(Number(r.value!.toString()));
+        expected += batch.recordCount;
+      }
+      log.push(`${batch.baseSequence}:${errorCode}`);
+      return {
+        throttleTimeMs: 0,
+        nodeEndpoints: [],
+        responses: [{ name: 't', partitionResponses: [{ index: 0, errorCode, baseOffset, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 } }] }],
+      };
+    });
+    const p = new Producer({ 'bootstrap.servers': fc2.bootstrapServers, 'batch.size': 200, 'retry.backoff.ms': 5 });
+    const sends = Array.from({ length: 200 }, (_, i) => p.send({ topic: 't', value: String(i) }));
+    const metas = await Promise.all(sends);
+    await p.close();
+    expect(written).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(metas.map((m) => m.offset)).toEqual(Array.from({ length: 200 }, (_, i) => BigInt(i)));
+    expect(log.some((l) => l.endsWith(':6'))).toBe(true);
+  });
 });
