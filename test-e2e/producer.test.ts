@@ -81,7 +81,7 @@ describe('producer e2e (3 brokers)', () => {
     const sends: Promise<void>[] = [];
     for (let i = 0; i < N; i++) {
       sends.push(
-        producer.send({ topic, key: null, value: String(i), partition: i % 3 }).then(
+        producer.send({ topic, value: String(i), partition: i % 3 }).then(
           (m) => void acked.set(i, m.offset),
           (e: Error) => void failures.push(`${i}: ${e.message}`),
         ),

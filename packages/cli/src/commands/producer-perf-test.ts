@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { Producer } from '@samsa/client';
-import { collect, producerProps, toConfig } from './producer-options.js';
+import { producerProps, toConfig } from './producer-options.js';
 
 interface Opts {
   topic: string;
