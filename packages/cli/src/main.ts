@@ -7,6 +7,8 @@ import { registerConsumerGroupsCommand } from './commands/consumer-groups.js';
 import { registerReassignPartitionsCommand } from './commands/reassign-partitions.js';
 import { registerDeleteRecordsCommand } from './commands/delete-records.js';
 import { registerConfigsCommand } from './commands/configs.js';
+import { registerConsoleProducerCommand } from './commands/console-producer.js';
+import { registerProducerPerfTestCommand } from './commands/producer-perf-test.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -18,6 +20,8 @@ registerReassignPartitionsCommand(program);
 registerDeleteRecordsCommand(program);
 registerConfigsCommand(program);
 registerBrokerCommands(program);
+registerConsoleProducerCommand(program);
+registerProducerPerfTestCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -241,6 +241,24 @@ export class Connection {
     });
   }
 
+  /**
+   * Writes a request the broker does not answer (Produce with acks=0): no correlation is kept.
+   * Rejects only when the request cannot be encoded or the connection is closed.
+   */
+  sendOneWay<K extends ApiKey>(apiKey: K, body: RequestBody<K>, opts: RequestOptions = {}): Promise<void> {
+    try {
+      if (this.closedError) throw this.closedFor(getApi(apiKey)?.name ?? `api key ${apiKey}`);
+      const version = this.negotiatedVersion(apiKey, opts);
+      const b = typeof body === 'function' ? (body as (v: number) => ApiRequestMap[K])(version) : body;
+      const frame = encodeRequest(apiKey, version, this.nextCorrelationId, this.clientId, b as never);
+      this.nextCorrelationId = (this.nextCorrelationId + 1) & 0x7fffffff;
+      this.socket.write(frame);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   /** Registers a listener for the connection closing (once); returns a function removing it. */
   onClose(listener: (err: ConnectionError) => void): () => void {
     if (this.closedError) {

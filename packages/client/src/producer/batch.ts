@@ -1,0 +1,245 @@
+/**
+ * ProducerBatch: the records of one partition, written as a magic v2 RecordBatch directly into a
+ * buffer from the BufferPool (header space reserved, records appended in place — no per-record
+ * objects or copies besides the key/value bytes themselves). `seal()` writes the header (and
+ * compresses the records when compression.type is set); `setProducerState()` stamps producer id,
+ * epoch and base sequence and recomputes the CRC (used again after an epoch bump).
+ */
+import {
+  ATTRIBUTES_OFFSET,
+  BASE_OFFSET_OFFSET,
+  BASE_SEQUENCE_OFFSET,
+  BASE_TIMESTAMP_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  CRC_OFFSET,
+  CURRENT_MAGIC,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  PRODUCER_EPOCH_OFFSET,
+  PRODUCER_ID_OFFSET,
+  RECORDS_COUNT_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  compress,
+  computeBatchCrc,
+  type CompressionType,
+} from '@samsa/protocol';
+import type { RecordMetadata } from './types.js';
+
+export interface RecordHeaderBytes {
+  key: Buffer;
+  value: Buffer | null;
+}
+
+export interface RecordThunk {
+  resolve: (m: RecordMetadata) => void;
+  reject: (e: Error) => void;
+  timestamp: number;
+  keySize: number;
+  valueSize: number;
+}
+
+function sizeOfUnsignedVarint(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
+/** Zigzag size for a (safe) integer. */
+export function sizeOfVarlong(n: number): number {
+  return sizeOfUnsignedVarint(n >= 0 ? n * 2 : -n * 2 - 1);
+}
+
+function writeVarlong(buf: Buffer, pos: number, n: number): number {
+  let v = n >= 0 ? n * 2 : -n * 2 - 1;
+  while (v >= 0x80) {
+    buf[pos++] = (v % 128) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  buf[pos++] = v;
+  return pos;
+}
+
+/** Bytes a record takes in a batch, its length prefix included. */
+export function recordSize(tsDelta: number, offsetDelta: number, key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null): number {
+  let body = 1 + sizeOfVarlong(tsDelta) + sizeOfVarlong(offsetDelta);
+  body += key ? sizeOfVarlong(key.length) + key.length : 1;
+  body += value ? sizeOfVarlong(value.length) + value.length : 1;
+  body += sizeOfVarlong(headers?.length ?? 0);
+  if (headers) {
+    for (const h of headers) body += sizeOfVarlong(h.key.length) + h.key.length + (h.value ? sizeOfVarlong(h.value.length) + h.value.length : 1);
+  }
+  return sizeOfVarlong(body) + body;
+}
+
+/** An upper bound of a record's size in a fresh batch (deltas of 0). */
+export function estimateRecordSize(key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null): number {
+  return recordSize(0, 0, key, value, headers) + 20;
+}
+
+export class ProducerBatch {
+  readonly createdMs: number;
+  readonly thunks: RecordThunk[] = [];
+  /** Write position (end of the last record) in `buffer`. */
+  private pos = RECORD_BATCH_OVERHEAD;
+  private baseTimestamp = 0;
+  private maxTimestamp = -1;
+  /** Set when a record did not fit: the batch is ready to be sent. */
+  full = false;
+  /** The sealed RecordBatch bytes (set by seal()). */
+  bytes: Buffer | undefined;
+  attempts = 0;
+  /** Date.now() of the last send attempt (retry backoff). */
+  lastAttemptMs = 0;
+  retryBackoffUntil = 0;
+  inFlight = false;
+  producerId = -1n;
+  producerEpoch = -1;
+  baseSequence = -1;
+  /** Completed (acknowledged, failed or expired). */
+  done = false;
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    /** Pooled buffer; released by the accumulator when the batch is done. */
+    readonly buffer: Buffer,
+    private readonly compression: CompressionType,
+    now: number,
+  ) {
+    this.createdMs = now;
+  }
+
+  get recordCount(): number {
+    return this.thunks.length;
+  }
+
+  get hasSequence(): boolean {
+    return this.baseSequence >= 0;
+  }
+
+  /** Bytes used so far (uncompressed). */
+  get sizeInBytes(): number {
+    return this.bytes?.length ?? this.pos;
+  }
+
+  /** Appends a record when it fits; false when it does not (the batch is then full). */
+  tryAppend(timestamp: number, key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null, thunk: RecordThunk): boolean {
+    if (this.bytes) return false;
+    const offsetDelta = this.thunks.length;
+    if (offsetDelta === 0) this.baseTimestamp = timestamp;
+    const tsDelta = timestamp - this.baseTimestamp;
+    const size = recordSize(tsDelta, offsetDelta, key, value, headers);
+    const buf = this.buffer;
+    if (this.pos + size > buf.length) {
+      this.full = true;
+      return false;
+    }
+    let p = writeVarlong(buf, this.pos, bodyLen(size));
+    buf[p++] = 0; // attributes
+    p = writeVarlong(buf, p, tsDelta);
+    p = writeVarlong(buf, p, offsetDelta);
+    if (key) {
+      p = writeVarlong(buf, p, key.length);
+      p += key.copy(buf, p);
+    } else p = writeVarlong(buf, p, -1);
+    if (value) {
+      p = writeVarlong(buf, p, value.length);
+      p += value.copy(buf, p);
+    } else p = writeVarlong(buf, p, -1);
+    p = writeVarlong(buf, p, headers?.length ?? 0);
+    if (headers) {
+      for (const h of headers) {
+        p = writeVarlong(buf, p, h.key.length);
+        p += h.key.copy(buf, p);
+        if (h.value) {
+          p = writeVarlong(buf, p, h.value.length);
+          p += h.value.copy(buf, p);
+        } else p = writeVarlong(buf, p, -1);
+      }
+    }
+    this.pos = p;
+    if (timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
+    this.thunks.push(thunk);
+    if (buf.length - p < 16) this.full = true;
+    return true;
+  }
+
+  /** Closes the batch to appends and builds its RecordBatch bytes. Idempotent. */
+  seal(): Buffer {
+    if (this.bytes) return this.bytes;
+    const buf = this.buffer;
+    let out: Buffer;
+    if (this.compression === 0) {
+      out = buf.subarray(0, this.pos);
+    } else {
+      const payload = compress(this.compression, buf.subarray(RECORD_BATCH_OVERHEAD, this.pos));
+      out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + payload.length);
+      payload.copy(out, RECORD_BATCH_OVERHEAD);
+    }
+    out.writeBigInt64BE(0n, BASE_OFFSET_OFFSET);
+    out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
+    out.writeInt32BE(-1, PARTITION_LEADER_EPOCH_OFFSET);
+    out.writeInt8(CURRENT_MAGIC, MAGIC_OFFSET);
+    out.writeInt16BE(this.compression, ATTRIBUTES_OFFSET);
+    out.writeInt32BE(this.thunks.length - 1, LAST_OFFSET_DELTA_OFFSET);
+    out.writeBigInt64BE(BigInt(this.baseTimestamp), BASE_TIMESTAMP_OFFSET);
+    out.writeBigInt64BE(BigInt(this.maxTimestamp), MAX_TIMESTAMP_OFFSET);
+    out.writeInt32BE(this.thunks.length, RECORDS_COUNT_OFFSET);
+    this.bytes = out;
+    this.writeProducerState();
+    return out;
+  }
+
+  /** Stamps producer id / epoch / base sequence (idempotence) and recomputes the CRC. */
+  setProducerState(producerId: bigint, epoch: number, baseSequence: number): void {
+    this.producerId = producerId;
+    this.producerEpoch = epoch;
+    this.baseSequence = baseSequence;
+    if (this.bytes) this.writeProducerState();
+  }
+
+  private writeProducerState(): void {
+    const out = this.bytes!;
+    out.writeBigInt64BE(this.producerId, PRODUCER_ID_OFFSET);
+    out.writeInt16BE(this.producerEpoch, PRODUCER_EPOCH_OFFSET);
+    out.writeInt32BE(this.baseSequence, BASE_SEQUENCE_OFFSET);
+    out.writeUInt32BE(computeBatchCrc(out), CRC_OFFSET);
+  }
+
+  /** Resolves every record's promise (offsets from baseOffset). */
+  complete(baseOffset: bigint, logAppendTime: number): void {
+    if (this.done) return;
+    this.done = true;
+    const n = this.thunks.length;
+    for (let i = 0; i < n; i++) {
+      const t = this.thunks[i]!;
+      t.resolve({
+        topic: this.topic,
+        partition: this.partition,
+        offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
+        timestamp: logAppendTime >= 0 ? logAppendTime : t.timestamp,
+        serializedKeySize: t.keySize,
+        serializedValueSize: t.valueSize,
+      });
+    }
+  }
+
+  fail(err: Error): void {
+    if (this.done) return;
+    this.done = true;
+    for (const t of this.thunks) t.reject(err);
+  }
+}
+
+/** The record body length for a record whose total size (with length prefix) is `size`. */
+function bodyLen(size: number): number {
+  // the prefix is 1-3 bytes for any record that fits a batch; find the body length it encodes
+  for (let prefix = 1; prefix <= 5; prefix++) if (sizeOfVarlong(size - prefix) === prefix) return size - prefix;
+  throw new Error(`Cannot encode a record of ${size} bytes`);
+}

@@ -1,0 +1,218 @@
+/**
+ * KafkaProducer: `send(record)` → Promise<RecordMetadata>, `flush()`, `close()`.
+ *
+ * send(): interceptors' onSend → wait for the topic's metadata (max.block.ms) → serialize key and
+ * value → choose the partition (explicit, else the partitioner) → append to the accumulator (may
+ * wait for buffer.memory, max.block.ms) → the Sender delivers the batch; the promise settles when
+ * the broker acknowledges (or delivery fails), after the interceptors' onAcknowledgement.
+ */
+import { CompressionType, KafkaError } from '@samsa/protocol';
+import { Cluster } from '../cluster.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { RecordAccumulator, type AppendResult } from './accumulator.js';
+import type { RecordHeaderBytes, RecordThunk } from './batch.js';
+import { resolveProducerConfig, type ProducerConfig, type ProducerConfigInput } from './config.js';
+import { InterceptorChain, type ProducerInterceptor } from './interceptors.js';
+import { ProducerMetadata } from './metadata.js';
+import { createPartitioner, type Partitioner } from './partitioner.js';
+import { Sender } from './sender.js';
+import { bufferSerializer, type Serializer } from './serializers.js';
+import { IdempotenceManager } from './transaction-manager/idempotence.js';
+import type { ProducerRecord, RecordMetadata, TopicPartitionInfo } from './types.js';
+
+const COMPRESSION = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD } as const;
+const RECORD_BATCH_OVERHEAD = 61;
+
+export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
+  readonly config: ProducerConfig;
+  private readonly cluster: Cluster;
+  private readonly metadata: ProducerMetadata;
+  private readonly accumulator: RecordAccumulator;
+  private readonly sender: Sender;
+  private readonly idempotence: IdempotenceManager | undefined;
+  private readonly partitioner: Partitioner;
+  private readonly keySerializer: Serializer<K>;
+  private readonly valueSerializer: Serializer<V>;
+  private readonly interceptors: InterceptorChain<K, V>;
+  private readonly log: Logger;
+  private readonly flushWaiters: Array<() => void> = [];
+  private closed = false;
+  /** Sends waiting for metadata, in send order. */
+  private sendQueue: Promise<void> = Promise.resolve();
+  private waitingSends = 0;
+
+  constructor(input: ProducerConfigInput) {
+    const cfg = resolveProducerConfig(input);
+    this.config = cfg;
+    this.log = (input.logger ?? silentLogger).child({ component: 'producer', clientId: cfg.clientId });
+    this.cluster = new Cluster({
+      bootstrapServers: cfg.bootstrapServers,
+      clientId: cfg.clientId,
+      requestTimeoutMs: cfg.requestTimeoutMs,
+      retryBackoffMs: cfg.retryBackoffMs,
+      retryBackoffMaxMs: cfg.retryBackoffMaxMs,
+      metadataMaxAgeMs: cfg.metadataMaxAgeMs,
+      defaultApiTimeoutMs: cfg.maxBlockMs,
+      logger: input.logger,
+    });
+    this.metadata = new ProducerMetadata(this.cluster, cfg.metadataMaxAgeMs, this.log);
+    this.accumulator = new RecordAccumulator({
+      batchSize: cfg.batchSize,
+      lingerMs: cfg.lingerMs,
+      bufferMemory: cfg.bufferMemory,
+      compression: COMPRESSION[cfg.compressionType],
+      maxBlockMs: cfg.maxBlockMs,
+    });
+    this.idempotence = cfg.idempotence ? new IdempotenceManager() : undefined;
+    this.sender = new Sender(cfg, this.cluster, this.metadata, this.accumulator, this.idempotence, this.log);
+    this.sender.onIdle = () => {
+      for (const w of this.flushWaiters.splice(0)) w();
+    };
+    this.partitioner = createPartitioner(cfg.partitioner, { ignoreKeys: cfg.ignoreKeys });
+    this.keySerializer = (input['key.serializer'] ?? bufferSerializer) as Serializer<K>;
+    this.valueSerializer = (input['value.serializer'] ?? bufferSerializer) as Serializer<V>;
+    this.interceptors = new InterceptorChain((input['interceptor.classes'] ?? []) as ProducerInterceptor<K, V>[], (err, phase) =>
+      this.log.warn({ err: (err as Error).message, phase }, 'interceptor failed'),
+    );
+  }
+
+  /** The producer id / epoch in use (idempotence), or -1. */
+  get producerId(): { id: bigint; epoch: number } {
+    return { id: this.idempotence?.producerId ?? -1n, epoch: this.idempotence?.producerEpoch ?? -1 };
+  }
+
+  /** Partitions of a topic (fetches metadata, waiting up to max.block.ms). */
+  partitionsFor(topic: string): Promise<TopicPartitionInfo[]> {
+    return this.metadata.waitOnMetadata(topic, this.config.maxBlockMs, this.config.retryBackoffMs);
+  }
+
+  /** Sends a record; resolves with its metadata once acknowledged according to `acks`. */
+  send(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
+    if (this.closed) return Promise.reject(new KafkaError('UNKNOWN_SERVER_ERROR', 'Cannot perform operation after producer has been closed'));
+    const r = this.interceptors.empty ? record : this.interceptors.onSend(record);
+    const p = this.doSend(r);
+    if (this.interceptors.empty) return p;
+    return p.then(
+      (m) => {
+        this.interceptors.onAcknowledgement(m, null);
+        return m;
+      },
+      (err: Error) => {
+        this.interceptors.onAcknowledgement(null, err);
+        throw err;
+      },
+    );
+  }
+
+  private doSend(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
+    const known = this.metadata.get(record.topic);
+    if (!this.waitingSends && known && known.partitions.length > 0) return this.sendWithPartitions(record, known.partitions);
+    // Java's send() blocks while metadata is missing: keep send order by queueing behind earlier waits
+    this.waitingSends++;
+    const turn = this.sendQueue.then(() => this.partitionsFor(record.topic));
+    const appended = turn.then(
+      (parts) => {
+        const p = this.sendWithPartitions(record, parts);
+        return { p };
+      },
+      (err: unknown) => ({ p: Promise.reject(err as Error) as Promise<RecordMetadata> }),
+    );
+    this.sendQueue = appended.then(
+      () => undefined,
+      () => undefined,
+    );
+    void this.sendQueue.then(() => this.waitingSends--);
+    return appended.then((r) => r.p);
+  }
+
+  private sendWithPartitions(record: ProducerRecord<K, V>, partitions: readonly TopicPartitionInfo[]): Promise<RecordMetadata> {
+    const { topic } = record;
+    let key: Buffer | null;
+    let value: Buffer | null;
+    let headers: RecordHeaderBytes[] | null = null;
+    try {
+      key = this.keySerializer.serialize(topic, record.key as K);
+      value = this.valueSerializer.serialize(topic, record.value);
+      if (record.headers && record.headers.length > 0) {
+        headers = record.headers.map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: h.value === null ? null : typeof h.value === 'string' ? Buffer.from(h.value, 'utf8') : h.value }));
+      }
+    } catch (err) {
+      return Promise.reject(new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }));
+    }
+    const size = RECORD_BATCH_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0) + 32;
+    if (size > this.config.maxRequestSize) {
+      return Promise.reject(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`));
+    }
+    if (size > this.config.bufferMemory) {
+      return Promise.reject(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`));
+    }
+    let partition: number;
+    const explicit = record.partition !== undefined && record.partition !== null;
+    if (explicit) {
+      partition = record.partition!;
+      if (partition < 0 || partition >= partitions.length) {
+        return Promise.reject(new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`));
+      }
+    } else {
+      partition = this.partitioner.partition(topic, key, partitions);
+    }
+    const timestamp = record.timestamp ?? Date.now();
+    return new Promise<RecordMetadata>((resolve, reject) => {
+      const thunk: RecordThunk = { resolve, reject, timestamp, keySize: key?.length ?? -1, valueSize: value?.length ?? -1 };
+      const sticky = !explicit && this.partitioner.onNewBatch !== undefined;
+      const onAppended = (res: AppendResult) => {
+        if ('abortForNewBatch' in res) {
+          // the sticky partition's batch is full: pick another partition, then append there
+          this.partitioner.onNewBatch!(topic, partitions, partition);
+          partition = this.partitioner.partition(topic, key, partitions);
+          const again = this.accumulator.append(topic, partition, timestamp, key, value, headers, thunk, false);
+          if (again instanceof Promise) again.catch(reject);
+        }
+      };
+      try {
+        const res = this.accumulator.append(topic, partition, timestamp, key, value, headers, thunk, sticky);
+        if (res instanceof Promise) res.then(onAppended).catch(reject);
+        else onAppended(res);
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
+  }
+
+  /** Sends everything buffered and waits until every record sent so far is acknowledged or failed. */
+  async flush(): Promise<void> {
+    if (this.sender.idle) return;
+    this.accumulator.beginFlush();
+    try {
+      await new Promise<void>((resolve) => {
+        this.flushWaiters.push(resolve);
+        this.sender.wakeup();
+      });
+    } finally {
+      this.accumulator.endFlush();
+    }
+  }
+
+  /**
+   * Closes the producer: by default waits for buffered records to be delivered (Kafka's close()
+   * without timeout); with `timeoutMs` the records still undelivered then fail.
+   */
+  async close(opts: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.accumulator.closing = true;
+    const flushed = this.flush();
+    if (opts.timeoutMs !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([flushed, new Promise<void>((r) => (timer = setTimeout(r, opts.timeoutMs)))]);
+      clearTimeout(timer);
+    } else {
+      await flushed;
+    }
+    this.sender.stop();
+    this.accumulator.abortAll(new KafkaError('UNKNOWN_SERVER_ERROR', 'Producer is closed forcefully.'));
+    this.partitioner.close?.();
+    this.interceptors.close();
+    await this.cluster.close();
+  }
+}

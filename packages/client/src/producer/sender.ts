@@ -1,0 +1,283 @@
+/**
+ * The Sender (Kafka's background I/O thread, here a task on the event loop): drains sendable
+ * batches per leader (one batch per partition per Produce request, up to
+ * max.in.flight.requests.per.connection requests per broker), handles the responses — success,
+ * retries with retry.backoff.ms in sequence order, metadata refreshes on stale leaders, the
+ * idempotent producer's sequence errors — and expires batches after delivery.timeout.ms.
+ */
+import { API_KEYS, ErrorCode, KafkaError, errorName, isRetriable, type ProduceRequestTopic, type ProduceResponse } from '@samsa/protocol';
+import type { Cluster } from '../cluster.js';
+import type { Logger } from '../logger.js';
+import type { RecordAccumulator } from './accumulator.js';
+import type { ProducerBatch } from './batch.js';
+import type { ProducerConfig } from './config.js';
+import type { ProducerMetadata } from './metadata.js';
+import type { IdempotenceManager } from './transaction-manager/idempotence.js';
+
+const STALE_METADATA_ERRORS = new Set<number>([
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.NETWORK_EXCEPTION,
+  ErrorCode.REQUEST_TIMED_OUT,
+]);
+
+export class Sender {
+  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private readonly nodeInFlight = new Map<number, number>();
+  /** Batches sent and not yet answered (all nodes). */
+  private inFlightBatches = 0;
+  private initializing = false;
+  private refreshing = false;
+  running = true;
+  /** Called when the last queued/in-flight batch is done (flush waits on it). */
+  onIdle: () => void = () => undefined;
+  fatalError: Error | undefined;
+
+  constructor(
+    private readonly cfg: ProducerConfig,
+    private readonly cluster: Cluster,
+    private readonly metadata: ProducerMetadata,
+    private readonly accumulator: RecordAccumulator,
+    private readonly idempotence: IdempotenceManager | undefined,
+    private readonly log: Logger,
+  ) {
+    accumulator.onReady = () => this.wakeup();
+  }
+
+  get idle(): boolean {
+    return this.inFlightBatches === 0 && !this.accumulator.hasUndrained();
+  }
+
+  /** Schedules a run on the next turn of the event loop (appends made meanwhile join batches). */
+  wakeup(): void {
+    if (this.scheduled || !this.running) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.runOnce();
+    });
+  }
+
+  private wakeupAt(delayMs: number): void {
+    const at = Date.now() + delayMs;
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.wakeup();
+    }, delayMs);
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  runOnce(): void {
+    if (!this.running) return;
+    const now = Date.now();
+    this.expireBatches(now);
+    if (this.metadata.needsUpdate && !this.refreshing) {
+      this.refreshing = true;
+      this.metadata
+        .refresh()
+        .catch(() => undefined)
+        .finally(() => {
+          this.refreshing = false;
+          this.wakeupAt(this.metadata.needsUpdate ? this.cfg.retryBackoffMs : 0);
+        });
+    }
+    const idem = this.idempotence;
+    if (idem && !idem.hasProducerId) {
+      // bump / first id: only once nothing is in flight (sequences restart from 0)
+      if (idem.totalInFlight === 0 && !this.initializing) this.initProducerId();
+      return;
+    }
+    let nextCheck = Infinity;
+    const perNode = new Map<number, ProducerBatch[]>();
+    for (const q of this.accumulator.allQueues()) {
+      const batch = q.batches[0];
+      if (!batch) continue;
+      if (!this.accumulator.isSendable(q, batch, now)) {
+        nextCheck = Math.min(nextCheck, this.accumulator.waitTime(batch, now));
+        continue;
+      }
+      const leader = this.metadata.leaderFor(q.topic, q.partition);
+      if (leader < 0) {
+        this.metadata.requestUpdate();
+        nextCheck = Math.min(nextCheck, this.cfg.retryBackoffMs);
+        continue;
+      }
+      if (idem) {
+        const inflight = idem.inFlightFor(q.topic, q.partition);
+        // retries go one at a time, in sequence order; new batches up to 5 in flight — but only one
+        // until the partition acknowledged a first batch, so a broker never sees sequence n > 0
+        // from a producer it does not know yet while the batch with sequence 0 may still fail
+        const limit = idem.hasAcked(q.topic, q.partition) ? 5 : 1;
+        if (inflight.length >= limit || (batch.hasSequence && batch.producerEpoch === idem.producerEpoch && batch.producerId === idem.producerId && inflight.length > 0)) continue;
+      }
+      let list = perNode.get(leader);
+      if (!list) perNode.set(leader, (list = []));
+      list.push(batch);
+    }
+    for (const [node, batches] of perNode) {
+      if ((this.nodeInFlight.get(node) ?? 0) >= this.cfg.maxInFlight) continue;
+      const chosen: ProducerBatch[] = [];
+      let size = 0;
+      for (const b of batches) {
+        const bytes = b.seal();
+        if (chosen.length > 0 && size + bytes.length > this.cfg.maxRequestSize) break;
+        size += bytes.length;
+        chosen.push(b);
+      }
+      for (const b of chosen) {
+        const q = this.accumulator.queue(b.topic, b.partition);
+        q.batches.shift();
+        if (idem) {
+          idem.assignSequence(b);
+          idem.addInFlight(b);
+        }
+        b.inFlight = true;
+        b.attempts++;
+        b.lastAttemptMs = now;
+      }
+      this.send(node, chosen);
+    }
+    if (nextCheck < Infinity) this.wakeupAt(Math.max(1, nextCheck));
+    if (this.idle) this.onIdle();
+  }
+
+  private initProducerId(): void {
+    this.initializing = true;
+    this.idempotence!.initProducerId(this.cluster, this.cfg.maxBlockMs)
+      .then(
+        () => this.log.info({ producerId: String(this.idempotence!.producerId), epoch: this.idempotence!.producerEpoch }, 'producer id assigned'),
+        (err: unknown) => {
+          this.log.warn({ err: (err as Error).message }, 'InitProducerId failed');
+          this.wakeupAt(this.cfg.retryBackoffMs);
+        },
+      )
+      .finally(() => {
+        this.initializing = false;
+        this.wakeup();
+      });
+  }
+
+  private send(node: number, batches: ProducerBatch[]): void {
+    this.nodeInFlight.set(node, (this.nodeInFlight.get(node) ?? 0) + 1);
+    this.inFlightBatches += batches.length;
+    const byTopic = new Map<string, ProduceRequestTopic>();
+    for (const b of batches) {
+      let t = byTopic.get(b.topic);
+      if (!t) byTopic.set(b.topic, (t = { name: b.topic, partitionData: [] }));
+      t.partitionData.push({ index: b.partition, records: b.bytes! });
+    }
+    const body = { transactionalId: null, acks: this.cfg.acks, timeoutMs: this.cfg.requestTimeoutMs, topicData: [...byTopic.values()] };
+    const opts = { minVersion: 3, timeoutMs: this.cfg.requestTimeoutMs };
+    const done = () => {
+      this.nodeInFlight.set(node, (this.nodeInFlight.get(node) ?? 1) - 1);
+      this.inFlightBatches -= batches.length;
+      this.wakeup();
+    };
+    this.cluster
+      .connectionTo(node)
+      .then(async (conn) => {
+        if (this.cfg.acks === 0) {
+          await conn.sendOneWay(API_KEYS.Produce, body, opts);
+          for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
+          return;
+        }
+        const res = await conn.send(API_KEYS.Produce, body, opts);
+        this.handleResponse(node, batches, res);
+      })
+      .catch((err: unknown) => {
+        // the whole request failed: lost connection, timeout, unknown broker
+        this.metadata.requestUpdate();
+        const e = err instanceof Error ? err : new Error(String(err));
+        const code = err instanceof KafkaError ? err.code : ErrorCode.NETWORK_EXCEPTION;
+        this.log.debug({ node, err: e.message }, 'produce request failed');
+        for (const b of batches) this.handleError(b, code, e);
+      })
+      .finally(done);
+  }
+
+  private handleResponse(node: number, batches: ProducerBatch[], res: ProduceResponse): void {
+    const results = new Map<string, ProduceResponse['responses'][number]['partitionResponses'][number]>();
+    for (const t of res.responses) for (const p of t.partitionResponses) results.set(`${t.name}\u0000${p.index}`, p);
+    for (const b of batches) {
+      const p = results.get(`${b.topic}\u0000${b.partition}`);
+      if (!p) {
+        this.handleError(b, ErrorCode.UNKNOWN_SERVER_ERROR, new KafkaError('UNKNOWN_SERVER_ERROR', `Broker ${node} did not answer for ${b.topic}-${b.partition}`));
+        continue;
+      }
+      if (p.errorCode === ErrorCode.NONE || p.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+        if (p.errorCode !== 0) this.log.debug({ topic: b.topic, partition: b.partition, sequence: b.baseSequence }, 'duplicate batch acknowledged');
+        this.finish(b, () => b.complete(p.baseOffset, Number(p.logAppendTimeMs)), true);
+        continue;
+      }
+      this.handleError(b, p.errorCode, new KafkaError(p.errorCode, p.errorMessage ?? `${errorName(p.errorCode)} producing to ${b.topic}-${b.partition}`));
+    }
+  }
+
+  private handleError(b: ProducerBatch, code: number, err: Error): void {
+    const idem = this.idempotence;
+    const now = Date.now();
+    if (STALE_METADATA_ERRORS.has(code)) this.metadata.requestUpdate();
+    let retry = isRetriable(code) || code === ErrorCode.NETWORK_EXCEPTION;
+    if (idem && b.hasSequence) {
+      if (code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) {
+        // an earlier batch is unresolved: this one was refused because of it, send it again
+        retry = !idem.isNextExpected(b);
+        if (!retry) idem.requestBump();
+      } else if (code === ErrorCode.UNKNOWN_PRODUCER_ID) {
+        // the broker lost our state: safe to resend under a new epoch when nothing earlier is pending
+        retry = true;
+        if (idem.isNextExpected(b)) idem.requestBump();
+      }
+    }
+    const expired = now - b.createdMs >= this.cfg.deliveryTimeoutMs;
+    if (retry && b.attempts <= this.cfg.retries && !expired && this.running) {
+      if (idem) idem.removeInFlight(b);
+      this.log.debug({ topic: b.topic, partition: b.partition, attempt: b.attempts, error: errorName(code) }, 'retrying batch');
+      this.accumulator.reenqueue(b, now, this.backoff(b.attempts));
+      return;
+    }
+    if (idem && b.hasSequence && code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) idem.requestBump();
+    this.finish(b, () => b.fail(err));
+  }
+
+  private finish(b: ProducerBatch, settle: () => void, acked = false): void {
+    if (this.idempotence) {
+      this.idempotence.removeInFlight(b);
+      if (acked && b.hasSequence) this.idempotence.acked(b);
+    }
+    b.inFlight = false;
+    this.accumulator.deallocate(b);
+    settle();
+  }
+
+  private backoff(attempt: number): number {
+    const base = Math.min(this.cfg.retryBackoffMaxMs, this.cfg.retryBackoffMs * 2 ** (attempt - 1));
+    return Math.round(base * (0.8 + Math.random() * 0.4));
+  }
+
+  /** Fails queued batches older than delivery.timeout.ms. */
+  private expireBatches(now: number): void {
+    for (const q of this.accumulator.allQueues()) {
+      while (q.batches.length > 0) {
+        const b = q.batches[0]!;
+        if (now - b.createdMs < this.cfg.deliveryTimeoutMs) break;
+        q.batches.shift();
+        if (this.idempotence && b.hasSequence) this.idempotence.requestBump();
+        this.finish(b, () => b.fail(new KafkaError('REQUEST_TIMED_OUT', `Expiring ${b.recordCount} record(s) for ${b.topic}-${b.partition}:${now - b.createdMs} ms has passed since batch creation`)));
+      }
+    }
+  }
+}
