@@ -266,13 +266,14 @@ describe('partition reassignment (4 brokers, samsa reassign-partitions)', () => 
     const exe = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--execute', '--throttle', String(limit), '--reassignment-json-file', planFile);
     expect(exe.code, exe.stdout + exe.stderr).toBe(0);
 
-    // sample the bytes arriving on z; measure between 20% and 70% of the data (past the first window's burst)
+    // sample the bytes arriving on z; measure between 20% and 55% of the data (past the first window's
+    // burst), leaving ~45% (~6 s at the throttle) for a loaded machine to start --cancel before it is all done
     const samples: Array<{ t: number; bytes: number }> = [];
     await until(async () => {
       const bytes = await topicBytes(z, topic);
       samples.push({ t: Date.now(), bytes });
-      return bytes >= 0.7 * total;
-    }, 'catch-up to 70%', 120_000, 200);
+      return bytes >= 0.55 * total;
+    }, 'catch-up to 55%', 120_000, 200);
     const from = samples.find((s) => s.bytes >= 0.2 * total)!;
     const to = samples[samples.length - 1]!;
     const rate = ((to.bytes - from.bytes) * 1000) / (to.t - from.t);
