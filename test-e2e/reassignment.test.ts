@@ -243,7 +243,7 @@ describeCluster('partition reassignment (4 brokers, samsa reassign-partitions)',
 
     await c.broker(ctrl).launch();
     await c.broker(ctrl).waitReady();
-    const ver = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--verify', '--reassignment-json-file', planFile);
+    const ver = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--verify', '--wait', '--reassignment-json-file', planFile);
     expect(ver.code, ver.stdout + ver.stderr).toBe(0);
     expect(ver.stdout).toContain(`Status of partition reassignment:\nReassignment of partition ${topic}-0 is completed.`);
     expect(ver.stdout).toContain('Clearing broker-level throttles on brokers 0,1,2,3');
@@ -266,13 +266,14 @@ describeCluster('partition reassignment (4 brokers, samsa reassign-partitions)',
     const exe = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--execute', '--throttle', String(limit), '--reassignment-json-file', planFile);
     expect(exe.code, exe.stdout + exe.stderr).toBe(0);
 
-    // sample the bytes arriving on z; measure between 20% and 70% of the data (past the first window's burst)
+    // sample the bytes arriving on z; measure between 20% and 55% of the data (past the first window's
+    // burst), leaving ~45% (~6 s at the throttle) for a loaded machine to start --cancel before it is all done
     const samples: Array<{ t: number; bytes: number }> = [];
     await until(async () => {
       const bytes = await topicBytes(z, topic);
       samples.push({ t: Date.now(), bytes });
-      return bytes >= 0.7 * total;
-    }, 'catch-up to 70%', 120_000, 200);
+      return bytes >= 0.55 * total;
+    }, 'catch-up to 55%', 120_000, 200);
     const from = samples.find((s) => s.bytes >= 0.2 * total)!;
     const to = samples[samples.length - 1]!;
     const rate = ((to.bytes - from.bytes) * 1000) / (to.t - from.t);
@@ -315,14 +316,18 @@ describeCluster('partition reassignment (4 brokers, samsa reassign-partitions)',
     const planFile = await file('reorder.json', { version: 1, partitions: after.map((replicas, partition) => ({ topic, partition, replicas })) });
     const exe = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--execute', '--reassignment-json-file', planFile);
     expect(exe.code, exe.stdout + exe.stderr).toBe(0);
-    const ver = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--verify', '--reassignment-json-file', planFile);
+    // --wait: completed means no reassignment listed AND Metadata shows the target replicas
+    const ver = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--verify', '--wait', '--reassignment-json-file', planFile);
+    expect(ver.code, ver.stdout + ver.stderr).toBe(0);
     for (let p = 0; p < 3; p++) expect(ver.stdout).toContain(`Reassignment of partition ${topic}-${p} is completed.`);
     expect([...(await assignmentOf(topic)).partitions.values()]).toEqual(after);
     expect(await states(topic, 3)).toEqual(statesBefore);
     expect(await Promise.all([0, 1, 2].map(async (id) => ({ dirs: await topicDirs(id, topic), bytes: await topicBytes(id, topic) })))).toEqual(dirsBefore);
     expect(await topicDirs(3, topic)).toEqual([]);
 
-    const el = await samsa('leader-election', '--bootstrap-server', c.bootstrap, '--election-type', 'preferred', '--all-topic-partitions');
+    // only this topic's partitions: other tests' topics may have no eligible preferred leader
+    const electFile = await file('reorder-election.json', { partitions: after.map((_, partition) => ({ topic, partition })) });
+    const el = await samsa('leader-election', '--bootstrap-server', c.bootstrap, '--election-type', 'preferred', '--path-to-json-file', electFile);
     expect(el.code, el.stdout + el.stderr).toBe(0);
     await until(async () => (await states(topic, 3)).every((s, p) => s.leader === after[p]![0]), 'leaders follow the new preferred replicas', 30_000, 100);
   }, 120_000);

@@ -147,6 +147,37 @@ describe('partition reassignment on the controller (in-memory ZooKeeper)', () =>
     expect((await env.controller.listPartitionReassignments(null)).reassignments).toEqual([]);
   });
 
+  it('reassignment – a reassignment stays listed until AR = RAR is in the topic znode: a failed completion write leaves it listed (never "not reassigning" with the removing replica still assigned) and the next ISR change completes it', async () => {
+    const { server } = await cluster([0, 1, 2]);
+    const env = await startController(server);
+    await env.controller.alterPartitionReassignments([{ ...tp, replicas: [1, 2, 3] }]);
+    // the completion's topic-znode write (AR = RAR, no adding/removing) fails while `broken`
+    const write = env.kzk.setTopicAssignment.bind(env.kzk);
+    let failed = 0;
+    let broken = true;
+    env.kzk.setTopicAssignment = async (topic, t, v) => {
+      if (broken && t.addingReplicas.size + t.removingReplicas.size === 0) {
+        failed++;
+        throw new Error('injected: connection loss while writing the topic znode');
+      }
+      return write(topic, t, v);
+    };
+    await leaderExpandsIsr(env.kzk, [0, 1, 2, 3]);
+    // the controller's own state-znode writes (leader moved, 0 out of the ISR) re-trigger the
+    // completion through the ISR watch: every attempt fails while ZooKeeper is broken
+    await until(() => failed >= 2, 'the completion write attempted (and retried)');
+    // between steps the controller answers from memory: still listed, with ORS + TRS, as the znode says
+    const listed = await env.controller.listPartitionReassignments(null);
+    expect(listed.reassignments).toEqual([{ topic: 't', partition: 0, replicas: [1, 2, 3, 0], addingReplicas: [3], removingReplicas: [0] }]);
+    expect((await topicZnode(env.kzk)).partitions.get(0)).toEqual([1, 2, 3, 0]);
+    // the next ISR change of the partition retries the completion
+    broken = false;
+    await leaderExpandsIsr(env.kzk, (await env.kzk.getPartitionState(tp))!.state.isr);
+    await until(async () => (await topicZnode(env.kzk)).partitions.get(0)?.join() === '1,2,3', 'AR = RAR written on the retry');
+    expect((await topicZnode(env.kzk)).removingReplicas.size).toBe(0);
+    expect((await env.controller.listPartitionReassignments(null)).reassignments).toEqual([]);
+  });
+
   it('reassignment – /admin/reassign_partitions starts it; the znode is deleted when its last partition completes', async () => {
     const { server, kzk } = await cluster([0, 1, 2]);
     const env = await startController(server);

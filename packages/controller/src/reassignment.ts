@@ -74,6 +74,11 @@ export class PartitionReassignmentManager {
   private readonly isrWatches = new Map<string, Unwatch>();
   /** czxid of the /admin/reassign_partitions creation already acted on (its later rewrites are ours). */
   private handledZnodeCzxid: bigint | null = null;
+  /**
+   * Reassignments between B2 (RS = TRS in memory) and the end of B6 (RS = TRS in the topic znode):
+   * still listed as ongoing, since ZooKeeper (what a new controller resumes from) still holds them.
+   */
+  private readonly completing = new Map<string, ReplicaAssignment>();
 
   constructor(private readonly d: ReassignmentDeps) {}
 
@@ -81,6 +86,7 @@ export class PartitionReassignmentManager {
   reset(): void {
     for (const u of this.isrWatches.values()) u();
     this.isrWatches.clear();
+    this.completing.clear();
     this.handledZnodeCzxid = null;
   }
 
@@ -90,6 +96,7 @@ export class PartitionReassignmentManager {
       if (tp.topic !== topic) continue;
       this.isrWatches.get(k)?.();
       this.isrWatches.delete(k);
+      this.completing.delete(k);
       this.d.ctx.partitionsBeingReassigned.delete(k);
     }
   }
@@ -184,12 +191,15 @@ export class PartitionReassignmentManager {
     return results;
   }
 
-  /** ListPartitionReassignments: the ongoing ones (of `partitions`, or all). */
+  /**
+   * ListPartitionReassignments: the ongoing ones (of `partitions`, or all). One stays listed until
+   * RS = TRS is in its topic znode (a completion that failed before that write stays listed).
+   */
   list(partitions: TopicPartition[] | null): OngoingReassignment[] {
     const { ctx } = this.d;
     const out: OngoingReassignment[] = [];
     for (const tp of partitions ?? [...ctx.partitionsBeingReassigned.values()]) {
-      const a = ctx.assignment(tp);
+      const a = this.completing.get(tpKey(tp)) ?? ctx.assignment(tp);
       if (a && isBeingReassigned(a)) out.push({ ...tp, replicas: [...a.replicas], addingReplicas: [...a.addingReplicas], removingReplicas: [...a.removingReplicas] });
     }
     return out.sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : x.partition - y.partition));
@@ -273,6 +283,7 @@ export class PartitionReassignmentManager {
     batch.send();
     // B2. RS = TRS in memory
     const completed: ReplicaAssignment = { replicas: targetReplicas(reassignment), addingReplicas: [], removingReplicas: [] };
+    if (isBeingReassigned(reassignment)) this.completing.set(tpKey(tp), reassignment);
     ctx.setAssignment(tp, completed);
     // B3. a leader outside TRS (or dead) moves to TRS; otherwise a new epoch tells it RS = TRS
     if (!reorderOnly) await this.moveLeaderIfRequired(tp, completed);
@@ -280,6 +291,7 @@ export class PartitionReassignmentManager {
     await this.stopRemovedReplicas(tp, reassignment.removingReplicas);
     // B6. RS = TRS in ZooKeeper, last: until here the topic znode is the only record of ORS
     await this.writeAssignment(tp, completed);
+    this.completing.delete(tpKey(tp));
     // B7. the ISR watch goes, and the partition leaves /admin/reassign_partitions
     this.isrWatches.get(tpKey(tp))?.();
     this.isrWatches.delete(tpKey(tp));

@@ -141,32 +141,44 @@ describe('samsa reassign-partitions', () => {
     expect(unknown.out).toContain('Unknown broker id(s) in the proposed assignment: 7');
   });
 
-  it('reassign-partitions – --verify reports each partition and clears throttles only once all are done; --wait polls with a progress bar', async () => {
+  it('reassign-partitions – --verify: completed only when no reassignment is listed AND the replicas equal the target; throttles cleared only once all are completed; --wait polls with a progress bar', async () => {
     const b = new FakeBackend();
     const files = { plan: plan([['t', 0, [0, 1, 2]], ['t', 1, [2, 3, 1]]]) };
     b.running = [{ topic: 't', partition: 1, replicas: [2, 3, 1, 0], addingReplicas: [3], removingReplicas: [0] }];
     const r = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
     expect(r.out).toBe('Status of partition reassignment:\nReassignment of partition t-0 is completed.\nReassignment of partition t-1 is still in progress.\n');
     expect(b.calls).toEqual([]);
+    // no longer listed, but Metadata still shows other replicas (a stale broker, or a replaced reassignment): not completed
     b.running = [];
+    const stale = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
+    expect(stale.out).toBe('Status of partition reassignment:\nReassignment of partition t-0 is completed.\nThere is no active reassignment of partition t-1, but replica set is 1,2,0 rather than 2,3,1.\n');
+    expect(b.calls).toEqual([]);
+    b.assignment.set('t-1', [2, 3, 1]);
     const done = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
     expect(done.out).toBe(
-      'Status of partition reassignment:\nReassignment of partition t-0 is completed.\nThere is no active reassignment of partition t-1, but replica set is 1,2,0 rather than 2,3,1.\nClearing broker-level throttles on brokers 0,1,2,3\nClearing topic-level throttle on topic t\n',
+      'Status of partition reassignment:\nReassignment of partition t-0 is completed.\nReassignment of partition t-1 is completed.\nClearing broker-level throttles on brokers 0,1,2,3\nClearing topic-level throttle on topic t\n',
     );
     expect(b.calls).toEqual(['clear brokers 0,1,2,3', 'clear topics t']);
     b.calls = [];
     expect((await run(b, { verify: true, reassignmentJsonFile: 'plan', preserveThrottles: true }, files)).code).toBe(0);
     expect(b.calls).toEqual([]);
 
+    // --wait: the controller stops listing t-1 at the 3rd poll, but Metadata catches up only at the 5th
     let polls = 0;
+    b.assignment.set('t-1', [2, 3, 1, 0]);
     b.running = [{ topic: 't', partition: 1, replicas: [2, 3, 1, 0], addingReplicas: [3], removingReplicas: [0] }];
     const ongoing = b.ongoing.bind(b);
     b.ongoing = async (tps) => {
-      if (++polls === 3) b.running = [];
+      polls++;
+      if (polls === 3) b.running = [];
+      if (polls === 5) b.assignment.set('t-1', [2, 3, 1]);
       return ongoing(tps);
     };
     const waited = await run(b, { verify: true, wait: true, reassignmentJsonFile: 'plan' }, files);
-    expect(waited.out.startsWith(`${progressBar(1, 2)}\n${progressBar(2, 2)}\nStatus of partition reassignment:`)).toBe(true);
+    expect(polls).toBe(5);
+    expect(waited.out).toBe(
+      `${progressBar(1, 2)}\n${progressBar(2, 2)}\nStatus of partition reassignment:\nReassignment of partition t-0 is completed.\nReassignment of partition t-1 is completed.\nClearing broker-level throttles on brokers 0,1,2,3\nClearing topic-level throttle on topic t\n`,
+    );
     expect(progressBar(1, 2, 10)).toBe('[#####.....] 1/2 partitions reassigned');
   });
 

@@ -232,23 +232,37 @@ async function execute(b: ReassignBackend, o: RawReassignOptions, read: (p: stri
 
 interface PartitionStatus {
   tp: TP;
+  /** The controller lists no reassignment of it. */
+  inactive: boolean;
+  /** Completed: no reassignment in progress AND the replicas equal the target. */
   done: boolean;
   current: number[];
   target: number[];
 }
 
+/**
+ * Each partition's state: the controller's ongoing reassignments, then the current replicas (from
+ * Metadata, which any broker answers). A partition the controller no longer lists whose replicas
+ * differ from the target is not counted as completed: the broker answering Metadata may not have
+ * applied the controller's UpdateMetadata yet (it still shows RS = TRS + ORS), or another
+ * reassignment replaced this one.
+ */
 async function statuses(b: ReassignBackend, targets: Array<TP & { replicas: number[] }>): Promise<PartitionStatus[]> {
   const ongoing = new Set((await b.ongoing(targets)).map(tpString));
   const current = await b.topicAssignments([...new Set(targets.map((t) => t.topic))]).catch(() => new Map<string, { tp: TP; replicas: number[] }>());
-  return [...targets].sort(compareTps).map((t) => ({ tp: t, done: !ongoing.has(tpString(t)), current: current.get(tpString(t))?.replicas ?? [], target: t.replicas }));
+  return [...targets].sort(compareTps).map((t) => {
+    const replicas = current.get(tpString(t))?.replicas ?? [];
+    const inactive = !ongoing.has(tpString(t));
+    return { tp: t, inactive, done: inactive && replicas.join() === t.replicas.join(), current: replicas, target: t.replicas };
+  });
 }
 
 function statusLines(states: PartitionStatus[]): string[] {
   return [
     'Status of partition reassignment:',
     ...states.map((s) => {
-      if (!s.done) return `Reassignment of partition ${tpString(s.tp)} is still in progress.`;
-      if (s.current.join() === s.target.join()) return `Reassignment of partition ${tpString(s.tp)} is completed.`;
+      if (!s.inactive) return `Reassignment of partition ${tpString(s.tp)} is still in progress.`;
+      if (s.done) return `Reassignment of partition ${tpString(s.tp)} is completed.`;
       return `There is no active reassignment of partition ${tpString(s.tp)}, but replica set is ${s.current.join(',')} rather than ${s.target.join(',')}.`;
     }),
   ];
