@@ -8,6 +8,7 @@ import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
 import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
+import { latencyTrace } from '../trace/latency-trace.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 
@@ -71,7 +72,9 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
         toAppend.push({ topic: t.name, partition: p.index, records: p.records });
       }
     }
+    const tAppend = latencyTrace?.now() ?? 0;
     const appended = await rm.appendRecords(acks, toAppend);
+    if (latencyTrace) latencyTrace.since('produce.append', tAppend);
     const waiting: ProducePartitionStatus[] = [];
     const waitingResponse = new Map<ProducePartitionStatus, ProduceResponsePartition>();
     for (const a of appended) {
@@ -106,10 +109,12 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     if (acks === 0) return null;
     if (waiting.length > 0) {
       // the seed's DelayedProduce: completed by HW growth, leadership loss or the timeout
+      const tWait = latencyTrace?.now() ?? 0;
       await new Promise<void>((resolve) => {
         const op = new DelayedProduce(timeoutMs, waiting, resolve);
         rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));
       });
+      if (latencyTrace) latencyTrace.since('produce.awaitHw', tWait);
       for (const [st, r] of waitingResponse) {
         if (st.errorCode !== 0 && st.errorCode !== undefined) {
           r.errorCode = st.errorCode;

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { latencyTrace } from '../trace/latency-trace.js';
 
 export interface ConnectionInfo {
   id: number;
@@ -82,6 +83,9 @@ export class SocketServer {
   }
 }
 
+const API_NAMES: Record<number, string> = { 0: 'produce', 1: 'fetch' };
+const apiName = (key: number) => API_NAMES[key] ?? `api${key}`;
+
 class Connection {
   private readonly chunks: Buffer[] = [];
   private buffered = 0;
@@ -92,6 +96,10 @@ class Connection {
   private readonly info: ConnectionInfo;
   private readonly log: Logger;
   private readonly maxBuffered: number;
+  /** Tracing only: bytes received and taken off so far, and [bytes received, arrival time] per chunk. */
+  private received = 0;
+  private consumed = 0;
+  private readonly arrivals: Array<[number, number]> = [];
 
   constructor(
     id: number,
@@ -123,6 +131,10 @@ class Connection {
   }
 
   private onData(d: Buffer): void {
+    if (latencyTrace) {
+      this.received += d.length;
+      this.arrivals.push([this.received, latencyTrace.now()]);
+    }
     this.chunks.push(d);
     this.buffered += d.length;
     if (this.buffered > this.maxBuffered) this.socket.pause();
@@ -188,6 +200,14 @@ class Connection {
     return four.readInt32BE(0);
   }
 
+  /** Tracing only: when the last byte of the frame just taken arrived. */
+  private frameArrival(size: number): number {
+    this.consumed += 4 + size;
+    const a = this.arrivals;
+    while (a.length > 1 && a[0]![0] < this.consumed) a.shift();
+    return a[0]?.[1] ?? 0;
+  }
+
   private async drainFrames(): Promise<void> {
     this.processing = true;
     try {
@@ -195,6 +215,7 @@ class Connection {
         if (this.closed) return;
         const frame = this.nextFrame();
         if (!frame) break;
+        const traced = latencyTrace ? { api: frame.length >= 2 ? apiName(frame.readInt16BE(0)) : 'short', arrived: this.frameArrival(frame.length), started: latencyTrace.now() } : undefined;
         if (this.buffered <= this.maxBuffered && this.socket.isPaused()) this.socket.resume();
         let response: FrameResponse;
         try {
@@ -207,6 +228,12 @@ class Connection {
         }
         if (response !== null && !this.closed) {
           const ok = Array.isArray(response) ? this.writeAll(response) : this.socket.write(response);
+          if (traced && latencyTrace) {
+            // queued: behind earlier requests of this connection; handle: decode → response written
+            latencyTrace.record(`${traced.api}.queued`, traced.started - traced.arrived);
+            latencyTrace.since(`${traced.api}.handle`, traced.started);
+            latencyTrace.since(`${traced.api}.total`, traced.arrived);
+          }
           // a client that does not read its responses stops being read until it does
           if (!ok) await this.drained();
         }

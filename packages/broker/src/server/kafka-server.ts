@@ -54,6 +54,7 @@ import { ReplicaManager } from '../replica/replica-manager.js';
 import { RequestHandler } from './request-handler.js';
 import type { BrokerServices } from './services.js';
 import { topicSettingsFrom } from './topic-settings.js';
+import { latencyTrace, latencyTraceIntervalMs } from '../trace/latency-trace.js';
 
 export interface KafkaServerOptions {
   config: BrokerConfig;
@@ -181,6 +182,7 @@ export class KafkaServer {
     });
     await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
+    latencyTrace?.start(this.log.child({ component: 'latency-trace' }), latencyTraceIntervalMs);
     // dynamic configs: /config/topics and /config/brokers now, then every /config/changes notification
     this.configChanges = new ConfigChangeNotificationHandler(
       kzk,
@@ -460,6 +462,7 @@ export class KafkaServer {
   async shutdown(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    latencyTrace?.stop();
     this.log.info({ brokerId: this.brokerId }, 'shutting down');
     if (this.o.config.get('controlled.shutdown.enable') && this.controller) await this.controlledShutdown();
     for (const s of this.sockets) await s.stop();
