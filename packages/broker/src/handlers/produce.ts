@@ -20,10 +20,12 @@ function partitionResponse(index: number, errorCode: number, errorMessage: strin
  * Produce: validate each partition's records (framing, CRC, magic, sizes, timestamps) with
  * @samsa/protocol, append on the leader, then answer — at once for acks=0/1, or for acks=-1 once
  * the high watermark passes the appended batches (or REQUEST_TIMED_OUT at the request timeout).
+ * While an acks=-1 request waits, it releases its connection: the client's next Produce is appended
+ * and replicated alongside (Kafka would hold it until this answer), and answers stay in order.
  */
 export const produceHandler: ApiHandler<0, BrokerServices> = {
   apiKey: 0,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const { acks, timeoutMs, topicData } = req.body;
     if (acks !== 0 && acks !== 1 && acks !== -1) {
       return { responses: topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS)) })), throttleTimeMs: 0, nodeEndpoints: [] };
@@ -110,6 +112,8 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     if (waiting.length > 0) {
       // the seed's DelayedProduce: completed by HW growth, leadership loss or the timeout
       const tWait = latencyTrace?.now() ?? 0;
+      // appended: the connection's next Produce may go ahead while this one waits (answers stay in order)
+      ctx.release?.();
       await new Promise<void>((resolve) => {
         const op = new DelayedProduce(timeoutMs, waiting, resolve);
         rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));

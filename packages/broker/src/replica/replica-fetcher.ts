@@ -4,6 +4,7 @@ import { BrokerConnection } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
 import { latencyTrace } from '../trace/latency-trace.js';
+import { completeBatchesLength } from '../log/batch-header.js';
 
 export interface FetcherOptions {
   brokerId: number;
@@ -241,11 +242,13 @@ export class ReplicaFetcher {
         if (!s || !log || s.truncating) continue;
         switch (p.errorCode) {
           case ErrorCode.NONE: {
-            if (p.records && p.records.length > 0) {
+            // a response cut at the fetch's byte limit may end in a partial batch: left for the next fetch
+            const records = p.records && p.records.length > 0 ? p.records.subarray(0, completeBatchesLength(p.records)) : undefined;
+            if (records && records.length > 0) {
               if (s.fetchOffset !== log.logEndOffset) break; // truncated meanwhile: refetch
               gotData = true;
-              await log.appendAsFollower(p.records);
-              if (this.o.quota?.isThrottled(t.topic, p.partitionIndex)) this.o.quota.record(p.records.length);
+              await log.appendAsFollower(records);
+              if (this.o.quota?.isThrottled(t.topic, p.partitionIndex)) this.o.quota.record(records.length);
             }
             s.fetchOffset = log.logEndOffset;
             s.inSync = log.logEndOffset >= p.highWatermark;

@@ -76,6 +76,8 @@ const toMetadataPartition = (p: PartitionState): MetadataPartition & { topicId: 
   controllerEpoch: p.controllerEpoch,
 });
 
+const PRODUCE_API_KEY = 0;
+
 const toMetadataBroker = (b: ProtoBroker) => ({ id: b.brokerId, endpoints: b.endpoints, rack: b.rack ?? null });
 
 /**
@@ -290,7 +292,9 @@ export class KafkaServer {
         maxRequestSize: cfg.get('socket.request.max.bytes'),
         idleTimeoutMs: cfg.get('connections.max.idle.ms'),
         logger: this.log.child({ component: 'socket-server', listener: l.listenerName }),
-        handle: (frame, conn) => rh.handle(frame, conn),
+        handle: (frame, conn, release) => rh.handle(frame, conn, release),
+        // a Produce may start while earlier ones wait for acks=all (appends stay in request order)
+        mayOverlap: (frame) => frame.length >= 2 && frame.readInt16BE(0) === PRODUCE_API_KEY,
       });
       this.boundPorts.set(l.listenerName, await server.start());
       this.sockets.push(server);

@@ -19,6 +19,12 @@ export interface RequestContext {
   clientId: string | null;
   /** Listener the request arrived on (Metadata answers with that listener's endpoints). */
   listener: string;
+  /**
+   * Lets the connection start on its next request while this one still waits (its response still
+   * goes out in order): called by a handler once nothing it does depends on what later requests
+   * do — Produce after its append, while it waits for acks=all. Absent outside a socket server.
+   */
+  release?: () => void;
 }
 
 /**
@@ -67,7 +73,7 @@ export class RequestHandler<S> {
     return buildApiVersionsResponse({ apiKeys: this.advertised(), throttleTimeMs });
   }
 
-  async handle(frame: Buffer, conn: ConnectionInfo): Promise<FrameResponse> {
+  async handle(frame: Buffer, conn: ConnectionInfo, release?: () => void): Promise<FrameResponse> {
     const d = decodeRequest(frame);
     if (!d.ok) {
       switch (d.error) {
@@ -89,7 +95,7 @@ export class RequestHandler<S> {
     }
     const handler = this.handlers.get(d.apiKey);
     if (!handler) throw new CloseConnection(`api ${d.api.name} is not served by this broker`);
-    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener };
+    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener, ...(release ? { release } : {}) };
     let body: unknown;
     try {
       body = await handler.handle(d, ctx, this.services);
