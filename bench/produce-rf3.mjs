@@ -53,7 +53,7 @@ export const defaults = {
   profile: false,
   /** Extra node flags for the brokers, space-separated (e.g. --node-flags='--trace-gc'). */
   nodeFlags: '',
-  /** Run one phase only: 'latency' skips NATS and the throughput rounds (and reports only the latency figure). */
+  /** Run one phase only: 'latency' skips NATS and the measured throughput rounds (not the warm-up) and reports only the latency figure. */
   only: '',
   /** Extra environment for the brokers, comma-separated NAME=value (e.g. --broker-env=SAMSA_TRACE_LATENCY=1). */
   brokerEnv: '',
@@ -155,7 +155,6 @@ export async function run(opts, report) {
 
   // 2. throughput
   const rounds = [];
-  if (!latencyOnly) {
   const topic = 'bench-rf3';
   await cluster.createTopic(topic, assignment(o.partitions), topicConfig, { fullIsr: true });
   const leaders = await leadersOf(topic);
@@ -206,7 +205,8 @@ export async function run(opts, report) {
   log(`warm-up: ${o.warmupMib} MiB`);
   await roundOf(o.warmupMib * 1024 * 1024, 30);
   const tRounds = Date.now();
-  for (let r = 1; r <= o.rounds; r++) {
+  // --only latency: the warm-up round still runs (JIT, page cache), as before the latency phase of a full run
+  for (let r = 1; r <= (latencyOnly ? 0 : o.rounds); r++) {
     const elapsed = (Date.now() - tRounds) / 1000;
     if (r > 1 && elapsed + elapsed / (r - 1) > o.budget) {
       log(`stopping after ${r - 1} round(s): another would end past the ${o.budget} s budget (--budget)`);
@@ -221,7 +221,6 @@ export async function run(opts, report) {
     );
   }
   loads.afterThroughput = load();
-  }
 
   // 3. end-to-end latency at a paced rate
   const latTopic = 'bench-rf3-latency';
@@ -259,24 +258,24 @@ export async function run(opts, report) {
 
   // figures
   if (!latencyOnly) {
-  const msgsPerSec = median(rounds.map((x) => x.msgsPerSec));
-  const mbps = median(rounds.map((x) => x.mbps));
-  const ratio = nats ? msgsPerSec / nats.msgsPerSec : undefined;
-  const vsNats = nats ? `${round(ratio, 1)}× NATS JetStream R=3 at ${nats.msgsPerSec} msgs/s` : 'NATS not run (--nats=false)';
-  report.figure({
-    name: 'produce-rf3',
-    value: msgsPerSec,
-    digits: 0,
-    unit: 'msgs/s',
-    mbps: round(mbps),
-    ...(nats ? { reference: { name: 'NATS JetStream R=3 publish', value: nats.msgsPerSec, unit: 'msgs/s', mbps: nats.mbps, seconds: nats.seconds, msgs: nats.msgs, inflight: nats.inflight } } : {}),
-    ...(ratio !== undefined ? { ratio } : {}),
-    line: `produce-rf3: ${Math.round(msgsPerSec)} msgs/s, ${round(mbps)} MB/s (${vsNats})`,
-    setup: `3 brokers, ${o.partitions} partitions RF=3 min.insync.replicas=${o.minInsync}, acks=all, ${o.recordsPerBatch} x 1 KiB records per partition batch, ${o.inflight} requests in flight per leader connection, ${o.mib} MiB per round, median of ${rounds.length}`,
-    runs: rounds.map((x) => ({ ...x, msgsPerSec: Math.round(x.msgsPerSec), mbps: round(x.mbps), batchMbps: round(x.batchMbps), seconds: round(x.seconds, 2) })),
-    load: loads,
-    profiled: o.profile,
-  });
+    const msgsPerSec = median(rounds.map((x) => x.msgsPerSec));
+    const mbps = median(rounds.map((x) => x.mbps));
+    const ratio = nats ? msgsPerSec / nats.msgsPerSec : undefined;
+    const vsNats = nats ? `${round(ratio, 1)}× NATS JetStream R=3 at ${nats.msgsPerSec} msgs/s` : 'NATS not run (--nats=false)';
+    report.figure({
+      name: 'produce-rf3',
+      value: msgsPerSec,
+      digits: 0,
+      unit: 'msgs/s',
+      mbps: round(mbps),
+      ...(nats ? { reference: { name: 'NATS JetStream R=3 publish', value: nats.msgsPerSec, unit: 'msgs/s', mbps: nats.mbps, seconds: nats.seconds, msgs: nats.msgs, inflight: nats.inflight } } : {}),
+      ...(ratio !== undefined ? { ratio } : {}),
+      line: `produce-rf3: ${Math.round(msgsPerSec)} msgs/s, ${round(mbps)} MB/s (${vsNats})`,
+      setup: `3 brokers, ${o.partitions} partitions RF=3 min.insync.replicas=${o.minInsync}, acks=all, ${o.recordsPerBatch} x 1 KiB records per partition batch, ${o.inflight} requests in flight per leader connection, ${o.mib} MiB per round, median of ${rounds.length}`,
+      runs: rounds.map((x) => ({ ...x, msgsPerSec: Math.round(x.msgsPerSec), mbps: round(x.mbps), batchMbps: round(x.batchMbps), seconds: round(x.seconds, 2) })),
+      load: loads,
+      profiled: o.profile,
+    });
   }
   const l = lat.latency;
   report.figure({
