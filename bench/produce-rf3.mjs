@@ -53,6 +53,10 @@ export const defaults = {
   profile: false,
   /** Extra node flags for the brokers, space-separated (e.g. --node-flags='--trace-gc'). */
   nodeFlags: '',
+  /** Run one phase only: 'latency' skips NATS and the measured throughput rounds (not the warm-up) and reports only the latency figure. */
+  only: '',
+  /** Extra environment for the brokers, comma-separated NAME=value (e.g. --broker-env=SAMSA_TRACE_LATENCY=1). */
+  brokerEnv: '',
 };
 
 const VALUE_SIZE = 1024;
@@ -87,11 +91,36 @@ function systemPct(pids, before) {
   return total > 0 ? Math.round((sys / total) * 100) : NaN;
 }
 
+/**
+ * The brokers' 'latency trace' log lines (SAMSA_TRACE_LATENCY=1, see
+ * packages/broker/src/trace/latency-trace.ts) written since `since`: per stage n / p50 / p99 / max ms.
+ */
+function printLatencyTraces(cluster, since) {
+  cluster.brokers.forEach((b, id) => {
+    let lines = [];
+    try {
+      lines = readFileSync(join(cluster.dir, `broker-${id}`, 'broker.log'), 'utf8').split('\n');
+    } catch {
+      return;
+    }
+    for (const line of lines) {
+      if (!line.includes('"latency trace"')) continue;
+      const t = JSON.parse(line);
+      if (t.time < since) continue;
+      const stages = Object.entries(t.stages).map(([k, v]) => `${k} ${v.n}× ${v.p50}/${v.p99}/${v.max}`).join('; ');
+      log(`broker ${id} trace (n× p50/p99/max ms): ${stages}; event loop delay ${t.eventLoopDelay.p50}/${t.eventLoopDelay.p99}/${t.eventLoopDelay.max}`);
+    }
+  });
+}
+
 const load = () => loadavg().map((x) => round(x, 2));
 const loadText = (l) => `load average ${l.join(', ')}`;
 
 export async function run(opts, report) {
   const o = { ...defaults, ...opts };
+  if (o.only !== '' && o.only !== 'latency') throw new Error(`--only ${o.only}: only 'latency' is known`);
+  const latencyOnly = o.only === 'latency';
+  if (latencyOnly) o.nats = false;
   const loads = { before: load() };
   log(`produce-rf3: ${loadText(loads.before)} before the run`);
 
@@ -110,6 +139,7 @@ export async function run(opts, report) {
   }
   const cluster = await startCluster({
     brokers: 3,
+    env: Object.fromEntries(String(o.brokerEnv).split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
     nodeFlags: [...(o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...String(o.nodeFlags).split(/\s+/).filter(Boolean)],
     log,
   });
@@ -124,6 +154,7 @@ export async function run(opts, report) {
   };
 
   // 2. throughput
+  const rounds = [];
   const topic = 'bench-rf3';
   await cluster.createTopic(topic, assignment(o.partitions), topicConfig, { fullIsr: true });
   const leaders = await leadersOf(topic);
@@ -173,9 +204,9 @@ export async function run(opts, report) {
 
   log(`warm-up: ${o.warmupMib} MiB`);
   await roundOf(o.warmupMib * 1024 * 1024, 30);
-  const rounds = [];
   const tRounds = Date.now();
-  for (let r = 1; r <= o.rounds; r++) {
+  // --only latency: the warm-up round still runs (JIT, page cache), as before the latency phase of a full run
+  for (let r = 1; r <= (latencyOnly ? 0 : o.rounds); r++) {
     const elapsed = (Date.now() - tRounds) / 1000;
     if (r > 1 && elapsed + elapsed / (r - 1) > o.budget) {
       log(`stopping after ${r - 1} round(s): another would end past the ${o.budget} s budget (--budget)`);
@@ -197,6 +228,7 @@ export async function run(opts, report) {
   const latLeaders = await leadersOf(latTopic);
   for (const l of latLeaders) for (const p of l.partitions) await waitUntilProducible({ host: l.host, port: l.port, topic: latTopic, partition: p });
   log(`latency: ${o.latencyMbps} MB/s paced for ${o.latencyWarmup} + ${o.latencySeconds} s, acks=all, ${o.latencyInflight} in flight per leader, long-poll Fetch on ${latLeaders.length} leaders`);
+  const latStart = Date.now();
   const cpuL0 = brokerPids.map(cpuSeconds);
   const splitL0 = brokerPids.map(cpuSplit);
   // waitUntilProducible wrote one record per partition: the consumers start after it
@@ -221,27 +253,30 @@ export async function run(opts, report) {
   );
 
   log(`latency by second of the schedule [records, max end-to-end ms, max Produce ack ms]: ${JSON.stringify(lat.timeline)}`);
+  if (/SAMSA_TRACE_LATENCY=1/.test(String(o.brokerEnv))) printLatencyTraces(cluster, latStart);
   await cluster.stop();
 
   // figures
-  const msgsPerSec = median(rounds.map((x) => x.msgsPerSec));
-  const mbps = median(rounds.map((x) => x.mbps));
-  const ratio = nats ? msgsPerSec / nats.msgsPerSec : undefined;
-  const vsNats = nats ? `${round(ratio, 1)}× NATS JetStream R=3 at ${nats.msgsPerSec} msgs/s` : 'NATS not run (--nats=false)';
-  report.figure({
-    name: 'produce-rf3',
-    value: msgsPerSec,
-    digits: 0,
-    unit: 'msgs/s',
-    mbps: round(mbps),
-    ...(nats ? { reference: { name: 'NATS JetStream R=3 publish', value: nats.msgsPerSec, unit: 'msgs/s', mbps: nats.mbps, seconds: nats.seconds, msgs: nats.msgs, inflight: nats.inflight } } : {}),
-    ...(ratio !== undefined ? { ratio } : {}),
-    line: `produce-rf3: ${Math.round(msgsPerSec)} msgs/s, ${round(mbps)} MB/s (${vsNats})`,
-    setup: `3 brokers, ${o.partitions} partitions RF=3 min.insync.replicas=${o.minInsync}, acks=all, ${o.recordsPerBatch} x 1 KiB records per partition batch, ${o.inflight} requests in flight per leader connection, ${o.mib} MiB per round, median of ${rounds.length}`,
-    runs: rounds.map((x) => ({ ...x, msgsPerSec: Math.round(x.msgsPerSec), mbps: round(x.mbps), batchMbps: round(x.batchMbps), seconds: round(x.seconds, 2) })),
-    load: loads,
-    profiled: o.profile,
-  });
+  if (!latencyOnly) {
+    const msgsPerSec = median(rounds.map((x) => x.msgsPerSec));
+    const mbps = median(rounds.map((x) => x.mbps));
+    const ratio = nats ? msgsPerSec / nats.msgsPerSec : undefined;
+    const vsNats = nats ? `${round(ratio, 1)}× NATS JetStream R=3 at ${nats.msgsPerSec} msgs/s` : 'NATS not run (--nats=false)';
+    report.figure({
+      name: 'produce-rf3',
+      value: msgsPerSec,
+      digits: 0,
+      unit: 'msgs/s',
+      mbps: round(mbps),
+      ...(nats ? { reference: { name: 'NATS JetStream R=3 publish', value: nats.msgsPerSec, unit: 'msgs/s', mbps: nats.mbps, seconds: nats.seconds, msgs: nats.msgs, inflight: nats.inflight } } : {}),
+      ...(ratio !== undefined ? { ratio } : {}),
+      line: `produce-rf3: ${Math.round(msgsPerSec)} msgs/s, ${round(mbps)} MB/s (${vsNats})`,
+      setup: `3 brokers, ${o.partitions} partitions RF=3 min.insync.replicas=${o.minInsync}, acks=all, ${o.recordsPerBatch} x 1 KiB records per partition batch, ${o.inflight} requests in flight per leader connection, ${o.mib} MiB per round, median of ${rounds.length}`,
+      runs: rounds.map((x) => ({ ...x, msgsPerSec: Math.round(x.msgsPerSec), mbps: round(x.mbps), batchMbps: round(x.batchMbps), seconds: round(x.seconds, 2) })),
+      load: loads,
+      profiled: o.profile,
+    });
+  }
   const l = lat.latency;
   report.figure({
     name: 'produce-rf3.latency',

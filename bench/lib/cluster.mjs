@@ -51,10 +51,10 @@ function logTail(file, lines = 30) {
 
 /**
  * Starts ZooKeeper and brokers 0..`brokers`-1 (`nodeFlags`: extra node flags such as --cpu-prof,
- * `overrides`: extra server.properties entries). Returns
+ * `overrides`: extra server.properties entries, `env`: extra environment variables). Returns
  * { dir, zk, brokers, admin, host, ports, createTopic, partitionStates, stop }.
  */
-export async function startCluster({ brokers: count = 1, nodeFlags = [], overrides = {}, log } = {}) {
+export async function startCluster({ brokers: count = 1, nodeFlags = [], overrides = {}, env = {}, log } = {}) {
   const dir = tempDirCleanup(mkdtempSync(join(tmpdir(), 'samsa-bench-')));
   log?.(`starting ZooKeeper and ${count} broker(s) in ${dir}`);
   const zk = await ZooKeeperEnsemble.start({ size: 1, baseDir: join(dir, 'zk') });
@@ -70,6 +70,7 @@ export async function startCluster({ brokers: count = 1, nodeFlags = [], overrid
       zookeeperConnect: zk.connectString('/samsa'),
       dir: join(dir, `broker-${id}`),
       overrides,
+      env,
       logToFile: true,
     }, nodeFlags);
     stops.push(onCleanup(`stop broker ${id}`, () => broker.stop(15_000)));

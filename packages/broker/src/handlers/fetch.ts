@@ -5,6 +5,7 @@ import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
 import type { ReadResult } from '../replica/replica-manager.js';
 import type { Partition } from '../replica/partition.js';
+import { latencyTrace } from '../trace/latency-trace.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 const EPOCH_END = { epoch: -1, endOffset: -1n };
@@ -64,19 +65,34 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     const maxBytes = v >= 3 ? b.maxBytes : 0x7fffffff;
     const follower = replicaId >= 0;
     const read = () => (follower ? rm.readForFollower(replicaId, entries, maxBytes) : rm.readFromLocalLogs(entries, maxBytes));
+    const tRead = latencyTrace?.now() ?? 0;
     let results: ReadResult[] = await read();
+    if (latencyTrace) latencyTrace.since(follower ? 'fetch.follower.read' : 'fetch.consumer.read', tRead);
     const bytes = () => results.reduce((n, r) => n + (r.data?.records.sizeInBytes ?? 0), 0);
     const anyError = () => results.some((r) => r.errorCode !== 0);
     if (b.maxWaitMs > 0 && entries.length > 0 && bytes() < Math.max(1, b.minBytes) && !anyError()) {
       // the seed's DelayedFetch: completed by HW growth (consumers) / appends (followers), a leadership change, or max_wait_ms
       const waitStarted = performance.now();
+      const tWait = latencyTrace?.now() ?? 0;
+      let tDone = 0;
       await new Promise<void>((resolve) => {
         const statuses = entries.map((e) => ({ partition: rm.getPartition(e.topic, e.partition), fetchOffset: e.fetchOffset }));
         const excluded = follower ? (p: Partition) => rm.shouldLeaderThrottle(p, replicaId) : undefined;
-        const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, resolve, excluded);
+        const done = latencyTrace
+          ? () => {
+              tDone = latencyTrace!.now();
+              resolve();
+            }
+          : resolve;
+        const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, done, excluded);
         rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => `${e.topic}-${e.partition}`));
       });
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
+      if (latencyTrace) {
+        // wait: in the purgatory; wake: from its completion until this handler runs again
+        latencyTrace.record(follower ? 'fetch.follower.wait' : 'fetch.consumer.wait', tDone - tWait);
+        latencyTrace.since(follower ? 'fetch.follower.wake' : 'fetch.consumer.wake', tDone);
+      }
       results = await read();
     }
     // consumer_byte_rate (Kafka's quotas.fetch): a fetch that takes the client over its quota is

@@ -9,6 +9,7 @@ import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delaye
 import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../server/services.js';
+import { latencyTrace } from '../trace/latency-trace.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 
@@ -20,6 +21,8 @@ function partitionResponse(index: number, errorCode: number, errorMessage: strin
  * Produce: validate each partition's records (framing, CRC, magic, sizes, timestamps) with
  * @samsa/protocol, append on the leader, then answer — at once for acks=0/1, or for acks=-1 once
  * the high watermark passes the appended batches (or REQUEST_TIMED_OUT at the request timeout).
+ * While an acks=-1 request waits, it releases its connection: the client's next Produce is appended
+ * and replicated alongside (Kafka would hold it until this answer), and answers stay in order.
  */
 /** Produce v6+: clients throttle themselves on throttle_time_ms (KIP-219). */
 const PRODUCE_KIP219_VERSION = 6;
@@ -75,7 +78,9 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
         toAppend.push({ topic: t.name, partition: p.index, records: p.records });
       }
     }
+    const tAppend = latencyTrace?.now() ?? 0;
     const appended = await rm.appendRecords(acks, toAppend);
+    if (latencyTrace) latencyTrace.since('produce.append', tAppend);
     const waiting: ProducePartitionStatus[] = [];
     const waitingResponse = new Map<ProducePartitionStatus, ProduceResponsePartition>();
     for (const a of appended) {
@@ -120,11 +125,16 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     if (waiting.length > 0) {
       // the seed's DelayedProduce: completed by HW growth, leadership loss or the timeout
       const waitStarted = performance.now();
+      const tWait = latencyTrace?.now() ?? 0;
+      // appended: the connection's next Produce may go ahead while this one waits (answers stay in
+      // order); a throttled client's does not: its channel is muted once this answer is out
+      if (throttleTimeMs <= 0) ctx.release?.();
       await new Promise<void>((resolve) => {
         const op = new DelayedProduce(timeoutMs, waiting, resolve);
         rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));
       });
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
+      if (latencyTrace) latencyTrace.since('produce.awaitHw', tWait);
       for (const [st, r] of waitingResponse) {
         if (st.errorCode !== 0 && st.errorCode !== undefined) {
           r.errorCode = st.errorCode;

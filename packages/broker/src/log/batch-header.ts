@@ -80,6 +80,20 @@ export interface AnalyzeOptions {
 }
 
 /**
+ * Bytes of the complete batches at the start of `records`: a fetch response may end in a partial
+ * batch (a read is cut at the fetch's byte limit, as in Kafka), which readers leave out.
+ */
+export function completeBatchesLength(records: Buffer): number {
+  let pos = 0;
+  while (records.length - pos >= LOG_OVERHEAD) {
+    const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+    if (size < LOG_OVERHEAD || size > records.length - pos) break;
+    pos += size;
+  }
+  return pos;
+}
+
+/**
  * Checks the framing of a records buffer (complete v2 batches, consistent lengths, sizes within
  * max.message.bytes, optionally CRCs) and summarises it. Throws CorruptRecordError / RecordTooLargeError.
  */

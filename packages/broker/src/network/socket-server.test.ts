@@ -49,8 +49,12 @@ describe('socket server', () => {
     for (const s of sockets.splice(0)) s.destroy();
     for (const s of servers.splice(0)) await s.stop();
   });
-  async function start(handle: (f: Buffer) => Promise<FrameResponse>, maxRequestSize = 1024 * 1024) {
-    const srv = new SocketServer({ listener: 'PLAINTEXT', host: '127.0.0.1', port: 0, maxRequestSize, idleTimeoutMs: 60_000, logger, handle });
+  async function start(
+    handle: (f: Buffer, conn: unknown, release: () => void) => Promise<FrameResponse>,
+    maxRequestSize = 1024 * 1024,
+    mayOverlap?: (f: Buffer) => boolean,
+  ) {
+    const srv = new SocketServer({ listener: 'PLAINTEXT', host: '127.0.0.1', port: 0, maxRequestSize, idleTimeoutMs: 60_000, logger, handle: (f, conn, _timing, release) => handle(f, conn, release), ...(mayOverlap ? { mayOverlap } : {}) });
     servers.push(srv);
     const port = await srv.start();
     const s = connect({ host: '127.0.0.1', port });
@@ -127,5 +131,69 @@ describe('socket server', () => {
     const got = await r.waitFor(n);
     expect(got).toHaveLength(n);
     expect(handled).toBe(n);
+  });
+
+  it('socket server – a released request lets overlappable ones start; answers stay in request order', async () => {
+    // payload: [kind, index]; kind 1 overlaps (and releases), kind 2 does not
+    const started: number[] = [];
+    const finish = new Map<number, () => void>();
+    let active = 0;
+    let maxActive = 0;
+    const s = await start(
+      async (f, _conn, release) => {
+        const i = f[1]!;
+        started.push(i);
+        active++;
+        maxActive = Math.max(maxActive, active);
+        if (f[0] === 1) {
+          release();
+          await new Promise<void>((r) => finish.set(i, r));
+        }
+        active--;
+        return frame(Buffer.from([i]));
+      },
+      1024,
+      (f) => f[0] === 1,
+    );
+    const r = reader(s);
+    const all = Buffer.concat([0, 1, 2, 3].map((i) => frame(Buffer.from([1, i]))).concat(frame(Buffer.from([2, 4]))));
+    for (let i = 0; i < all.length; i += 3) s.write(all.subarray(i, i + 3));
+    for (let i = 0; i < 400 && started.length < 4; i++) await new Promise((res) => setTimeout(res, 5));
+    // all four overlappable requests run at once; the fifth waits for their answers
+    expect(started).toEqual([0, 1, 2, 3]);
+    expect(maxActive).toBe(4);
+    // finishing out of order: nothing is written before request 0 is answered
+    finish.get(3)!();
+    finish.get(1)!();
+    await new Promise((res) => setTimeout(res, 30));
+    expect(r.frames).toHaveLength(0);
+    expect(started).toEqual([0, 1, 2, 3]);
+    finish.get(0)!();
+    finish.get(2)!();
+    const got = await r.waitFor(5);
+    expect(got.map((f) => f[0])).toEqual([0, 1, 2, 3, 4]);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('socket server – without release or mayOverlap, requests still run one at a time', async () => {
+    let active = 0;
+    let maxActive = 0;
+    const s = await start(
+      async (f, _conn, release) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        if (f[0] === 1) release(); // released, but the next request is not allowed to overlap
+        await new Promise((res) => setTimeout(res, 10));
+        active--;
+        return frame(Buffer.from([f[1]!]));
+      },
+      1024,
+      (f) => f[0] === 3,
+    );
+    const r = reader(s);
+    s.write(Buffer.concat([0, 1, 2].map((i) => frame(Buffer.from([1, i]))).concat(frame(Buffer.from([2, 3])))));
+    const got = await r.waitFor(4);
+    expect(got.map((f) => f[0])).toEqual([0, 1, 2, 3]);
+    expect(maxActive).toBe(1);
   });
 });

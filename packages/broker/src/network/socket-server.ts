@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { latencyTrace } from '../trace/latency-trace.js';
 
 export interface ConnectionInfo {
   id: number;
@@ -56,15 +57,27 @@ export interface SocketServerOptions {
   /** Stop reading from a connection when this many request bytes are waiting. */
   maxBufferedBytes?: number;
   logger: Logger;
-  handle: (frame: Buffer, conn: ConnectionInfo, timing: RequestTiming) => Promise<FrameResponse>;
+  /**
+   * Handles one request. Until it settles or calls `release`, the connection's next request waits;
+   * after `release` (the handler only waits now, e.g. a Produce for acks=all) a next request that
+   * `mayOverlap` allows starts at once. Responses are written in request order either way.
+   */
+  handle: (frame: Buffer, conn: ConnectionInfo, timing: RequestTiming, release: () => void) => Promise<FrameResponse>;
+  /** Whether `frame` may start while earlier requests that released the connection are unanswered. */
+  mayOverlap?: (frame: Buffer) => boolean;
   /** Called once a request's response is written out (or right away when there is none). */
   onRequestComplete?: (timing: RequestTiming, sentAt: number) => void;
 }
 
+/** Requests of one connection handled but not yet answered, at most (overlap beyond waits). */
+const MAX_UNANSWERED = 16;
+
 /**
  * Kafka's SocketServer for one listener: length-prefixed frames; requests of a connection are
  * processed one at a time and answered in order (Kafka mutes a channel while a request is in
- * flight), so clients can pipeline; a connection whose responses are not drained stops being read.
+ * flight), so clients can pipeline — except that a handler may release the connection once it only
+ * waits (acks=all Produce after its append), letting the next Produce start (`mayOverlap`) while
+ * its answer still goes out in order; a connection whose responses are not drained stops being read.
  */
 export class SocketServer {
   private server: Server | undefined;
@@ -107,6 +120,9 @@ export class SocketServer {
   }
 }
 
+const API_NAMES: Record<number, string> = { 0: 'produce', 1: 'fetch' };
+const apiName = (key: number) => API_NAMES[key] ?? `api${key}`;
+
 class Connection {
   private readonly chunks: Buffer[] = [];
   /** Arrival time of each chunk (parallel to `chunks`): a frame was received when its last chunk was. */
@@ -117,10 +133,18 @@ class Connection {
   /** Reused for frames that arrive over several chunks (one request in flight per connection). */
   private scratch: Buffer | undefined;
   private processing = false;
+  /** Requests handled or being handled whose responses are not written yet, oldest first. */
+  private readonly unanswered: Array<Promise<void>> = [];
+  /** Resolves once every response so far is written: each response is chained onto it. */
+  private writeTail: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly info: ConnectionInfo;
   private readonly log: Logger;
   private readonly maxBuffered: number;
+  /** Tracing only: bytes received and taken off so far, and [bytes received, arrival time] per chunk. */
+  private received = 0;
+  private consumed = 0;
+  private readonly arrivals: Array<[number, number]> = [];
 
   constructor(
     id: number,
@@ -152,6 +176,10 @@ class Connection {
   }
 
   private onData(d: Buffer): void {
+    if (latencyTrace) {
+      this.received += d.length;
+      this.arrivals.push([this.received, latencyTrace.now()]);
+    }
     this.chunks.push(d);
     this.chunkTimes.push(performance.now());
     this.buffered += d.length;
@@ -179,10 +207,14 @@ class Connection {
       this.buffered -= 4 + size;
       return frame;
     }
-    // Spread over chunks: copied once into this connection's reusable buffer. Requests of a
-    // connection are handled one at a time, so the previous frame is no longer used.
-    if (!this.scratch || this.scratch.length < size) this.scratch = Buffer.allocUnsafe(size);
-    const frame = this.scratch.subarray(0, size);
+    // Spread over chunks: copied once into this connection's reusable buffer when no earlier
+    // request is still unanswered (so none can hold the previous frame), else into a new one.
+    let frame: Buffer;
+    if (this.unanswered.length > 0) frame = Buffer.allocUnsafe(size);
+    else {
+      if (!this.scratch || this.scratch.length < size) this.scratch = Buffer.allocUnsafe(size);
+      frame = this.scratch.subarray(0, size);
+    }
     this.skip(4);
     let filled = 0;
     while (filled < size) {
@@ -225,6 +257,14 @@ class Connection {
     return four.readInt32BE(0);
   }
 
+  /** Tracing only: when the last byte of the frame just taken arrived. */
+  private frameArrival(size: number): number {
+    this.consumed += 4 + size;
+    const a = this.arrivals;
+    while (a.length > 1 && a[0]![0] < this.consumed) a.shift();
+    return a[0]?.[1] ?? 0;
+  }
+
   private async drainFrames(): Promise<void> {
     this.processing = true;
     try {
@@ -232,30 +272,40 @@ class Connection {
         if (this.closed) return;
         const frame = this.nextFrame();
         if (!frame) break;
+        const traced = latencyTrace ? { api: frame.length >= 2 ? apiName(frame.readInt16BE(0)) : 'short', arrived: this.frameArrival(frame.length), started: 0 } : undefined;
         if (this.buffered <= this.maxBuffered && this.socket.isPaused()) this.socket.resume();
-        let response: FrameResponse;
+        const receivedAt = this.frameReceivedAt;
+        if (this.unanswered.length > 0) {
+          // an earlier request let go of the connection (it only waits now): this one may start at
+          // once if it is allowed to overlap, else after every earlier response is out
+          if (!this.o.mayOverlap?.(frame)) await this.writeTail;
+          while (this.unanswered.length >= MAX_UNANSWERED) await this.unanswered[0];
+          if (this.closed) return;
+        }
+        if (traced && latencyTrace) traced.started = latencyTrace.now();
         const startedAt = performance.now();
-        const timing: RequestTiming = { receivedAt: this.frameReceivedAt, startedAt, handledAt: startedAt, sendStartedAt: startedAt, remoteMs: 0, throttleMs: 0, apiKey: -1 };
-        try {
-          response = await this.o.handle(frame, this.info, timing);
-          timing.handledAt = performance.now();
-        } catch (err) {
-          if (err instanceof CloseConnection) this.log.warn({ reason: err.message }, 'closing connection');
-          else this.log.error({ err }, 'request handler failed; closing connection');
-          this.close();
-          return;
-        }
-        const done = this.o.onRequestComplete;
-        if (response !== null && !this.closed) {
-          timing.sendStartedAt = performance.now();
-          const sent = done ? () => done(timing, performance.now()) : undefined;
-          const ok = Array.isArray(response) ? this.writeAll(response, sent) : this.socket.write(response, sent);
-          // a client that does not read its responses stops being read until it does
-          if (!ok) await this.drained();
-        } else if (done) {
-          timing.sendStartedAt = timing.handledAt;
-          done(timing, timing.handledAt);
-        }
+        const timing: RequestTiming = { receivedAt, startedAt, handledAt: startedAt, sendStartedAt: startedAt, remoteMs: 0, throttleMs: 0, apiKey: -1 };
+        let release!: () => void;
+        const released = new Promise<void>((r) => (release = r));
+        // settled at once: a rejection waiting behind earlier responses is not an unhandled one
+        const result = this.o.handle(frame, this.info, timing, release).then(
+          (response) => {
+            timing.handledAt = performance.now();
+            return { response, err: undefined };
+          },
+          (err: unknown) => ({ response: null, err: err ?? new Error('request handler failed') }),
+        );
+        const written = this.writeTail
+          .then(() => this.answer(result, timing, traced))
+          .catch((err: unknown) => {
+            this.log.error({ err }, 'writing a response failed; closing connection');
+            this.close();
+          });
+        this.writeTail = written;
+        this.unanswered.push(written);
+        void written.then(() => this.unanswered.shift());
+        // the next request waits until this one is answered, or has released the connection
+        await Promise.race([written, released]);
         // a throttled client's channel stays muted for its throttle time (Kafka's KIP-219)
         const muted = (this.info.mutedUntilMs ?? 0) - Date.now();
         if (muted > 0 && !this.closed) await new Promise((r) => setTimeout(r, muted));
@@ -264,6 +314,40 @@ class Connection {
       this.processing = false;
       if (!this.closed && this.socket.isPaused() && this.buffered <= this.maxBuffered) this.socket.resume();
     }
+  }
+
+  /** Writes one request's response (after every earlier one: called through `writeTail`). */
+  private async answer(
+    result: Promise<{ response: FrameResponse; err: unknown }>,
+    timing: RequestTiming,
+    traced: { api: string; arrived: number; started: number } | undefined,
+  ): Promise<void> {
+    const { response, err } = await result;
+    if (err !== undefined) {
+      if (err instanceof CloseConnection) this.log.warn({ reason: err.message }, 'closing connection');
+      else this.log.error({ err }, 'request handler failed; closing connection');
+      this.close();
+      return;
+    }
+    const done = this.o.onRequestComplete;
+    if (response === null || this.closed) {
+      if (response === null && done) {
+        timing.sendStartedAt = timing.handledAt;
+        done(timing, timing.handledAt);
+      }
+      return;
+    }
+    timing.sendStartedAt = performance.now();
+    const sent = done ? () => done(timing, performance.now()) : undefined;
+    const ok = Array.isArray(response) ? this.writeAll(response, sent) : this.socket.write(response, sent);
+    if (traced && latencyTrace) {
+      // queued: behind earlier requests of this connection; handle: started → response written
+      latencyTrace.record(`${traced.api}.queued`, traced.started - traced.arrived);
+      latencyTrace.since(`${traced.api}.handle`, traced.started);
+      latencyTrace.since(`${traced.api}.total`, traced.arrived);
+    }
+    // a client that does not read its responses stops being read until it does
+    if (!ok) await this.drained();
   }
 
   /**

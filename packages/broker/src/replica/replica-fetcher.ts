@@ -3,6 +3,8 @@ import { ErrorCode, errorName, type FetchRequestTopic } from '@samsa/protocol';
 import { BrokerConnection } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
+import { latencyTrace } from '../trace/latency-trace.js';
+import { completeBatchesLength } from '../log/batch-header.js';
 
 export interface FetcherOptions {
   brokerId: number;
@@ -50,6 +52,8 @@ export class ReplicaFetcher {
   private running = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  /** Tracing only: when the last fetch response was processed. */
+  private lastFetchDone = 0;
 
   constructor(
     readonly sourceBrokerId: number,
@@ -211,6 +215,8 @@ export class ReplicaFetcher {
         replicaDirectoryId: ZERO_UUID,
       });
     }
+    const tSend = latencyTrace?.now() ?? 0;
+    if (latencyTrace && this.lastFetchDone > 0) latencyTrace.record('fetcher.gap', tSend - this.lastFetchDone);
     const resp = await this.conn.send(1, FETCH_VERSION, {
       clusterId: null,
       replicaId: this.o.brokerId,
@@ -226,6 +232,9 @@ export class ReplicaFetcher {
       rackId: '',
     });
     if (resp.errorCode !== 0) throw new Error(`fetch failed: ${errorName(resp.errorCode)}`);
+    const tResp = latencyTrace?.now() ?? 0;
+    let gotData = false;
+    if (latencyTrace) latencyTrace.record('fetcher.roundTrip', tResp - tSend);
     for (const t of resp.responses) {
       for (const p of t.partitions) {
         const s = this.partitions.get(`${t.topic}-${p.partitionIndex}`);
@@ -233,10 +242,13 @@ export class ReplicaFetcher {
         if (!s || !log || s.truncating) continue;
         switch (p.errorCode) {
           case ErrorCode.NONE: {
-            if (p.records && p.records.length > 0) {
+            // a response cut at the fetch's byte limit may end in a partial batch: left for the next fetch
+            const records = p.records && p.records.length > 0 ? p.records.subarray(0, completeBatchesLength(p.records)) : undefined;
+            if (records && records.length > 0) {
               if (s.fetchOffset !== log.logEndOffset) break; // truncated meanwhile: refetch
-              await log.appendAsFollower(p.records);
-              if (this.o.quota?.isThrottled(t.topic, p.partitionIndex)) this.o.quota.record(p.records.length);
+              gotData = true;
+              await log.appendAsFollower(records);
+              if (this.o.quota?.isThrottled(t.topic, p.partitionIndex)) this.o.quota.record(records.length);
             }
             s.fetchOffset = log.logEndOffset;
             s.inSync = log.logEndOffset >= p.highWatermark;
@@ -253,6 +265,10 @@ export class ReplicaFetcher {
             this.delay(s);
         }
       }
+    }
+    if (latencyTrace) {
+      this.lastFetchDone = latencyTrace.now();
+      latencyTrace.record(gotData ? 'fetcher.process' : 'fetcher.processEmpty', this.lastFetchDone - tResp);
     }
   }
 

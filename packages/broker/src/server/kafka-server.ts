@@ -60,6 +60,7 @@ import { ReplicaManager } from '../replica/replica-manager.js';
 import { RequestHandler } from './request-handler.js';
 import type { BrokerServices } from './services.js';
 import { topicSettingsFrom } from './topic-settings.js';
+import { latencyTrace, latencyTraceIntervalMs } from '../trace/latency-trace.js';
 
 export interface KafkaServerOptions {
   config: BrokerConfig;
@@ -80,6 +81,8 @@ const toMetadataPartition = (p: PartitionState): MetadataPartition & { topicId: 
   zkVersion: p.partitionEpoch,
   controllerEpoch: p.controllerEpoch,
 });
+
+const PRODUCE_API_KEY = 0;
 
 const toMetadataBroker = (b: ProtoBroker) => ({ id: b.brokerId, endpoints: b.endpoints, rack: b.rack ?? null });
 
@@ -244,6 +247,7 @@ export class KafkaServer {
     await this.replicaManager.loadHighWatermarks();
     this.replicaManager.startup();
     const quotas = new ClientQuotas({ samples: cfg.get('quota.window.num'), sampleMs: cfg.get('quota.window.size.seconds') * 1000 });
+    latencyTrace?.start(this.log.child({ component: 'latency-trace' }), latencyTraceIntervalMs);
     // dynamic configs: /config/topics and /config/brokers now, then every /config/changes notification
     this.configChanges = new ConfigChangeNotificationHandler(
       kzk,
@@ -359,8 +363,10 @@ export class KafkaServer {
         maxRequestSize: cfg.get('socket.request.max.bytes'),
         idleTimeoutMs: cfg.get('connections.max.idle.ms'),
         logger: this.log.child({ component: 'socket-server', listener: l.listenerName }),
-        handle: (frame, conn, timing) => rh.handle(frame, conn, timing),
+        handle: (frame, conn, timing, release) => rh.handle(frame, conn, timing, release),
         onRequestComplete: this.metrics.requestCompleted,
+        // a Produce may start while earlier ones wait for acks=all (appends stay in request order)
+        mayOverlap: (frame) => frame.length >= 2 && frame.readInt16BE(0) === PRODUCE_API_KEY,
       });
       this.boundPorts.set(l.listenerName, await server.start());
       this.sockets.push(server);
@@ -537,6 +543,7 @@ export class KafkaServer {
   async shutdown(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    latencyTrace?.stop();
     this.log.info({ brokerId: this.brokerId }, 'shutting down');
     if (this.o.config.get('controlled.shutdown.enable') && this.controller) await this.controlledShutdown();
     for (const s of this.sockets) await s.stop();

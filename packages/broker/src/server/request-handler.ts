@@ -19,6 +19,12 @@ export interface RequestContext {
   clientId: string | null;
   /** Listener the request arrived on (Metadata answers with that listener's endpoints). */
   listener: string;
+  /**
+   * Lets the connection start on its next request while this one still waits (its response still
+   * goes out in order): called by a handler once nothing it does depends on what later requests
+   * do — Produce after its append, while it waits for acks=all. Absent outside a socket server.
+   */
+  release?: () => void;
   /** The request's timing; handlers add purgatory waits to `remoteMs`. */
   timing?: RequestTiming;
 }
@@ -75,7 +81,7 @@ export class RequestHandler<S> {
     return buildApiVersionsResponse({ apiKeys: this.advertised(), throttleTimeMs });
   }
 
-  async handle(frame: Buffer, conn: ConnectionInfo, timing?: RequestTiming): Promise<FrameResponse> {
+  async handle(frame: Buffer, conn: ConnectionInfo, timing?: RequestTiming, release?: () => void): Promise<FrameResponse> {
     const d = decodeRequest(frame);
     if (timing && d.ok) timing.apiKey = d.apiKey;
     if (!d.ok) {
@@ -99,7 +105,7 @@ export class RequestHandler<S> {
     }
     const handler = this.handlers.get(d.apiKey);
     if (!handler) throw new CloseConnection(`api ${d.api.name} is not served by this broker`);
-    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener, ...(timing ? { timing } : {}) };
+    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener, ...(timing ? { timing } : {}), ...(release ? { release } : {}) };
     let body: unknown;
     try {
       body = await handler.handle(d, ctx, this.services);
