@@ -11,21 +11,14 @@ import type { Logger } from 'pino';
 import { ErrorCode, type JoinGroupResponseMember } from '@samsa/protocol';
 import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
 import { SystemTimer } from '../purgatory/timing-wheel.js';
-import {
-  DelayedHeartbeat,
-  DelayedJoin,
-  DelayedSync,
-  InitialDelayedJoin,
-  groupJoinKey,
-  groupSyncKey,
-  memberKey,
-  type DelayedGroupCallbacks,
-  type DelayedRebalance,
-} from './delayed-operations.js';
-import { GroupMetadata, GroupState, type GroupOverview, type GroupSummary, type TopicPartition } from './group-metadata.js';
+import { groupJoinKey, memberKey, type DelayedHeartbeat, type DelayedRebalance } from './delayed-operations.js';
+import type { GroupMetadata} from './group-metadata.js';
+import { GroupState, type GroupOverview, type GroupSummary, type TopicPartition } from './group-metadata.js';
+import { GroupApi } from './group-api.js';
+import { GroupOffsets } from './group-offsets.js';
+import { GroupRebalancer } from './group-rebalancer.js';
 import { GroupMetadataManager, type OffsetConfig, type OffsetsLog, type PartitionData } from './group-metadata-manager.js';
 import {
-  MemberMetadata,
   UNKNOWN_MEMBER_ID,
   joinError,
   syncError,
@@ -46,21 +39,9 @@ export interface GroupConfig {
   groupInitialRebalanceDelayMs: number;
 }
 
-/** A new member's JoinGroup is parked at most this long (Kafka's NewMemberJoinTimeoutMs). */
-export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
+export { NEW_MEMBER_JOIN_TIMEOUT_MS } from './group-rebalancer.js';
 
-export const GroupApi = {
-  JoinGroup: 'JoinGroup',
-  SyncGroup: 'SyncGroup',
-  Heartbeat: 'Heartbeat',
-  LeaveGroup: 'LeaveGroup',
-  OffsetCommit: 'OffsetCommit',
-  OffsetFetch: 'OffsetFetch',
-  DescribeGroups: 'DescribeGroups',
-  DeleteGroups: 'DeleteGroups',
-  OffsetDelete: 'OffsetDelete',
-} as const;
-export type GroupApi = (typeof GroupApi)[keyof typeof GroupApi];
+export { GroupApi } from './group-api.js';
 
 export interface JoinGroupParams {
   groupId: string;
@@ -115,7 +96,7 @@ export interface GroupCoordinatorOptions {
 const EMPTY_GROUP: GroupSummary = { state: '', protocolType: '', protocol: '', members: [] };
 const DEAD_GROUP: GroupSummary = { state: GroupState.Dead, protocolType: '', protocol: '', members: [] };
 
-export class GroupCoordinator implements DelayedGroupCallbacks {
+export class GroupCoordinator {
   readonly groupManager: GroupMetadataManager;
   readonly timer: SystemTimer;
   readonly heartbeatPurgatory: DelayedOperationPurgatory<DelayedHeartbeat>;
@@ -124,6 +105,8 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
   private readonly groupConfig: GroupConfig;
   private active = false;
   private readonly ownsTimer: boolean;
+  private readonly rebalancer: GroupRebalancer;
+  private readonly offsets: GroupOffsets;
 
   constructor(o: GroupCoordinatorOptions) {
     this.log = o.logger.child({ component: 'group-coordinator' });
@@ -133,6 +116,20 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
     this.heartbeatPurgatory = new DelayedOperationPurgatory('Heartbeat', this.timer);
     this.rebalancePurgatory = new DelayedOperationPurgatory('Rebalance', this.timer);
     this.groupManager = new GroupMetadataManager(o.brokerId, o.offsetConfig, o.storage, this.log, o.partitionCount);
+    this.rebalancer = new GroupRebalancer({
+      groupConfig: this.groupConfig,
+      groupManager: this.groupManager,
+      heartbeatPurgatory: this.heartbeatPurgatory,
+      rebalancePurgatory: this.rebalancePurgatory,
+      log: this.log,
+    });
+    this.offsets = new GroupOffsets({
+      groupManager: this.groupManager,
+      rebalancer: this.rebalancer,
+      log: this.log,
+      validateGroupStatus: (groupId, api) => this.validateGroupStatus(groupId, api),
+      validateCurrentMember: (group, memberId, groupInstanceId, operation) => this.validateCurrentMember(group, memberId, groupInstanceId, operation),
+    });
   }
 
   startup(partitionCount: number, enableMetadataExpiration = true): void {
@@ -219,10 +216,10 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
     const oldMemberId = group.currentStaticMemberId(groupInstanceId);
     if (oldMemberId !== undefined) {
       this.log.info({ groupId: group.groupId, groupInstanceId, state: group.currentState, oldMemberId, newMemberId }, 'static member with unknown member id joins; replacing the previously mapped member');
-      this.updateStaticMemberAndRebalance(group, oldMemberId, newMemberId, groupInstanceId, p, callback, reason);
+      this.rebalancer.updateStaticMemberAndRebalance(group, oldMemberId, newMemberId, groupInstanceId, p, callback, reason);
     } else {
       this.log.info({ groupId: group.groupId, groupInstanceId, state: group.currentState, memberId: newMemberId }, 'static member with unknown member id joins; created a new member id');
-      this.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, groupInstanceId, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+      this.rebalancer.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, groupInstanceId, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
     }
   }
 
@@ -231,11 +228,11 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
       // KIP-394: the member must come back with this id; until then it is pending
       this.log.info({ groupId: group.groupId, state: group.currentState, memberId: newMemberId }, 'dynamic member with unknown member id joins; asking it to rejoin with a new member id');
       group.addPendingMember(newMemberId);
-      this.addPendingMemberExpiration(group, newMemberId, p.sessionTimeoutMs);
+      this.rebalancer.addPendingMemberExpiration(group, newMemberId, p.sessionTimeoutMs);
       callback(joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED));
     } else {
       this.log.info({ groupId: group.groupId, state: group.currentState, memberId: newMemberId }, 'dynamic member with unknown member id joins; added to the group');
-      this.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+      this.rebalancer.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
     }
   }
 
@@ -267,7 +264,7 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
       // the second step of the two-step join; pending members are never static
       if (p.groupInstanceId !== null) throw new Error(`Received unexpected JoinGroup with groupInstanceId=${p.groupInstanceId} for pending member with memberId=${memberId}`);
       this.log.info({ groupId: group.groupId, memberId, state: group.currentState }, 'pending dynamic member joins; adding it to the group');
-      this.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, memberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+      this.rebalancer.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, memberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
       return;
     }
     const error = this.validateCurrentMember(group, memberId, p.groupInstanceId, 'join-group');
@@ -276,7 +273,7 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
       return;
     }
     const member = group.get(memberId);
-    const update = (why: string) => this.updateMemberAndRebalance(group, member, p.protocols, p.rebalanceTimeoutMs, p.sessionTimeoutMs, `${why}; client reason: ${reason}`, callback);
+    const update = (why: string) => this.rebalancer.updateMemberAndRebalance(group, member, p.protocols, p.rebalanceTimeoutMs, p.sessionTimeoutMs, `${why}; client reason: ${reason}`, callback);
     const current = (members: JoinGroupResponseMember[]) =>
       callback({
         members,
@@ -357,7 +354,7 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
         return;
       case GroupState.CompletingRebalance: {
         group.get(p.memberId).awaitingSyncCallback = callback;
-        this.removePendingSyncMember(group, p.memberId);
+        this.rebalancer.removePendingSyncMember(group, p.memberId);
         if (group.isLeader(p.memberId)) {
           this.log.info({ groupId: group.groupId, memberId: p.memberId, generation: group.generationId, members: group.size, staticMembers: group.allStaticMembers.length }, 'assignment received from the leader');
           // members the leader left out get an empty assignment
@@ -370,10 +367,10 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
             // the group may have moved on (a join, a leave) while the write was in flight
             if (!group.is(GroupState.CompletingRebalance) || generationId !== group.generationId) return;
             if (storeError !== ErrorCode.NONE) {
-              this.resetAndPropagateAssignmentError(group, storeError);
-              this.maybePrepareRebalance(group, `Error ${storeError} when storing group assignment during SyncGroup (member: ${p.memberId})`);
+              this.rebalancer.resetAndPropagateAssignmentError(group, storeError);
+              this.rebalancer.maybePrepareRebalance(group, `Error ${storeError} when storing group assignment during SyncGroup (member: ${p.memberId})`);
             } else {
-              this.setAndPropagateAssignment(group, assignment);
+              this.rebalancer.setAndPropagateAssignment(group, assignment);
               group.transitionTo(GroupState.Stable);
             }
           });
@@ -381,10 +378,10 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
         return;
       }
       case GroupState.Stable: {
-        this.removePendingSyncMember(group, p.memberId);
+        this.rebalancer.removePendingSyncMember(group, p.memberId);
         const member = group.get(p.memberId);
         callback({ protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment, error: ErrorCode.NONE });
-        this.completeAndScheduleNextHeartbeatExpiration(group, member);
+        this.rebalancer.completeAndScheduleNextHeartbeatExpiration(group, member);
         return;
       }
       case GroupState.Dead:
@@ -404,8 +401,8 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
     const removeCurrent = (memberId: string, reason: string | null) => {
       const member = group.get(memberId);
       const why = reason ?? 'not provided';
-      this.removeMemberAndUpdateGroup(group, member, `Removing member ${memberId} on LeaveGroup; client reason: ${why}`);
-      this.removeHeartbeatForLeavingMember(group, memberId);
+      this.rebalancer.removeMemberAndUpdateGroup(group, member, `Removing member ${memberId} on LeaveGroup; client reason: ${why}`);
+      this.rebalancer.removeHeartbeatForLeavingMember(group, memberId);
       this.log.info({ groupId, memberId, reason: why }, 'member left the group through LeaveGroup');
     };
     const members = leaving.map((m) => {
@@ -417,7 +414,7 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
         return memberResult(m, ErrorCode.NONE);
       }
       if (group.isPendingMember(m.memberId)) {
-        this.removePendingMemberAndUpdateGroup(group, m.memberId);
+        this.rebalancer.removePendingMemberAndUpdateGroup(group, m.memberId);
         this.heartbeatPurgatory.checkAndComplete(memberKey(group.groupId, m.memberId));
         this.log.info({ groupId, memberId: m.memberId }, 'pending member left the group through LeaveGroup');
         return memberResult(m, ErrorCode.NONE);
@@ -467,39 +464,25 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
     return errors;
   }
 
-  // ---- OffsetDelete -----------------------------------------------------------------------------
+  // ---- OffsetDelete / OffsetCommit / OffsetFetch (group-offsets.ts) -----------------------------
 
-  /**
-   * OffsetDelete (KIP-496): removes committed offsets of an Empty group, or of topics a consumer
-   * group with members is not subscribed to (GROUP_SUBSCRIBED_TO_TOPIC for the others). A group
-   * with members of a non-consumer protocol answers NON_EMPTY_GROUP; an unknown group
-   * GROUP_ID_NOT_FOUND. Returns the group-level error and the per-partition errors.
-   */
   handleDeleteOffsets(groupId: string, partitions: readonly TopicPartition[]): { error: number; partitions: Array<[TopicPartition, number]> } {
-    const status = this.validateGroupStatus(groupId, GroupApi.OffsetDelete);
-    if (status !== null) return { error: status, partitions: [] };
-    const group = this.groupManager.getGroup(groupId);
-    const notFound = () => ({ error: this.groupManager.groupNotExists(groupId) ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NOT_COORDINATOR, partitions: [] });
-    if (!group || group.is(GroupState.Dead)) return notFound();
-    let eligible: TopicPartition[];
-    const results: Array<[TopicPartition, number]> = [];
-    if (group.is(GroupState.Empty)) {
-      eligible = [...partitions];
-    } else if (group.isConsumerGroup) {
-      eligible = [];
-      for (const tp of partitions) {
-        if (group.isSubscribedToTopic(tp.topic)) results.push([tp, ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC]);
-        else eligible.push(tp);
-      }
-    } else {
-      return { error: ErrorCode.NON_EMPTY_GROUP, partitions: [] };
-    }
-    if (eligible.length > 0) {
-      const removed = this.groupManager.cleanupGroupMetadata([group], (g) => g.removeOffsets(eligible));
-      for (const tp of eligible) results.push([tp, ErrorCode.NONE]);
-      this.log.info({ groupId, partitions: eligible.length, offsets: removed }, 'deleted committed offsets (OffsetDelete)');
-    }
-    return { error: ErrorCode.NONE, partitions: results };
+    return this.offsets.handleDeleteOffsets(groupId, partitions);
+  }
+
+  handleCommitOffsets(
+    groupId: string,
+    memberId: string,
+    groupInstanceId: string | null,
+    generationId: number,
+    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
+    callback: (results: Array<[TopicPartition, number]>) => void,
+  ): void {
+    this.offsets.handleCommitOffsets(groupId, memberId, groupInstanceId, generationId, offsets, callback);
+  }
+
+  handleFetchOffsets(groupId: string, requireStable: boolean, partitions: readonly TopicPartition[] | null): { error: number; offsets: Array<[TopicPartition, PartitionData]> } {
+    return this.offsets.handleFetchOffsets(groupId, requireStable, partitions);
   }
 
   // ---- Heartbeat --------------------------------------------------------------------------------
@@ -519,99 +502,17 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
         return ErrorCode.UNKNOWN_MEMBER_ID;
       case GroupState.CompletingRebalance:
         // heartbeats may start right after the JoinGroup answer
-        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
+        this.rebalancer.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
         return ErrorCode.NONE;
       case GroupState.PreparingRebalance:
-        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
+        this.rebalancer.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
         return ErrorCode.REBALANCE_IN_PROGRESS;
       case GroupState.Stable:
-        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
+        this.rebalancer.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
         return ErrorCode.NONE;
       case GroupState.Dead:
         throw new Error(`Reached unexpected condition for Dead group ${groupId}`);
     }
-  }
-
-  // ---- OffsetCommit / OffsetFetch ---------------------------------------------------------------
-
-  handleCommitOffsets(
-    groupId: string,
-    memberId: string,
-    groupInstanceId: string | null,
-    generationId: number,
-    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
-    callback: (results: Array<[TopicPartition, number]>) => void,
-  ): void {
-    const all = (error: number) => callback(offsets.map(([tp]) => [tp, error]));
-    const status = this.validateGroupStatus(groupId, GroupApi.OffsetCommit);
-    if (status !== null) {
-      all(status);
-      return;
-    }
-    let group = this.groupManager.getGroup(groupId);
-    if (!group) {
-      if (generationId >= 0) {
-        // a commit from an older generation of a group we no longer know
-        all(ErrorCode.ILLEGAL_GENERATION);
-        return;
-      }
-      // no group management: the group exists only to store offsets
-      this.log.info({ groupId }, 'creating simple consumer group via manual offset commit');
-      group = this.groupManager.addGroup(new GroupMetadata(groupId, GroupState.Empty));
-    }
-    this.doCommitOffsets(group, memberId, groupInstanceId, generationId, offsets, callback);
-  }
-
-  private validateOffsetCommit(group: GroupMetadata, generationId: number, memberId: string, groupInstanceId: string | null): number | null {
-    if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    // generation -1: the admin client or a consumer without group management, allowed while Empty
-    if (generationId < 0 && group.is(GroupState.Empty)) return null;
-    if (generationId >= 0 || memberId !== UNKNOWN_MEMBER_ID || groupInstanceId !== null) {
-      const e = this.validateCurrentMember(group, memberId, groupInstanceId, 'offset-commit');
-      if (e !== null) return e;
-      return generationId !== group.generationId ? ErrorCode.ILLEGAL_GENERATION : null;
-    }
-    // a non-empty group takes commits from its members only
-    return group.is(GroupState.Empty) ? null : ErrorCode.UNKNOWN_MEMBER_ID;
-  }
-
-  private doCommitOffsets(
-    group: GroupMetadata,
-    memberId: string,
-    groupInstanceId: string | null,
-    generationId: number,
-    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
-    callback: (results: Array<[TopicPartition, number]>) => void,
-  ): void {
-    const error = this.validateOffsetCommit(group, generationId, memberId, groupInstanceId);
-    if (error !== null) {
-      callback(offsets.map(([tp]) => [tp, error]));
-      return;
-    }
-    switch (group.currentState) {
-      case GroupState.Empty:
-        this.groupManager.storeOffsets(group, memberId, offsets, callback);
-        return;
-      case GroupState.Stable:
-      case GroupState.PreparingRebalance:
-        // commits during PreparingRebalance are allowed: heartbeats tell the member to rejoin
-        this.completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId));
-        this.groupManager.storeOffsets(group, memberId, offsets, callback);
-        return;
-      case GroupState.CompletingRebalance:
-        // a member of the new generation committing before SyncGroup: let it finish the rebalance
-        callback(offsets.map(([tp]) => [tp, ErrorCode.REBALANCE_IN_PROGRESS]));
-        return;
-      case GroupState.Dead:
-        throw new Error(`Logic error: unexpected group state ${group.currentState}`);
-    }
-  }
-
-  /** Committed offsets whatever the group state (groups may use Kafka only to store offsets). */
-  handleFetchOffsets(groupId: string, requireStable: boolean, partitions: readonly TopicPartition[] | null): { error: number; offsets: Array<[TopicPartition, PartitionData]> } {
-    const status = this.validateGroupStatus(groupId, GroupApi.OffsetFetch);
-    if (status !== null) return { error: status, offsets: [] };
-    return { error: ErrorCode.NONE, offsets: this.groupManager.getOffsets(groupId, requireStable, partitions) };
   }
 
   // ---- ListGroups / DescribeGroups --------------------------------------------------------------
@@ -695,15 +596,15 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
         }
         break;
     }
-    this.removeSyncExpiration(group);
+    this.rebalancer.removeSyncExpiration(group);
   }
 
   private onGroupLoaded(group: GroupMetadata): void {
     this.log.info({ groupId: group.groupId, generation: group.generationId, state: group.currentState }, 'loaded group metadata');
     if (group.size > this.groupConfig.groupMaxSize) {
-      this.prepareRebalance(group, `Freshly-loaded group is over capacity (${this.groupConfig.groupMaxSize}). Rebalancing in order to give a chance for consumers to commit offsets`);
+      this.rebalancer.prepareRebalance(group, `Freshly-loaded group is over capacity (${this.groupConfig.groupMaxSize}). Rebalancing in order to give a chance for consumers to commit offsets`);
     }
-    for (const m of group.allMemberMetadata) this.completeAndScheduleNextHeartbeatExpiration(group, m);
+    for (const m of group.allMemberMetadata) this.rebalancer.completeAndScheduleNextHeartbeatExpiration(group, m);
   }
 
   /** This broker became leader of offsets partition `partition` (leader epoch = coordinator epoch). */
@@ -718,319 +619,4 @@ export class GroupCoordinator implements DelayedGroupCallbacks {
     this.groupManager.removeGroupsForPartition(partition, coordinatorEpoch, (g) => this.onGroupUnloaded(g));
   }
 
-  // ---- rebalance machinery ------------------------------------------------------------------------
-
-  private setAndPropagateAssignment(group: GroupMetadata, assignment: ReadonlyMap<string, Buffer>): void {
-    for (const m of group.allMemberMetadata) m.assignment = assignment.get(m.memberId) ?? Buffer.alloc(0);
-    this.propagateAssignment(group, ErrorCode.NONE);
-  }
-
-  private resetAndPropagateAssignmentError(group: GroupMetadata, error: number): void {
-    for (const m of group.allMemberMetadata) m.assignment = Buffer.alloc(0);
-    this.propagateAssignment(group, error);
-  }
-
-  private propagateAssignment(group: GroupMetadata, error: number): void {
-    const ok = error === ErrorCode.NONE;
-    for (const m of group.allMemberMetadata) {
-      if (m.assignment.length === 0 && ok) this.log.warn({ groupId: group.groupId, memberId: m.memberId, generation: group.generationId }, 'sending empty assignment with no errors');
-      const answered = group.maybeInvokeSyncCallback(m, { protocolType: ok ? group.protocolType : null, protocolName: ok ? group.protocolName : null, assignment: m.assignment, error });
-      // sessions that expired while waiting for the assignment are re-armed now
-      if (answered) this.completeAndScheduleNextHeartbeatExpiration(group, m);
-    }
-  }
-
-  private completeAndScheduleNextHeartbeatExpiration(group: GroupMetadata, member: MemberMetadata): void {
-    this.completeAndScheduleNextExpiration(group, member, member.sessionTimeoutMs);
-  }
-
-  private completeAndScheduleNextExpiration(group: GroupMetadata, member: MemberMetadata, timeoutMs: number): void {
-    const key = memberKey(group.groupId, member.memberId);
-    member.heartbeatSatisfied = true;
-    this.heartbeatPurgatory.checkAndComplete(key);
-    member.heartbeatSatisfied = false;
-    this.heartbeatPurgatory.tryCompleteElseWatch(new DelayedHeartbeat(this, group, member.memberId, false, timeoutMs), [key]);
-  }
-
-  private addPendingMemberExpiration(group: GroupMetadata, pendingMemberId: string, timeoutMs: number): void {
-    this.heartbeatPurgatory.tryCompleteElseWatch(new DelayedHeartbeat(this, group, pendingMemberId, true, timeoutMs), [memberKey(group.groupId, pendingMemberId)]);
-  }
-
-  private removeHeartbeatForLeavingMember(group: GroupMetadata, memberId: string): void {
-    this.heartbeatPurgatory.checkAndComplete(memberKey(group.groupId, memberId));
-  }
-
-  private addMemberAndRebalance(
-    rebalanceTimeoutMs: number,
-    sessionTimeoutMs: number,
-    memberId: string,
-    groupInstanceId: string | null,
-    clientId: string,
-    clientHost: string,
-    protocolType: string,
-    protocols: Protocol[],
-    group: GroupMetadata,
-    callback: JoinCallback,
-    reason: string,
-  ): void {
-    const member = new MemberMetadata(memberId, groupInstanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs, protocolType, protocols);
-    member.isNew = true;
-    // a member arriving during the initial delay extends it
-    if (group.is(GroupState.PreparingRebalance) && group.generationId === 0) group.newMemberAdded = true;
-    group.add(member, callback);
-    // a new member's JoinGroup is parked at most NewMemberJoinTimeoutMs (its session does not apply:
-    // it has no member id to heartbeat with, and a client that gave up would leave a defunct member)
-    this.completeAndScheduleNextExpiration(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS);
-    this.maybePrepareRebalance(group, `Adding new member ${memberId} with group instance id ${groupInstanceId}; client reason: ${reason}`);
-  }
-
-  private updateStaticMemberAndRebalance(group: GroupMetadata, oldMemberId: string, newMemberId: string, groupInstanceId: string, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
-    const currentLeader = group.leaderOrNull;
-    const member = group.replaceStaticMember(groupInstanceId, oldMemberId, newMemberId, { join: joinError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID), sync: syncError(ErrorCode.FENCED_INSTANCE_ID) });
-    // the old member id's heartbeat expires without effect; the new one gets its own
-    this.completeAndScheduleNextHeartbeatExpiration(group, member);
-    const oldRebalanceTimeoutMs = member.rebalanceTimeoutMs;
-    const oldSessionTimeoutMs = member.sessionTimeoutMs;
-    const oldProtocols = member.supportedProtocols;
-    group.updateMember(member, p.protocols, p.rebalanceTimeoutMs, p.sessionTimeoutMs, callback);
-    switch (group.currentState) {
-      case GroupState.Stable: {
-        // no rebalance unless the group's protocol would change: persist the new member id
-        const selected = group.selectProtocol();
-        if (group.protocolName === selected) {
-          this.log.info({ groupId: group.groupId, groupInstanceId }, 'static member joins during Stable without changing the protocol; no rebalance');
-          const assignment = new Map(group.allMemberMetadata.map((m) => [m.memberId, m.assignment]));
-          this.groupManager.storeGroup(group, assignment, (error) => {
-            if (error !== ErrorCode.NONE) {
-              this.log.warn({ groupId: group.groupId, error }, 'failed to persist metadata for group');
-              // revert: the old member id stays
-              group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs, oldSessionTimeoutMs, null);
-              const oldMember = group.replaceStaticMember(groupInstanceId, newMemberId, oldMemberId, { join: joinError(newMemberId, ErrorCode.FENCED_INSTANCE_ID), sync: syncError(ErrorCode.FENCED_INSTANCE_ID) });
-              this.completeAndScheduleNextHeartbeatExpiration(group, oldMember);
-              callback({ members: [], memberId: UNKNOWN_MEMBER_ID, generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName, leaderId: currentLeader ?? '', skipAssignment: false, error });
-            } else if (p.supportSkippingAssignment) {
-              // JoinGroup v9+: the leader learns it leads but skips the assignor while Stable
-              const isLeader = group.isLeader(newMemberId);
-              group.maybeInvokeJoinCallback(member, {
-                members: isLeader ? group.currentMemberMetadata() : [],
-                memberId: newMemberId,
-                generationId: group.generationId,
-                protocolType: group.protocolType,
-                protocolName: group.protocolName,
-                leaderId: group.leaderOrNull ?? '',
-                skipAssignment: isLeader,
-                error: ErrorCode.NONE,
-              });
-            } else {
-              // older clients get the old leader id, so a replaced leader does not run a useless assignment
-              group.maybeInvokeJoinCallback(member, {
-                members: [],
-                memberId: newMemberId,
-                generationId: group.generationId,
-                protocolType: group.protocolType,
-                protocolName: group.protocolName,
-                leaderId: currentLeader ?? '',
-                skipAssignment: false,
-                error: ErrorCode.NONE,
-              });
-            }
-          });
-        } else {
-          this.maybePrepareRebalance(group, `Group's selectedProtocol will change because static member ${member.memberId} with instance id ${groupInstanceId} joined with change of protocol; client reason: ${reason}`);
-        }
-        break;
-      }
-      case GroupState.CompletingRebalance:
-        // the leader may already have assigned to the old member id: rebalance
-        this.prepareRebalance(group, `Updating metadata for static member ${member.memberId} with instance id ${groupInstanceId}; client reason: ${reason}`);
-        break;
-      case GroupState.Empty:
-      case GroupState.Dead:
-        throw new Error(`Group ${group.groupId} was not supposed to be in the state ${group.currentState} when the unknown static member ${groupInstanceId} rejoins.`);
-      case GroupState.PreparingRebalance:
-        break;
-    }
-  }
-
-  private updateMemberAndRebalance(group: GroupMetadata, member: MemberMetadata, protocols: Protocol[], rebalanceTimeoutMs: number, sessionTimeoutMs: number, reason: string, callback: JoinCallback): void {
-    group.updateMember(member, protocols, rebalanceTimeoutMs, sessionTimeoutMs, callback);
-    this.maybePrepareRebalance(group, reason);
-  }
-
-  private maybePrepareRebalance(group: GroupMetadata, reason: string): void {
-    if (group.canRebalance) this.prepareRebalance(group, reason);
-  }
-
-  /** → PreparingRebalance, with a DelayedJoin (an InitialDelayedJoin when the group was Empty). */
-  prepareRebalance(group: GroupMetadata, reason: string): void {
-    // members waiting for an assignment must rejoin
-    if (group.is(GroupState.CompletingRebalance)) this.resetAndPropagateAssignmentError(group, ErrorCode.REBALANCE_IN_PROGRESS);
-    this.removeSyncExpiration(group);
-    const delay = this.groupConfig.groupInitialRebalanceDelayMs;
-    const op: DelayedJoin = group.is(GroupState.Empty)
-      ? new InitialDelayedJoin(this, this.rebalancePurgatory, group, delay, delay, Math.max(group.rebalanceTimeoutMs - delay, 0))
-      : new DelayedJoin(this, group, group.rebalanceTimeoutMs);
-    group.transitionTo(GroupState.PreparingRebalance);
-    this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.partitionFor(group.groupId), reason }, 'preparing to rebalance group');
-    this.rebalancePurgatory.tryCompleteElseWatch(op, [groupJoinKey(group.groupId)]);
-  }
-
-  private removeMemberAndUpdateGroup(group: GroupMetadata, member: MemberMetadata, reason: string): void {
-    // a new member may time out while its JoinGroup is parked: answer it so the client retries
-    group.maybeInvokeJoinCallback(member, joinError(UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID));
-    group.remove(member.memberId);
-    switch (group.currentState) {
-      case GroupState.Dead:
-      case GroupState.Empty:
-        break;
-      case GroupState.Stable:
-      case GroupState.CompletingRebalance:
-        this.maybePrepareRebalance(group, reason);
-        break;
-      case GroupState.PreparingRebalance:
-        this.rebalancePurgatory.checkAndComplete(groupJoinKey(group.groupId));
-        break;
-    }
-  }
-
-  private removePendingMemberAndUpdateGroup(group: GroupMetadata, memberId: string): void {
-    group.remove(memberId);
-    if (group.is(GroupState.PreparingRebalance)) this.rebalancePurgatory.checkAndComplete(groupJoinKey(group.groupId));
-  }
-
-  tryCompleteJoin(group: GroupMetadata, forceComplete: () => boolean): boolean {
-    return group.hasAllMembersJoined ? forceComplete() : false;
-  }
-
-  /** All members rejoined or the rebalance timeout passed: the next generation. */
-  onCompleteJoin(group: GroupMetadata): void {
-    const notYetRejoined = group.notYetRejoinedMembers.filter((m) => !m.isStaticMember);
-    if (notYetRejoined.length > 0) {
-      this.log.info({ groupId: group.groupId, members: notYetRejoined.map((m) => m.memberId) }, 'removing dynamic members that did not rejoin');
-      for (const m of notYetRejoined) {
-        group.remove(m.memberId);
-        this.removeHeartbeatForLeavingMember(group, m.memberId);
-      }
-    }
-    if (group.is(GroupState.Dead)) {
-      this.log.info({ groupId: group.groupId }, 'group is dead, skipping rebalance stage');
-      return;
-    }
-    if (!group.maybeElectNewJoinedLeader() && group.allMembers.length > 0) {
-      // nobody rejoined (only static members remain): wait another rebalance timeout, until
-      // their sessions expire
-      this.log.error({ groupId: group.groupId }, 'group could not complete rebalance because no members rejoined');
-      this.rebalancePurgatory.tryCompleteElseWatch(new DelayedJoin(this, group, group.rebalanceTimeoutMs), [groupJoinKey(group.groupId)]);
-      return;
-    }
-    group.initNextGeneration();
-    if (group.is(GroupState.Empty)) {
-      this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.partitionFor(group.groupId) }, 'group is now empty');
-      this.groupManager.storeGroup(group, new Map(), (error) => {
-        // an old generation may come back after a failover; harmless for a group without members
-        if (error !== ErrorCode.NONE) this.log.warn({ groupId: group.groupId, error }, 'failed to write empty metadata for group');
-      });
-      return;
-    }
-    this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.partitionFor(group.groupId), members: group.size, protocol: group.protocolName, leader: group.leaderOrNull }, 'stabilized group');
-    for (const m of group.allMemberMetadata) {
-      group.maybeInvokeJoinCallback(m, {
-        members: group.isLeader(m.memberId) ? group.currentMemberMetadata() : [],
-        memberId: m.memberId,
-        generationId: group.generationId,
-        protocolType: group.protocolType,
-        protocolName: group.protocolName,
-        leaderId: group.leaderOrNull ?? '',
-        skipAssignment: false,
-        error: ErrorCode.NONE,
-      });
-      this.completeAndScheduleNextHeartbeatExpiration(group, m);
-      m.isNew = false;
-      group.addPendingSyncMember(m.memberId);
-    }
-    this.schedulePendingSync(group);
-  }
-
-  private removePendingSyncMember(group: GroupMetadata, memberId: string): void {
-    group.removePendingSyncMember(memberId);
-    this.maybeCompleteSyncExpiration(group);
-  }
-
-  private removeSyncExpiration(group: GroupMetadata): void {
-    group.clearPendingSyncMembers();
-    this.maybeCompleteSyncExpiration(group);
-  }
-
-  private maybeCompleteSyncExpiration(group: GroupMetadata): void {
-    this.rebalancePurgatory.checkAndComplete(groupSyncKey(group.groupId));
-  }
-
-  private schedulePendingSync(group: GroupMetadata): void {
-    this.rebalancePurgatory.tryCompleteElseWatch(new DelayedSync(this, group, group.generationId, group.rebalanceTimeoutMs), [groupSyncKey(group.groupId)]);
-  }
-
-  tryCompletePendingSync(group: GroupMetadata, generationId: number, forceComplete: () => boolean): boolean {
-    if (generationId !== group.generationId) return forceComplete();
-    switch (group.currentState) {
-      case GroupState.Dead:
-      case GroupState.Empty:
-      case GroupState.PreparingRebalance:
-        return forceComplete();
-      case GroupState.CompletingRebalance:
-      case GroupState.Stable:
-        return group.hasReceivedSyncFromAllMembers ? forceComplete() : false;
-    }
-  }
-
-  /** Members that did not send SyncGroup within the rebalance timeout are removed; the group rebalances. */
-  onExpirePendingSync(group: GroupMetadata, generationId: number): void {
-    if (generationId !== group.generationId) {
-      this.log.error({ groupId: group.groupId, generationId, current: group.generationId }, 'unexpected sync expiration for an old generation');
-      return;
-    }
-    switch (group.currentState) {
-      case GroupState.Dead:
-      case GroupState.Empty:
-      case GroupState.PreparingRebalance:
-        this.log.error({ groupId: group.groupId, state: group.currentState }, 'unexpected sync expiration after the group moved on');
-        return;
-      case GroupState.CompletingRebalance:
-      case GroupState.Stable:
-        if (!group.hasReceivedSyncFromAllMembers) {
-          const pending = group.allPendingSyncMembers;
-          for (const memberId of pending) {
-            group.remove(memberId);
-            this.removeHeartbeatForLeavingMember(group, memberId);
-          }
-          this.log.info({ groupId: group.groupId, members: pending }, 'removed members that did not send SyncGroup');
-          this.prepareRebalance(group, `Removing ${pending.join(',')} on pending sync request expiration`);
-        }
-    }
-  }
-
-  tryCompleteHeartbeat(group: GroupMetadata, memberId: string, isPending: boolean, forceComplete: () => boolean): boolean {
-    if (group.is(GroupState.Dead)) return forceComplete();
-    if (isPending) return group.has(memberId) ? forceComplete() : false;
-    return this.shouldCompleteNonPendingHeartbeat(group, memberId) ? forceComplete() : false;
-  }
-
-  private shouldCompleteNonPendingHeartbeat(group: GroupMetadata, memberId: string): boolean {
-    return group.has(memberId) ? group.get(memberId).hasSatisfiedHeartbeat : true;
-  }
-
-  /** A member's session (or a pending member's wait, or a new member's join) expired. */
-  onExpireHeartbeat(group: GroupMetadata, memberId: string, isPending: boolean): void {
-    if (group.is(GroupState.Dead)) {
-      this.log.info({ groupId: group.groupId, memberId }, 'heartbeat expiration after the group was unloaded or deleted');
-    } else if (isPending) {
-      this.log.info({ groupId: group.groupId, memberId }, 'pending member removed after session timeout expiration');
-      this.removePendingMemberAndUpdateGroup(group, memberId);
-    } else if (group.has(memberId)) {
-      const member = group.get(memberId);
-      if (!member.hasSatisfiedHeartbeat) {
-        this.log.info({ groupId: group.groupId, memberId, generation: group.generationId }, 'member has failed (session expired), removing it from the group');
-        this.removeMemberAndUpdateGroup(group, member, `removing member ${memberId} on heartbeat expiration`);
-      }
-    }
-  }
 }

@@ -1,0 +1,13 @@
+/** The group APIs, for the coordinator's per-API validation (group id rules, load state). */
+export const GroupApi = {
+  JoinGroup: 'JoinGroup',
+  SyncGroup: 'SyncGroup',
+  Heartbeat: 'Heartbeat',
+  LeaveGroup: 'LeaveGroup',
+  OffsetCommit: 'OffsetCommit',
+  OffsetFetch: 'OffsetFetch',
+  DescribeGroups: 'DescribeGroups',
+  DeleteGroups: 'DeleteGroups',
+  OffsetDelete: 'OffsetDelete',
+} as const;
+export type GroupApi = (typeof GroupApi)[keyof typeof GroupApi];
