@@ -14,4 +14,5 @@ export * from './consumer-protocol.js';
 export * from './admin-groups.js';
 export * from './admin-records.js';
 export * from './producer/index.js';
+export * from './consumer/assignors/index.js';
 export * from './consumer/index.js';

@@ -1,25 +1,12 @@
 /**
- * partition.assignment.strategy → assignor instances: the protocol names (`range`, `roundrobin`,
- * `sticky`, `cooperative-sticky`), the Java class names (`org.apache.kafka.clients.consumer.RangeAssignor`
- * ...) or PartitionAssignor objects of one's own.
+ * partition.assignment.strategy → assignor instances: protocol names (`range`, `roundrobin`,
+ * `sticky`, `cooperative-sticky`) and Java class names through the assignors' own
+ * `assignorByName`, or PartitionAssignor objects of one's own. One instance per consumer (the
+ * sticky assignors remember the member's last assignment).
  */
 import { KafkaError } from '@samsa/protocol';
-import { CooperativeStickyAssignor, RangeAssignor, RoundRobinAssignor, StickyAssignor } from './assignors/index.js';
+import { assignorByName } from './assignors/index.js';
 import type { PartitionAssignor } from './assignors/types.js';
-
-const FACTORIES: Record<string, () => PartitionAssignor> = {
-  range: () => new RangeAssignor(),
-  roundrobin: () => new RoundRobinAssignor(),
-  sticky: () => new StickyAssignor(),
-  'cooperative-sticky': () => new CooperativeStickyAssignor(),
-};
-
-const JAVA_CLASSES: Record<string, string> = {
-  'org.apache.kafka.clients.consumer.RangeAssignor': 'range',
-  'org.apache.kafka.clients.consumer.RoundRobinAssignor': 'roundrobin',
-  'org.apache.kafka.clients.consumer.StickyAssignor': 'sticky',
-  'org.apache.kafka.clients.consumer.CooperativeStickyAssignor': 'cooperative-sticky',
-};
 
 export function createAssignors(strategy: readonly (string | PartitionAssignor)[]): PartitionAssignor[] {
   const out: PartitionAssignor[] = [];
@@ -28,10 +15,11 @@ export function createAssignors(strategy: readonly (string | PartitionAssignor)[
       out.push(s);
       continue;
     }
-    const name = JAVA_CLASSES[s] ?? s.toLowerCase();
-    const f = FACTORIES[name];
-    if (!f) throw new KafkaError('INVALID_CONFIG', `Invalid value ${s} for configuration partition.assignment.strategy: Class ${s} cannot be found (known: ${Object.keys(FACTORIES).join(', ')})`);
-    out.push(f());
+    try {
+      out.push(assignorByName(s.trim()));
+    } catch (err) {
+      throw new KafkaError('INVALID_CONFIG', `Invalid value ${s} for configuration partition.assignment.strategy: ${(err as Error).message}`, { cause: err });
+    }
   }
   const names = out.map((a) => a.name);
   if (new Set(names).size !== names.length) throw new KafkaError('INVALID_CONFIG', `The assignors in partition.assignment.strategy must have distinct names: ${names.join(', ')}`);

@@ -4,4 +4,4 @@ export * from './errors.js';
 export * from './interceptors.js';
 export { Consumer, WakeupError, type OffsetToCommit } from './consumer.js';
 export { createAssignors } from './assignor-registry.js';
-export * from './assignors/types.js';
+
