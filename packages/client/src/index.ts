@@ -16,3 +16,4 @@ export * from './admin-records.js';
 export * from './producer/index.js';
 export * from './consumer/assignors/index.js';
 export * from './consumer/index.js';
+export * from './testing/fake-group.js';

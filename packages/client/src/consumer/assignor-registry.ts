@@ -5,12 +5,17 @@
  * sticky assignors remember the member's last assignment).
  */
 import { KafkaError } from '@samsa/protocol';
-import { assignorByName } from './assignors/index.js';
+import { ASSIGNOR_NAMES, assignorByName } from './assignors/index.js';
 import type { PartitionAssignor } from './assignors/types.js';
 
-export function createAssignors(strategy: readonly (string | PartitionAssignor)[]): PartitionAssignor[] {
+/**
+ * `isDefault`: the strategy is the default (range, cooperative-sticky); names of built-in assignors
+ * not available in this build are then left out instead of failing.
+ */
+export function createAssignors(strategy: readonly (string | PartitionAssignor)[], isDefault = false): PartitionAssignor[] {
   const out: PartitionAssignor[] = [];
   for (const s of strategy) {
+    if (isDefault && typeof s === 'string' && !ASSIGNOR_NAMES.includes(s)) continue;
     if (typeof s !== 'string') {
       out.push(s);
       continue;

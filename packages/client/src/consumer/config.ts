@@ -67,6 +67,8 @@ export interface ConsumerConfig {
   maxPartitionFetchBytes: number;
   checkCrcs: boolean;
   assignmentStrategy: readonly (string | PartitionAssignor)[];
+  /** partition.assignment.strategy was not given. */
+  assignmentStrategyIsDefault: boolean;
   requestTimeoutMs: number;
   defaultApiTimeoutMs: number;
   retryBackoffMs: number;
@@ -171,6 +173,7 @@ export function resolveConsumerConfig(input: ConsumerConfigInput): ConsumerConfi
     maxPartitionFetchBytes: int(rec, 'max.partition.fetch.bytes'),
     checkCrcs: bool(rec, 'check.crcs'),
     assignmentStrategy,
+    assignmentStrategyIsDefault: input['partition.assignment.strategy'] === undefined,
     requestTimeoutMs: int(rec, 'request.timeout.ms'),
     defaultApiTimeoutMs: int(rec, 'default.api.timeout.ms'),
     retryBackoffMs: int(rec, 'retry.backoff.ms'),

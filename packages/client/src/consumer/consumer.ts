@@ -84,7 +84,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       metadataMaxAgeMs: cfg.metadataMaxAgeMs,
       logger: input.logger,
     });
-    this.assignors = createAssignors(cfg.assignmentStrategy);
+    this.assignors = createAssignors(cfg.assignmentStrategy, cfg.assignmentStrategyIsDefault);
     this.subs = new SubscriptionState(cfg.autoOffsetReset);
     this.metadata = new ConsumerMetadata(this.cluster, cfg.metadataMaxAgeMs, cfg.allowAutoCreateTopics, this.log);
     this.interceptors = new ConsumerInterceptorChain((input['interceptor.classes'] ?? []) as ConsumerInterceptor<K, V>[], (err, phase) => this.log.warn({ err: (err as Error).message, phase }, 'interceptor failed'));

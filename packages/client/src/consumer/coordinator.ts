@@ -72,7 +72,8 @@ export abstract class GroupMembership {
     this.log = log.child({ groupId: opts.groupId });
     this.heartbeat = new Heartbeat(opts.heartbeatIntervalMs, opts.sessionTimeoutMs, opts.rebalanceTimeoutMs);
     this.timer = new HeartbeatTimer(this.heartbeat, {
-      active: () => this.state === MemberState.STABLE && this.coordinator !== undefined && !this.closed,
+      // with the coordinator unknown the next heartbeat looks it up again (Java's heartbeat thread does)
+      active: () => this.state === MemberState.STABLE && !this.closed,
       sendHeartbeat: () => this.sendHeartbeat(),
       onSessionTimeout: () => {
         this.log.info({ sessionTimeoutMs: opts.sessionTimeoutMs }, 'no heartbeat answered within the session timeout; marking the coordinator unknown');
