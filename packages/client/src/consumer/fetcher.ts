@@ -6,7 +6,7 @@
  * returned; with isolation.level=read_committed the batches of aborted transactions (the
  * response's abortedTransactions) are skipped too. Full fetch requests (no KIP-227 session).
  */
-import { API_KEYS, ControlRecordType, ErrorCode, KafkaError, RecordBatch, ZERO_UUID, readControlRecordType, recordBatches, type FetchResponsePartition } from '@samsa/protocol';
+import { API_KEYS, ControlRecordType, ErrorCode, KafkaError, ZERO_UUID, readControlRecordType, recordBatches, type FetchResponsePartition, type RecordBatch } from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
 import { brokerError } from '../errors.js';
 import type { Logger } from '../logger.js';

@@ -66,8 +66,7 @@ export class FakeGroup {
 
   private install(nodeId: number): void {
     const b = this.fc.broker(nodeId);
-    const self = this;
-    const isNot = () => nodeId !== self.coordinatorId;
+    const isNot = () => nodeId !== this.coordinatorId;
     b.on(API_KEYS.FindCoordinator, (req, ctx) => {
       const code = this.take('FindCoordinator') ?? 0;
       const coordinator = this.fc.broker(this.coordinatorId);
