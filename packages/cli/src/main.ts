@@ -9,6 +9,9 @@ import { registerDeleteRecordsCommand } from './commands/delete-records.js';
 import { registerConfigsCommand } from './commands/configs.js';
 import { registerConsoleProducerCommand } from './commands/console-producer.js';
 import { registerProducerPerfTestCommand } from './commands/producer-perf-test.js';
+import { registerConsoleConsumerCommand } from './commands/console-consumer.js';
+import { registerConsumerPerfTestCommand } from './commands/consumer-perf-test.js';
+import { registerEndToEndLatencyCommand } from './commands/end-to-end-latency.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -22,6 +25,9 @@ registerConfigsCommand(program);
 registerBrokerCommands(program);
 registerConsoleProducerCommand(program);
 registerProducerPerfTestCommand(program);
+registerConsoleConsumerCommand(program);
+registerConsumerPerfTestCommand(program);
+registerEndToEndLatencyCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);
