@@ -295,3 +295,23 @@ describe('Admin: electLeaders', () => {
     await expect(admin.electLeaders(null, 7 as ElectionType)).rejects.toThrow('Unknown election type 7');
   });
 });
+
+describe('Admin: alterConfigs', () => {
+  it('alterConfigs: the legacy AlterConfigs API, broker resources to that broker, topic resources anywhere, errors per resource', async () => {
+    const { fc, admin } = await setup({ brokers: 2 });
+    const seen: Array<{ broker: number; resources: string[]; validateOnly: boolean }> = [];
+    for (const b of fc.brokers) {
+      b.on(API_KEYS.AlterConfigs, (req) => {
+        seen.push({ broker: b.nodeId, resources: req.resources.map((r) => `${r.resourceType}:${r.resourceName}:${r.configs.map((c) => `${c.name}=${c.value}`).join(',')}`), validateOnly: req.validateOnly });
+        return { throttleTimeMs: 0, responses: req.resources.map((r) => ({ errorCode: r.resourceName === 'bad' ? ErrorCode.INVALID_CONFIG : 0, errorMessage: r.resourceName === 'bad' ? 'nope' : null, resourceType: r.resourceType, resourceName: r.resourceName })) };
+      });
+    }
+    await admin.alterConfigs([{ type: ConfigResourceType.Broker, name: '1', configs: [{ name: 'log.cleaner.threads', value: '2' }] }, { type: ConfigResourceType.Topic, name: 't', configs: [{ name: 'retention.ms', value: '1000' }] }]);
+    expect(seen.find((s) => s.resources[0]!.startsWith('4:1'))?.broker).toBe(1);
+    expect(seen.flatMap((s) => s.resources).sort()).toEqual(['2:t:retention.ms=1000', '4:1:log.cleaner.threads=2']);
+    const err = await admin.alterConfigs([{ type: ConfigResourceType.Topic, name: 'bad', configs: [] }], { validateOnly: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BatchError);
+    expect(errorsOf(err)).toEqual({ bad: ['INVALID_CONFIG', 'nope'] });
+    expect(seen.at(-1)!.validateOnly).toBe(true);
+  });
+});

@@ -452,6 +452,37 @@ export class Admin {
     if (errors.size > 0) throw new BatchError('incrementalAlterConfigs', errors, resources.map((r) => r.name).filter((n) => !errors.has(n)));
   }
 
+  /**
+   * AlterConfigs (the legacy, non-incremental API Kafka's AdminClient still has as alterConfigs):
+   * replaces the whole dynamic config set of each resource with `configs` (entries left out are
+   * removed). Routed like incrementalAlterConfigs; rejects with BatchError if any resource failed.
+   */
+  async alterConfigs(resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null }> }>, opts: OperationOptions & { validateOnly?: boolean } = {}): Promise<void> {
+    const byTarget = new Map<number | 'any', typeof resources[number][]>();
+    for (const r of resources) {
+      const key = r.type === ConfigResourceType.Broker && r.name !== '' ? Number(r.name) : 'any';
+      byTarget.set(key, [...(byTarget.get(key) ?? []), r]);
+    }
+    const errors = new Map<string, KafkaError>();
+    await Promise.all(
+      [...byTarget].map(async ([target, group]) => {
+        const res = await this.cluster.retry(
+          'alterConfigs',
+          async () => {
+            const conn = target === 'any' ? await this.cluster.anyConnection() : await this.cluster.connectionTo(target);
+            return conn.request(API_KEYS.AlterConfigs, {
+              resources: group.map((r) => ({ resourceType: r.type, resourceName: r.name, configs: r.configs.map((c) => ({ name: c.name, value: c.value })) })),
+              validateOnly: opts.validateOnly ?? false,
+            });
+          },
+          opts,
+        );
+        for (const r of res.body.responses) if (r.errorCode !== ErrorCode.NONE) errors.set(r.resourceName, brokerError(r.errorCode, r.errorMessage));
+      }),
+    );
+    if (errors.size > 0) throw new BatchError('alterConfigs', errors, resources.map((r) => r.name).filter((n) => !errors.has(n)));
+  }
+
   // ---- internals ------------------------------------------------------------------------
 
   /** Per-request timeout for a request carrying a server-side `timeoutMs`. */
