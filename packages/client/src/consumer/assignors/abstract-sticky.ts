@@ -118,9 +118,14 @@ export abstract class AbstractStickyAssignor implements PartitionAssignor {
     let isAllSubscriptionsEqual = true;
     const subscribedTopics = new Set<string>();
     const allPreviousPartitionsToOwner = new Map<TopicPartition, string>();
+    let first = true;
     for (const consumer of memberOrder) {
       const subscription = subscriptions.get(consumer)!;
-      if (subscribedTopics.size === 0) {
+      // Deviation from Java, which tests subscribedTopics.isEmpty() here: when the first member (in
+      // HashMap order) subscribes to nothing, Java takes the constrained path and hands partitions to
+      // members not subscribed to them (whose consumers then rejoin, forever). We compare every member.
+      if (first) {
+        first = false;
         for (const t of subscription.topics) subscribedTopics.add(t);
       } else if (isAllSubscriptionsEqual && !(subscription.topics.length === subscribedTopics.size && subscription.topics.every((t) => subscribedTopics.has(t)))) {
         isAllSubscriptionsEqual = false;

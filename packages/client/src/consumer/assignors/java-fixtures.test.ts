@@ -11,8 +11,10 @@ import type { MemberSubscription, TopicPartition } from './types.js';
  * with java-fixtures/Harness.java supplying member data the way StickyAssignor (user data) and
  * CooperativeStickyAssignor (owned partitions, generation) read it — and the results stored next
  * to each scenario in java-fixtures/fixtures.tsv. Each of ours must give the same partitions to the
- * same members, in the same order. Where Java threw (a NullPointerException in the general sticky
- * path, from inputs with conflicting claims), ours must still give a valid assignment.
+ * same members, in the same order (on 3 Dec 2026: range 80, roundrobin 93, sticky 182,
+ * cooperative-sticky 233 scenarios identical). Where Java's result breaks the subscriptions (its two
+ * bugs we do not copy, see abstract-sticky.ts and sticky-general.ts: sticky 3, cooperative-sticky 6
+ * scenarios) or Java threw (2 NullPointerExceptions), ours must give a valid assignment instead.
  */
 
 interface Scenario {
@@ -55,6 +57,15 @@ function format(members: readonly MemberSubscription[], result: ReadonlyMap<stri
   return members.map((m) => `${m.memberId}=${(result.get(m.memberId)?.partitions ?? []).map((tp) => `${tp.topic}:${tp.partition}`).join(' ')}`).join('/');
 }
 
+/** Whether a formatted result gives some member a partition of a topic it does not subscribe to. */
+function assignsUnsubscribed(s: Scenario, formatted: string): boolean {
+  return formatted.split('/').some((m) => {
+    const [id, list] = m.split('=') as [string, string];
+    const topics = s.members.find((x) => x.memberId === id)!.topics;
+    return list !== '' && list.split(' ').some((tp) => !topics.includes(tp.slice(0, tp.lastIndexOf(':'))));
+  });
+}
+
 /** The same assignment with each member's partitions sorted (to tell order-only differences apart). */
 function sortedSets(formatted: string): string {
   return formatted
@@ -85,6 +96,7 @@ describe('assignors – same results as Kafka’s Java assignors', () => {
     it(`java fixtures – ${name}: every scenario gives Java's assignment, partition for partition`, () => {
       const mismatches: string[] = [];
       let compared = 0;
+      let deviations = 0;
       for (const { scenario, expected } of fixtures) {
         const s = parseScenario(scenario);
         if (s.assignor !== name) continue;
@@ -95,11 +107,19 @@ describe('assignors – same results as Kafka’s Java assignors', () => {
           expect(seen).toBe(true);
           continue;
         }
-        compared++;
         const got = format(s.members, result);
+        if (assignsUnsubscribed(s, expected)) {
+          // Java's result breaks the subscriptions (a first member subscribed to nothing: see
+          // abstract-sticky.ts); ours must be a valid assignment instead
+          expect(assignsUnsubscribed(s, got), `${scenario}\n${got}`).toBe(false);
+          deviations++;
+          continue;
+        }
+        compared++;
         if (got !== expected) mismatches.push(`${sortedSets(got) === sortedSets(expected) ? 'ORDER ONLY ' : 'SETS DIFFER '}${scenario}\n  java: ${expected}\n  ours: ${got}`);
       }
       expect(compared).toBeGreaterThan(40);
+      expect(deviations).toBeLessThan(compared / 10);
       expect(mismatches.slice(0, 3).join('\n\n')).toBe('');
       expect(mismatches.length).toBe(0);
     });

@@ -243,8 +243,9 @@ class GeneralAssignmentBuilder {
         const tp = reassignablePartitions[i]!;
         const consumer = this.currentPartitionConsumer.get(tp)!;
         const prev = prevAssignment.get(tp);
-        // (Java would fail on a previous owner whose assignment was set aside as fixed; we skip that case)
-        if (prev !== undefined && this.currentAssignment.has(prev.consumer) && this.sizeOf(consumer) > this.sizeOf(prev.consumer) + 1) {
+        // Deviation from Java, which moves the partition back to its previous owner even when that
+        // member no longer subscribes to the topic (or was set aside as fixed: a NullPointerException).
+        if (prev !== undefined && this.canTake(prev.consumer, tp.topic) && this.sizeOf(consumer) > this.sizeOf(prev.consumer) + 1) {
           this.reassignPartitionTo(tp, prev.consumer);
           reassignmentPerformed = modified = true;
           continue;
@@ -259,6 +260,10 @@ class GeneralAssignmentBuilder {
       }
     } while (modified);
     return reassignmentPerformed;
+  }
+
+  private canTake(consumer: string, topic: string): boolean {
+    return this.currentAssignment.has(consumer) && this.consumer2AllPotentialTopics.get(consumer)!.includes(topic);
   }
 
   /** To the member with the fewest partitions that can take it. */
