@@ -1,15 +1,22 @@
 import { RangeAssignor } from './range.js';
+import { CooperativeStickyAssignor } from './cooperative-sticky.js';
 import { RoundRobinAssignor } from './roundrobin.js';
+import { StickyAssignor } from './sticky.js';
 import type { PartitionAssignor } from './types.js';
 
 export * from './types.js';
 export { RangeAssignor } from './range.js';
 export { RoundRobinAssignor } from './roundrobin.js';
+export { StickyAssignor, serializeStickyUserData, deserializeStickyUserData } from './sticky.js';
+export { CooperativeStickyAssignor, validateCooperativeAssignment } from './cooperative-sticky.js';
+export { AbstractStickyAssignor, DEFAULT_GENERATION, type MemberData } from './abstract-sticky.js';
 
 /** The built-in assignors by their protocol name (partition.assignment.strategy short names). */
 const FACTORIES: Readonly<Record<string, () => PartitionAssignor>> = {
   range: () => new RangeAssignor(),
   roundrobin: () => new RoundRobinAssignor(),
+  sticky: () => new StickyAssignor(),
+  'cooperative-sticky': () => new CooperativeStickyAssignor(),
 };
 
 /** The assignor names assignorByName knows. */

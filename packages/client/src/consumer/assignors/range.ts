@@ -1,4 +1,5 @@
 import { compareMembers, subscribedPartitionCounts, toAssignments } from './common.js';
+import { defaultCapacityFor, javaHashOrder, javaStringHash } from './java-hash.js';
 import { RebalanceProtocol, type MemberAssignment, type MemberSubscription, type PartitionAssignor, type PartitionsPerTopic, type TopicPartition } from './types.js';
 
 /**
@@ -13,7 +14,7 @@ export class RangeAssignor implements PartitionAssignor {
   readonly name = 'range';
   readonly supportedProtocols: readonly RebalanceProtocol[] = [RebalanceProtocol.EAGER];
 
-  subscriptionUserData(): Buffer | null {
+  subscriptionUserData(_topics?: readonly string[]): Buffer | null {
     return null;
   }
 
@@ -23,7 +24,8 @@ export class RangeAssignor implements PartitionAssignor {
     const assignment = new Map<string, TopicPartition[]>();
     for (const memberId of subscriptions.keys()) assignment.set(memberId, []);
     const counts = subscribedPartitionCounts(partitionsPerTopic, subscriptions);
-    for (const [topic, numPartitions] of counts) {
+    for (const topic of javaTopicOrder(counts, subscriptions)) {
+      const numPartitions = counts.get(topic)!;
       const members = [...subscriptions.values()].filter((s) => s.topics.includes(topic)).sort(compareMembers);
       const perMember = Math.floor(numPartitions / members.length);
       let withExtra = numPartitions % members.length;
@@ -38,4 +40,15 @@ export class RangeAssignor implements PartitionAssignor {
     }
     return toAssignments(subscriptions, assignment);
   }
+}
+
+/**
+ * The order Java's RangeAssignor visits topics in (so each member's list comes out in Java's order):
+ * that of its HashMap of topics, whose keys were first inserted as met going through the members
+ * (in HashMap order) and their topics.
+ */
+function javaTopicOrder(counts: ReadonlyMap<string, number>, subscriptions: ReadonlyMap<string, MemberSubscription>): string[] {
+  const firstSeen = new Set<string>();
+  for (const id of javaHashOrder([...subscriptions.keys()], javaStringHash)) for (const t of subscriptions.get(id)!.topics) if (counts.has(t)) firstSeen.add(t);
+  return javaHashOrder([...firstSeen], javaStringHash, defaultCapacityFor(firstSeen.size));
 }

@@ -11,7 +11,7 @@ export class RoundRobinAssignor implements PartitionAssignor {
   readonly name = 'roundrobin';
   readonly supportedProtocols: readonly RebalanceProtocol[] = [RebalanceProtocol.EAGER];
 
-  subscriptionUserData(): Buffer | null {
+  subscriptionUserData(_topics?: readonly string[]): Buffer | null {
     return null;
   }
 
