@@ -168,6 +168,45 @@ describe('Consumer (fake brokers)', () => {
     await until(async () => (await a.poll(50), a.assignment().length === 4), 10_000, 'takeover');
   });
 
+  it('coordinator – cooperative-sticky: a joining member takes half without the first member revoking the partitions it keeps (revoke only what moves, then rejoin)', async () => {
+    s = await setup(1, 4);
+    s.group.joinWindowMs = 150;
+    const events: string[] = [];
+    const listener = (name: string) => ({
+      onPartitionsRevoked: (t: TopicPartition[]) => void events.push(`${name} revoked ${t.map((x) => x.partition).join(',')}`),
+      onPartitionsAssigned: (t: TopicPartition[]) => void events.push(`${name} assigned ${t.map((x) => x.partition).join(',')}`),
+    });
+    const a = consumerFor(s, { 'client.id': 'a', 'partition.assignment.strategy': 'cooperative-sticky' });
+    consumers.push(a);
+    a.subscribe(['t'], listener('a'));
+    await until(async () => (await a.poll(50), a.assignment().length === 4), 10_000, 'a owns all');
+    const b = consumerFor(s, { 'client.id': 'b', 'partition.assignment.strategy': 'cooperative-sticky' });
+    consumers.push(b);
+    b.subscribe(['t'], listener('b'));
+    const overlaps: string[] = [];
+    await until(
+      async () => {
+        await Promise.all([a.poll(50), b.poll(50)]);
+        const pa = a.assignment().map((x) => x.partition);
+        const pb = b.assignment().map((x) => x.partition);
+        if (pa.some((p) => pb.includes(p))) overlaps.push(`${pa} / ${pb}`);
+        return pa.length === 2 && pb.length === 2;
+      },
+      15_000,
+      'a 2/2 split',
+    );
+    expect(overlaps).toEqual([]);
+    const aEvents = events.filter((e) => e.startsWith('a '));
+    expect(aEvents[0]).toBe('a assigned 0,1,2,3');
+    // a revokes exactly the two partitions that move, never all four
+    const revoked = aEvents.filter((e) => e.includes('revoked'));
+    expect(revoked).toHaveLength(1);
+    expect(revoked[0]!.split(' ')[2]!.split(',')).toHaveLength(2);
+    expect(a.assignors[0]!.supportedProtocols).toContain('COOPERATIVE');
+    const moved = revoked[0]!.split(' ')[2]!;
+    expect(events.filter((e) => e.startsWith('b assigned') && e !== 'b assigned ').map((e) => e.split(' ')[2])).toEqual([moved]);
+  });
+
   it('offsets – auto.offset.reset: earliest reads from the start, latest from the end, none throws NoOffsetForPartitionError; a committed offset wins', async () => {
     s = await setup(1, 1);
     s.group.append('t', 0, [{ value: 'x0' }, { value: 'x1' }, { value: 'x2' }]);

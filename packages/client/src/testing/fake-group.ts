@@ -32,6 +32,7 @@ export class FakeGroup {
   readonly logs = new Map<string, { baseOffset: bigint; buf: Buffer; count: number }[]>();
   joinWindowMs = 30;
   generationMembers: Member[] = [];
+  syncedGeneration = -1;
   private pendingJoin: { timer: NodeJS.Timeout; waiters: Array<() => void> } | undefined;
 
   constructor(
@@ -115,10 +116,16 @@ export class FakeGroup {
       if (!this.members.has(req.memberId)) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
       if (req.generationId !== this.generationId) return fail(ErrorCode.ILLEGAL_GENERATION);
       if (req.memberId === this.leader) {
+        this.assignments.clear();
         for (const a of req.assignments) this.assignments.set(a.memberId, a.assignment);
-        this.rebalancing = false;
+        this.syncedGeneration = req.generationId;
+        if (!this.pendingJoin) this.rebalancing = false;
       } else {
-        for (let i = 0; i < 100 && this.rebalancing; i++) await new Promise((r) => setTimeout(r, 10));
+        // wait for the leader's assignment; a rebalance starting meanwhile answers REBALANCE_IN_PROGRESS, as Kafka does
+        for (let i = 0; i < 200 && this.syncedGeneration !== req.generationId; i++) {
+          if (this.pendingJoin || this.generationId !== req.generationId) return fail(ErrorCode.REBALANCE_IN_PROGRESS);
+          await new Promise((r) => setTimeout(r, 10));
+        }
       }
       return { throttleTimeMs: 0, errorCode: 0, protocolType: 'consumer', protocolName: this.protocol, assignment: this.assignments.get(req.memberId) ?? Buffer.alloc(0) };
     });
