@@ -308,6 +308,42 @@ describe('Consumer (fake brokers)', () => {
     expect(await c.position({ topic: 't', partition: 0 })).toBe(22n);
   });
 
+  it('fetcher – isolation.level=read_committed skips the batches of aborted transactions (abortedTransactions) and every control batch; read_uncommitted returns them', async () => {
+    s = await setup(1, 1);
+    const g = s.group;
+    g.append('t', 0, [{ value: 'aborted-1' }, { value: 'aborted-2' }], { transactional: true, producerId: 5n });
+    const log = g.logs.get('t-0')!;
+    log.push({ baseOffset: 2n, buf: encodeEndTxnMarkerBatch({ baseOffset: 2n, producerId: 5n, producerEpoch: 0, commit: false, coordinatorEpoch: 0 }), count: 1 });
+    g.append('t', 0, [{ value: 'committed-1' }], { transactional: true, producerId: 6n });
+    log.push({ baseOffset: 4n, buf: encodeEndTxnMarkerBatch({ baseOffset: 4n, producerId: 6n, producerEpoch: 0, commit: true, coordinatorEpoch: 0 }), count: 1 });
+    g.append('t', 0, [{ value: 'plain' }]);
+    g.aborted.set('t-0', [{ producerId: 5n, firstOffset: 0n }]);
+    const read = async (level: string) => {
+      const c = consumerFor(s!, { 'group.id': null, 'isolation.level': level });
+      consumers.push(c);
+      c.assign([{ topic: 't', partition: 0 }]);
+      const out: string[] = [];
+      const end = Date.now() + 5000;
+      while (Date.now() < end && (await c.position({ topic: 't', partition: 0 })) < 6n) out.push(...(await c.poll(100)).map((r) => r.value!));
+      return out;
+    };
+    expect(await read('read_committed')).toEqual(['committed-1', 'plain']);
+    expect(await read('read_uncommitted')).toEqual(['aborted-1', 'aborted-2', 'committed-1', 'plain']);
+  });
+
+  it('coordinator – the leader watches metadata: a partition added to a subscribed topic triggers a rebalance that assigns it', async () => {
+    s = await setup(1, 2);
+    const c = consumerFor(s, { 'metadata.max.age.ms': 100 });
+    consumers.push(c);
+    c.subscribe(['t']);
+    await until(async () => (await c.poll(50), c.assignment().length === 2));
+    const gen = s.group.generationId;
+    s.fc.topics.get('t')!.partitions.push({ partition: 2, leader: 0, leaderEpoch: 0, replicas: [0], isr: [0] });
+    await until(async () => (await c.poll(50), c.assignment().length === 3), 10_000, 'the new partition assigned');
+    expect(s.group.generationId).toBeGreaterThan(gen);
+    expect(joins(s).at(-1)!.reason ?? '').toMatch(/metadata has changed/);
+  });
+
   it('interceptors – onConsume may change the records poll returns; onCommit sees committed offsets', async () => {
     s = await setup(1, 1);
     s.group.append('t', 0, [{ value: 'a' }, { value: 'b' }]);

@@ -31,6 +31,8 @@ export class FakeGroup {
   /** Batches per `topic-partition`: encoded RecordBatch v2 buffers, offsets contiguous from 0. */
   readonly logs = new Map<string, { baseOffset: bigint; buf: Buffer; count: number }[]>();
   joinWindowMs = 30;
+  /** Aborted transactions per `topic-partition`, returned to read_committed fetches. */
+  readonly aborted = new Map<string, { producerId: bigint; firstOffset: bigint }[]>();
   generationMembers: Member[] = [];
   syncedGeneration = -1;
   private pendingJoin: { timer: NodeJS.Timeout; waiters: Array<() => void> } | undefined;
@@ -197,7 +199,7 @@ export class FakeGroup {
               divergingEpoch: { epoch: -1, endOffset: -1n },
               currentLeader: { leaderId: -1, leaderEpoch: -1 },
               snapshotId: { endOffset: -1n, epoch: -1 },
-              abortedTransactions: null,
+              abortedTransactions: req.isolationLevel === 1 ? (this.aborted.get(`${t.topic}-${p.partition}`) ?? []) : null,
               preferredReadReplica: -1,
               records: out,
             };
