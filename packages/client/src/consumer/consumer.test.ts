@@ -275,6 +275,16 @@ describe('Consumer (fake brokers)', () => {
     expect(s.group.leaves.length).toBe(1);
   });
 
+  it('offsets – manual assign() with a group.id: auto commit on close commits without a generation (generation -1, no member id)', async () => {
+    s = await setup(1, 1);
+    s.group.append('t', 0, [{ value: 'a' }, { value: 'b' }, { value: 'c' }]);
+    const c = consumerFor(s);
+    c.assign([{ topic: 't', partition: 0 }]);
+    await pollN(c, 3);
+    await c.close();
+    expect(s.group.commits.at(-1)).toEqual({ generationId: -1, memberId: '', offsets: { 't-0': 3n } });
+  });
+
   it('fetcher – compressed batches are decoded, max.poll.records caps a poll, control batches are skipped, seek / pause / resume', async () => {
     s = await setup(1, 2);
     s.group.append('t', 0, Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `g${i}` })), { compression: CompressionType.GZIP });

@@ -400,7 +400,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const group = this.coordinator;
     if (group) {
       const leave = async () => {
-        if (group.generation.generationId >= 0) await this.offsets.autoCommitSync(deadline);
+        // manual assignment commits without a generation; a group member only within one
+        if (!this.subs.hasAutoAssignment || group.generation.generationId >= 0) await this.offsets.autoCommitSync(deadline);
         if (this.subs.hasAutoAssignment) {
           await group.onLeavePrepare();
           await group.maybeLeaveGroup('the consumer is being closed');
