@@ -138,6 +138,25 @@ describeCluster('consumer e2e (3 brokers)', () => {
     expect(got1.length + got2.length).toBe(900);
   }, 180_000);
 
+  it('consumer – the group leader sees partitions added to a subscribed topic (CreatePartitions) and rebalances them onto the members', async () => {
+    const topic = 'cons-grow';
+    await createTopic(topic, 2);
+    const a = ours('grow', { 'metadata.max.age.ms': 1000 });
+    const b = ours('grow', { 'metadata.max.age.ms': 1000 });
+    a.subscribe([topic]);
+    b.subscribe([topic]);
+    const la = pollLoop(a);
+    const lb = pollLoop(b);
+    cleanups.push(() => la.stop(), () => lb.stop());
+    await until(() => a.assignment().length + b.assignment().length === 2 && a.assignment().length === 1, 'a 1/1 split', 60_000);
+    await admin.createPartitions([{ topic, count: 6 }]);
+    await until(() => a.assignment().length === 3 && b.assignment().length === 3, 'a 3/3 split after the partition increase', 60_000);
+    const all = [...a.assignment(), ...b.assignment()].map((tp) => tp.partition).sort();
+    expect(all).toEqual([0, 1, 2, 3, 4, 5]);
+    await la.stop();
+    await lb.stop();
+  }, 180_000);
+
   // ---- the mixed group ----------------------------------------------------------------
 
   interface Member {

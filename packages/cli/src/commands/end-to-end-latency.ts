@@ -79,7 +79,13 @@ export async function runEndToEndLatency(o: EndToEndLatencyOptions): Promise<Lat
   const producer = new Producer<Buffer, Buffer>({ ...(o.props as unknown as ProducerConfigInput), 'bootstrap.servers': o.brokers, 'linger.ms': 0, acks: o.acks as 'all' | '1' });
   const bar = new ProgressBar({ total: o.numMessages, unit: 'msgs', tty: o.tty });
   try {
-    const parts = await consumer.partitionsFor(o.topic);
+    // a topic just created may have no partitions (or leaders) in metadata yet
+    let parts = await consumer.partitionsFor(o.topic);
+    for (const end = Date.now() + 60_000; (parts.length === 0 || parts.some((p) => p.leader < 0)) && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      parts = await consumer.partitionsFor(o.topic);
+    }
+    if (parts.length === 0) throw new Error(`Topic ${o.topic} has no partitions in metadata after 60000 ms`);
     const tps = parts.map((p) => ({ topic: o.topic, partition: p.partition }));
     consumer.assign(tps);
     consumer.seekToEnd(tps);
