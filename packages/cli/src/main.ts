@@ -9,6 +9,7 @@ import { registerDeleteRecordsCommand } from './commands/delete-records.js';
 import { registerConfigsCommand } from './commands/configs.js';
 import { registerConsoleProducerCommand } from './commands/console-producer.js';
 import { registerProducerPerfTestCommand } from './commands/producer-perf-test.js';
+import { registerConsoleCommand } from './commands/console.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -22,6 +23,7 @@ registerConfigsCommand(program);
 registerBrokerCommands(program);
 registerConsoleProducerCommand(program);
 registerProducerPerfTestCommand(program);
+registerConsoleCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);
