@@ -4,7 +4,7 @@
  * brokers' metrics endpoints, then publishes one ConsoleState (state.ts) to its subscribers. Polls
  * never overlap; each request has a short deadline so a dead broker slows one poll, not the page.
  */
-import { Admin, BatchError, type AdminOptions, type BrokerNode, type GroupDescription, type ListOffsetsRequest, type TopicDescription } from '@samsa/client';
+import { Admin, BatchError, type AdminOptions, type BrokerNode, type CommittedOffset, type GroupDescription, type ListOffsetsRequest, type TopicDescription } from '@samsa/client';
 import type { Logger } from 'pino';
 import { groupLag, lagKey } from './lag.js';
 import { discoverMetricsEndpoints, scrape, type MetricsEndpoint } from './metrics-endpoints.js';
@@ -136,10 +136,10 @@ export class ClusterCollector {
     try {
       const cluster = await this.admin.describeCluster({ timeoutMs: this.opMs });
       const topics = await this.describeAllTopics();
-      await this.pollOffsets(topics);
-      const samples = await this.pollMetrics(cluster.brokers, at);
+      // independent of each other: a dead leader or coordinator slows only its own part
+      const [, samples, groups] = await Promise.all([this.pollOffsets(topics), this.pollMetrics(cluster.brokers, at), this.pollGroups()]);
       this.applyCluster(cluster.clusterId, cluster.controllerId, cluster.brokers, topics, samples, at);
-      this.state.groups = await this.pollGroups();
+      this.state.groups = groups.map((g) => ('view' in g ? g.view : this.groupView(g.description, g.committed)));
       this.recordLag(at);
       this.state.status = ConnectionStatus.Ok;
       this.state.error = null;
@@ -352,27 +352,28 @@ export class ClusterCollector {
     this.snapshot = snapshot;
   }
 
-  /** Groups with members, assignments and lag; a group that fails to describe keeps its last view. */
-  private async pollGroups(): Promise<GroupView[]> {
+  /** Group descriptions and committed offsets; a group that fails to describe keeps its last view. */
+  private async pollGroups(): Promise<Array<{ view: GroupView } | { description: GroupDescription; committed: CommittedOffset[] }>> {
     const listings = await this.admin.listGroups({ timeoutMs: this.opMs }).catch((err: unknown) => {
       this.log.debug({ err }, 'ListGroups failed');
       return null;
     });
-    if (listings === null) return this.state.groups;
+    if (listings === null) return this.state.groups.map((view) => ({ view }));
     const previous = new Map(this.state.groups.map((g) => [g.groupId, g]));
-    const views = await Promise.all(
-      listings.map(async (l): Promise<GroupView | undefined> => {
+    const out = await Promise.all(
+      listings.map(async (l) => {
         try {
-          const [d] = await this.admin.describeGroups([l.groupId], { timeoutMs: this.opMs });
+          const [description] = await this.admin.describeGroups([l.groupId], { timeoutMs: this.opMs });
           const committed = await this.admin.listGroupOffsets(l.groupId, null, { timeoutMs: this.opMs });
-          return this.groupView(d!, committed);
+          return { description: description!, committed };
         } catch (err) {
           this.log.debug({ err, group: l.groupId }, 'describing group failed');
-          return previous.get(l.groupId);
+          const view = previous.get(l.groupId);
+          return view ? { view } : undefined;
         }
       }),
     );
-    return views.filter((g): g is GroupView => g !== undefined);
+    return out.filter((g) => g !== undefined);
   }
 
   private groupView(d: GroupDescription, committed: ReadonlyArray<{ topic: string; partition: number; offset: bigint }>): GroupView {

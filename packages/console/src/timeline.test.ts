@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addEvents, diffSnapshots, uncleanElectionEvent, type ClusterSnapshot, type SnapshotPartition } from './timeline.js';
 import type { TimelineEvent } from './state.js';
 
-const snap = (o: Partial<ClusterSnapshot> & { topics?: Record<string, SnapshotPartition[]> }): ClusterSnapshot => ({
+const snap = (o: Omit<Partial<ClusterSnapshot>, 'topics'> & { topics?: Record<string, SnapshotPartition[]> }): ClusterSnapshot => ({
   brokers: o.brokers ?? [0, 1, 2],
   controllerId: o.controllerId === undefined ? 0 : o.controllerId,
   controllerEpoch: o.controllerEpoch ?? null,
