@@ -160,6 +160,10 @@ describeCluster(
       await page.waitForSelector('[data-testid=timeline] li[data-kind=broker-down]', { timeout: 20_000 });
       await page.waitForSelector('[data-testid=timeline] li[data-kind=leader-election]', { timeout: 20_000 });
       expect(await page.textContent('[data-testid=timeline] li[data-kind=broker-down]')).toContain(`Broker ${victim} left the cluster`);
+      // the controller's own account, from its GET /state-change: who elected whom, with which strategy
+      const decision = await page.waitForSelector(`[data-testid=timeline] li[data-kind=leader-election][data-source=state-change]:has-text("${TOPIC}")`, { timeout: 20_000 });
+      expect(await decision.textContent()).toContain(`controller ${controller} elected leader`);
+      expect(await decision.textContent()).toContain('(offline');
       await shot(page, '07-timeline');
       await page.goto(`${main!.url}#/overview`);
       await waitForText(page, '[data-testid=broker-count]', '2', 20_000);

@@ -7,7 +7,8 @@
 import { Admin, BatchError, type AdminOptions, type BrokerNode, type CommittedOffset, type GroupDescription, type ListOffsetsRequest, type TopicDescription } from '@samsa/client';
 import type { Logger } from 'pino';
 import { groupLag, lagKey } from './lag.js';
-import { discoverMetricsEndpoints, scrape, type MetricsEndpoint } from './metrics-endpoints.js';
+import { discoverMetricsEndpoints, fetchStateChanges, scrape, type MetricsEndpoint } from './metrics-endpoints.js';
+import { eventsFromStateChanges, nextStateChangeSeq } from './state-change-events.js';
 import { parsePrometheusText, sumOf, type Sample } from './prom-text.js';
 import { pushPoint, ratesBetween, readCounters, type CounterReading } from './rates.js';
 import { ConnectionStatus, type ConsoleState, type GroupView, type MemberView, type MetricsEndpointView, type TopicView } from './state.js';
@@ -40,11 +41,11 @@ const METRIC = {
 /** How long discovered metrics endpoints are trusted before asking again (brokers may restart with other ports). */
 const REDISCOVER_MS = 30_000;
 
-export function unreachableHint(bootstrap: string, pollIntervalMs: number): string {
+export function unreachableHint(bootstrap: string, opTimeoutMs: number): string {
   return (
     `Check that the brokers are running (\`npx samsa cluster status\`, or start them with \`npm start\`) and that ` +
-    `--bootstrap-server (${bootstrap}) names a client listener (host:port) of a live broker. ` +
-    `The console retries every ${Math.max(1, Math.round(pollIntervalMs / 1000))} s; this page recovers by itself once the cluster answers.`
+    `the bootstrap servers (\`--bootstrap-server ${bootstrap}\`) name a client listener (host:port) of a live broker. ` +
+    `The console keeps retrying (each attempt waits up to ${Math.round(opTimeoutMs / 100) / 10} s); this page recovers by itself once the cluster answers.`
   );
 }
 
@@ -66,6 +67,8 @@ export class ClusterCollector {
   private readonly readings = new Map<string, CounterReading>();
   private readonly uncleanCounts = new Map<string, number>();
   private discovered = new Map<number, MetricsEndpoint | null>();
+  /** Per endpoint url: the state-change seq to ask from; null: the endpoint has no /state-change. */
+  private readonly stateChangeSince = new Map<string, number | null>();
   private discoveredAt = 0;
 
   constructor(private readonly o: CollectorOptions) {
@@ -148,7 +151,7 @@ export class ClusterCollector {
       if (this.state.status !== ConnectionStatus.Unreachable) this.log.warn({ err, bootstrap: this.o.bootstrapServers }, 'cluster unreachable');
       this.state.error = {
         message: `Cannot reach the cluster at ${this.o.bootstrapServers}: ${message}`,
-        hint: unreachableHint(this.o.bootstrapServers, this.pollMs),
+        hint: unreachableHint(this.o.bootstrapServers, this.opMs),
         since: this.state.status === ConnectionStatus.Unreachable && this.state.error ? this.state.error.since : at,
       };
       this.state.status = ConnectionStatus.Unreachable;
@@ -251,6 +254,7 @@ export class ClusterCollector {
       }
     });
     this.state.metrics = views;
+    await Promise.all([...ok.values()].map(({ endpoint }) => this.pollStateChanges(endpoint)));
     const ev = uncleanElectionEvent(uncleanPrev, unclean, at);
     if (ev) addEvents(this.state.timeline, [ev], this.maxEvents);
     if (pairs.some((p) => p.prev)) {
@@ -262,6 +266,31 @@ export class ClusterCollector {
       tp.topics = [...rates.topics].map(([topic, r]) => ({ topic, ...r })).sort((a, b) => b.bytesIn - a.bytesIn || (a.topic < b.topic ? -1 : 1));
     }
     return ok;
+  }
+
+  /**
+   * New state-change records of one endpoint into the timeline. The first answer only sets the
+   * position: the timeline starts when the console does, like the metadata diff.
+   */
+  private async pollStateChanges(endpoint: MetricsEndpoint): Promise<void> {
+    const since = this.stateChangeSince.get(endpoint.url);
+    if (since === null) return;
+    try {
+      const answer = await fetchStateChanges(endpoint, since ?? 0, Math.min(this.opMs, 3000));
+      if (answer === null) {
+        this.stateChangeSince.set(endpoint.url, null);
+        return;
+      }
+      if (since === undefined) {
+        this.stateChangeSince.set(endpoint.url, answer.last);
+        return;
+      }
+      const next = nextStateChangeSeq(since, answer);
+      if (!next.restarted) addEvents(this.state.timeline, eventsFromStateChanges(answer.records, endpoint.brokerId), this.maxEvents);
+      this.stateChangeSince.set(endpoint.url, next.since);
+    } catch (err) {
+      this.log.debug({ err, url: endpoint.url }, 'state-change fetch failed');
+    }
   }
 
   private applyCluster(

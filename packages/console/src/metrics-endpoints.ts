@@ -59,3 +59,17 @@ export async function scrape(endpoint: MetricsEndpoint, timeoutMs: number): Prom
   if (!res.ok) throw new Error(`GET ${endpoint.url}/metrics answered ${res.status}`);
   return res.text();
 }
+
+export interface StateChangeAnswer {
+  records: Array<{ seq: number; time: number; msg: string; [field: string]: unknown }>;
+  next: number;
+  last: number;
+}
+
+/** GET <url>/state-change?since=N; null when the endpoint does not keep the stream (404). */
+export async function fetchStateChanges(endpoint: MetricsEndpoint, since: number, timeoutMs: number): Promise<StateChangeAnswer | null> {
+  const res = await fetch(`${endpoint.url}/state-change?since=${since}`, { signal: AbortSignal.timeout(timeoutMs) });
+  if (res.status === 404) return null;
+  if (!res.ok) throw new Error(`GET ${endpoint.url}/state-change answered ${res.status}`);
+  return (await res.json()) as StateChangeAnswer;
+}

@@ -76,7 +76,7 @@ pre { background:#f0f2f6; padding:8px 12px; border-radius:6px; overflow:auto; }
 .timeline { list-style:none; padding:0; margin:0; max-width:1100px; }
 .timeline li { background:var(--card); border:1px solid var(--line); border-left:4px solid var(--muted); border-radius:6px; padding:8px 12px; margin-bottom:6px; display:flex; gap:14px; }
 .timeline li .time { color:var(--muted); font-variant-numeric:tabular-nums; min-width:70px; }
-.timeline li .kind { min-width:130px; }
+.timeline li .kind { min-width:130px; } .timeline li .src { color:var(--muted); font-size:11px; }
 .timeline li.broker-down, .timeline li.partition-offline, .timeline li.unclean-election { border-left-color:var(--bad); }
 .timeline li.broker-up, .timeline li.isr-expand { border-left-color:var(--ok); }
 .timeline li.leader-election, .timeline li.controller-change { border-left-color:var(--accent); }

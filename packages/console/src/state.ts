@@ -109,6 +109,7 @@ export const TimelineKind = {
   TopicDeleted: 'topic-deleted',
   PartitionsAdded: 'partitions-added',
   UncleanElection: 'unclean-election',
+  ReassignmentCompleted: 'reassignment-completed',
 } as const;
 export type TimelineKind = (typeof TimelineKind)[keyof typeof TimelineKind];
 
@@ -122,8 +123,8 @@ export interface TimelineEvent {
   brokerId?: number;
   /** Per-partition details: leader from → to, or ISR before → after. */
   partitions?: Array<{ partition: number; from: number[] | number | null; to: number[] | number | null }>;
-  /** Where the event was derived from. */
-  source: 'metadata' | 'metrics';
+  /** Where the event was derived from: metadata snapshots, metrics counters, or a broker's state-change log (GET /state-change). */
+  source: 'metadata' | 'metrics' | 'state-change';
 }
 
 export interface ConsoleError {

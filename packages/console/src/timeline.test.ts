@@ -73,3 +73,14 @@ describe('console timeline', () => {
     expect(tl.map((x) => x.at)).toEqual([4, 3, 2]);
   });
 });
+
+describe('console timeline – long events', () => {
+  it('console timeline – many partitions: the message names the first 8 and counts the rest; details keep all', () => {
+    const parts = (leader: number, isr: number[]) => Array.from({ length: 50 }, (_, i) => p(i, leader, isr));
+    const ev = diffSnapshots(snap({ topics: { t: parts(0, [0, 1, 2]) } }), snap({ brokers: [1, 2], topics: { t: parts(1, [1, 2]) } }), 1);
+    expect(ev.map((e) => e.kind)).toEqual(['broker-down', 'leader-election', 'isr-shrink']);
+    expect(ev[1]!.message).toBe('Topic t: new leaders (50 partitions) p0 0→1, p1 0→1, p2 0→1, p3 0→1, p4 0→1, p5 0→1, p6 0→1, p7 0→1 … and 42 more');
+    expect(ev[1]!.partitions).toHaveLength(50);
+    expect(ev[2]!.message).toMatch(/^Topic t: ISR shrank on 50 partitions \(broker 0 out\): p0 \[0,1,2\]→\[1,2\].* … and 42 more$/);
+  });
+});

@@ -23,6 +23,10 @@ export interface ClusterSnapshot {
 const list = (ids: readonly number[]) => (ids.length === 0 ? 'none' : ids.join(','));
 const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
 const leaderName = (l: number | null) => (l === null ? 'none' : String(l));
+/** Shown per event before "… and N more" (the details stay in `partitions`). */
+const SHOWN = 8;
+const some = (items: readonly string[]) => (items.length <= SHOWN ? items.join(', ') : `${items.slice(0, SHOWN).join(', ')} … and ${items.length - SHOWN} more`);
+const counted = (n: number) => `${n} partition${n === 1 ? '' : 's'}`;
 
 /** Events that turn `prev` into `next`, in a stable order (brokers, controller, then topics by name). */
 export function diffSnapshots(prev: ClusterSnapshot, next: ClusterSnapshot, at: number): TimelineEvent[] {
@@ -82,20 +86,23 @@ export function diffSnapshots(prev: ClusterSnapshot, next: ClusterSnapshot, at: 
       ev({ kind: TimelineKind.PartitionsAdded, topic, message: `Topic ${topic}: partitions added (${added.join(', ')}), now ${after.length}` });
     }
     if (elections.length > 0) {
-      const what = elections.map((e) => `p${e.partition} ${leaderName(e.from as number | null)}→${leaderName(e.to as number | null)}`).join(', ');
-      ev({ kind: TimelineKind.LeaderElection, topic, partitions: elections, message: `Topic ${topic}: new leader${elections.length === 1 ? '' : 's'} ${what}` });
+      const what = some(elections.map((e) => `p${e.partition} ${leaderName(e.from as number | null)}→${leaderName(e.to as number | null)}`));
+      const n = elections.length > SHOWN ? ` (${counted(elections.length)})` : '';
+      ev({ kind: TimelineKind.LeaderElection, topic, partitions: elections, message: `Topic ${topic}: new leader${elections.length === 1 ? '' : 's'}${n} ${what}` });
     }
     if (offline.length > 0) {
-      const what = offline.map((e) => `p${e.partition} (was ${leaderName(e.from as number | null)})`).join(', ');
+      const what = some(offline.map((e) => `p${e.partition} (was ${leaderName(e.from as number | null)})`));
       ev({ kind: TimelineKind.PartitionOffline, topic, partitions: offline, message: `Topic ${topic}: no leader for ${what}` });
     }
     if (shrinks.length > 0) {
-      const what = shrinks.map((e) => `p${e.partition} [${list(e.from as number[])}]→[${list(e.to as number[])}]`).join(', ');
-      ev({ kind: TimelineKind.IsrShrink, topic, partitions: shrinks, message: `Topic ${topic}: ISR shrank ${what}` });
+      const what = some(shrinks.map((e) => `p${e.partition} [${list(e.from as number[])}]→[${list(e.to as number[])}]`));
+      const gone = [...new Set(shrinks.flatMap((e) => (e.from as number[]).filter((b) => !(e.to as number[]).includes(b))))].sort((a, b) => a - b);
+      ev({ kind: TimelineKind.IsrShrink, topic, partitions: shrinks, message: `Topic ${topic}: ISR shrank on ${counted(shrinks.length)} (broker${gone.length === 1 ? '' : 's'} ${list(gone)} out): ${what}` });
     }
     if (expands.length > 0) {
-      const what = expands.map((e) => `p${e.partition} [${list(e.from as number[])}]→[${list(e.to as number[])}]`).join(', ');
-      ev({ kind: TimelineKind.IsrExpand, topic, partitions: expands, message: `Topic ${topic}: ISR expanded ${what}` });
+      const what = some(expands.map((e) => `p${e.partition} [${list(e.from as number[])}]→[${list(e.to as number[])}]`));
+      const back = [...new Set(expands.flatMap((e) => (e.to as number[]).filter((b) => !(e.from as number[]).includes(b))))].sort((a, b) => a - b);
+      ev({ kind: TimelineKind.IsrExpand, topic, partitions: expands, message: `Topic ${topic}: ISR expanded on ${counted(expands.length)} (broker${back.length === 1 ? '' : 's'} ${list(back)} in): ${what}` });
     }
   }
   return out;
@@ -113,9 +120,11 @@ export function uncleanElectionEvent(prevCount: number | null, nextCount: number
   };
 }
 
-/** Prepends events (newest first) and keeps at most `max`. */
+/** Adds events keeping the timeline newest first (stable for equal times) and at most `max` long. */
 export function addEvents(timeline: TimelineEvent[], events: readonly TimelineEvent[], max: number): void {
   if (events.length === 0) return;
   timeline.unshift(...[...events].reverse());
+  // state-change records carry their own (earlier) times
+  timeline.sort((a, b) => b.at - a.at);
   if (timeline.length > max) timeline.length = max;
 }

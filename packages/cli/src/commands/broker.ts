@@ -23,11 +23,11 @@ export function registerBrokerCommands(program: Command): void {
         }
         throw err;
       }
-      const { logger, stateChangeLogger } = await createBrokerLoggers({
+      const { logger, stateChangeLogger, stateChangeRing } = await createBrokerLoggers({
         level: process.env['SAMSA_LOG_LEVEL'] ?? 'info',
         stateChangeLogFile: config.get('state.change.log.file'),
       });
-      const server = new KafkaServer({ config, logger, stateChangeLogger });
+      const server = new KafkaServer({ config, logger, stateChangeLogger, stateChangeRing });
       let webConsole: RunningConsole | null = null;
       let stopping = false;
       const stop = (sig: string) => {

@@ -29,7 +29,7 @@ function render(): void {
   }
   let html: string;
   if (serverLost) {
-    html = `<div class="error" data-testid="server-lost"><h2>Lost the console server</h2><p>This page gets its data from the <code>samsa console</code> process (or the broker with <code>console.port</code>) at ${esc(location.host)}, which does not answer.</p><p><strong>What to do:</strong> check that it is still running, or start it again with <code>npx samsa console --bootstrap-server host:9092</code>. This page reconnects by itself.</p></div>`;
+    html = `<div class="error" data-testid="server-lost"><h2>Lost the console server</h2><p>This page gets its data from the <code>samsa console</code> process (or the broker with <code>console.port</code>) at ${esc(location.host)}, which does not answer.</p><p><strong>What to do:</strong> check that it is still running, or start it again with <code>npx samsa console --bootstrap-server ${esc(state?.bootstrap ?? 'host:9092')}</code>. This page reconnects by itself.</p></div>`;
   } else if (!state) html = '<p class="muted">Loading…</p>';
   else if (state.status === 'unreachable') html = errorView(state);
   else if (state.status === 'connecting') html = connectingView(state);

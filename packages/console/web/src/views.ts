@@ -154,11 +154,17 @@ const KIND_LABEL: Record<string, string> = {
   'topic-deleted': 'Topic deleted',
   'partitions-added': 'Partitions added',
   'unclean-election': 'Unclean election',
+  'reassignment-completed': 'Reassignment done',
 };
+
+const SOURCE_LABEL: Record<string, string> = { metadata: 'metadata', metrics: 'metrics', 'state-change': 'state-change log' };
 
 function timelineList(events: ConsoleState['timeline']): string {
   return `<ul class="timeline" data-testid="timeline">${events
-    .map((e) => `<li class="${esc(e.kind)}" data-kind="${esc(e.kind)}"><span class="time" title="${esc(new Date(e.at).toISOString())}">${clock(e.at)}</span><span class="kind">${esc(KIND_LABEL[e.kind] ?? e.kind)}</span><span>${esc(e.message)}</span></li>`)
+    .map(
+      (e) =>
+        `<li class="${esc(e.kind)}" data-kind="${esc(e.kind)}" data-source="${esc(e.source)}"><span class="time" title="${esc(new Date(e.at).toISOString())}">${clock(e.at)}</span><span class="kind">${esc(KIND_LABEL[e.kind] ?? e.kind)}<br><span class="src">${esc(SOURCE_LABEL[e.source] ?? e.source)}</span></span><span>${esc(e.message)}</span></li>`,
+    )
     .join('')}</ul>`;
 }
 
@@ -174,7 +180,7 @@ export function timelineView(s: ConsoleState, filter: string): string {
   const shown = filter ? s.timeline.filter((e) => e.kind === filter) : s.timeline;
   let html = `<h1>Controller event timeline</h1><div class="filters">Show: <a href="#/timeline">all (${s.timeline.length})</a>${kinds.map((k) => ` · <a href="#/timeline/${k}">${esc(KIND_LABEL[k] ?? k)}</a>`).join('')}</div>`;
   html += timelineList(shown);
-  return html + '<p class="muted">Derived by comparing successive metadata snapshots (one per poll) and the controllers\' unclean-election counters.</p>';
+  return html + '<p class="muted">Sources: <b>metadata</b> — successive metadata snapshots compared (one per poll); <b>state-change log</b> — the controller\'s decisions from each broker\'s GET /state-change; <b>metrics</b> — the controllers\' unclean-election counters.</p>';
 }
 
 export function throughputView(s: ConsoleState): string {
