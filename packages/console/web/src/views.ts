@@ -107,7 +107,7 @@ export function groupsView(s: ConsoleState): string {
   }
   let html = '<h1>Consumer groups</h1><table data-testid="groups"><tr><th>Group</th><th>State</th><th>Assignor</th><th class="num">Coordinator</th><th class="num">Members</th><th class="num">Lag</th><th>Lag (recent)</th></tr>';
   for (const g of s.groups) {
-    const spark = lineChart([{ name: 'lag', color: PALETTE[0]!, points: s.lagHistory[g.groupId] ?? [] }], { width: 180, height: 44, format: () => '' });
+    const spark = lineChart([{ name: 'lag', color: PALETTE[0]!, points: s.lagHistory[g.groupId] ?? [] }], { width: 180, height: 36, spark: true });
     html += `<tr data-group="${esc(g.groupId)}"><td><a href="#/groups/${encodeURIComponent(g.groupId)}">${esc(g.groupId)}</a></td><td>${stateTag(g.state)}</td><td>${esc(g.assignor || '–')}</td><td class="num">${g.coordinator ?? '–'}</td><td class="num">${g.members.length}</td><td class="num">${count(g.totalLag)}</td><td>${spark}</td></tr>`;
   }
   return html + '</table>';
