@@ -169,7 +169,7 @@ describeCluster(
       await waitForText(page, '[data-testid=broker-count]', '2', 20_000);
     });
 
-    it('console – a consumer group\'s lag chart moves while a producer runs; throughput charts follow', async () => {
+    it('console – a consumer group\'s lag chart moves while a producer runs; throughput charts follow; a joining member shows its assignment', async () => {
       await page.goto(`${main!.url}#/groups/${GROUP}`);
       await page.waitForSelector('[data-testid=lag-chart]', { timeout: 30_000 });
       const lagNow = async () => Number((await page.textContent('[data-testid=lag-total]'))?.replace(/,/g, '') ?? NaN);
@@ -210,12 +210,27 @@ describeCluster(
         await producer.disconnect();
       }
       expect(sent).toBeGreaterThan(0);
+      // a member joins: its assignment shows, and the lag falls back to 0 as it catches up
+      const consumer = kafka().consumer({ groupId: GROUP });
+      await consumer.connect();
+      await consumer.subscribe({ topic: TOPIC });
+      void consumer.run({ eachMessage: async () => undefined });
+      try {
+        await page.goto(`${main!.url}#/groups/${GROUP}`);
+        // (a member is listed with no assignment while the group completes its rebalance)
+        await page.waitForSelector(`[data-testid=members] td:has-text("${TOPIC}: 0, 1, 2, 3, 4, 5")`, { timeout: 60_000 });
+        expect(await page.locator('[data-testid=members] tr').count()).toBe(2);
+        await waitForText(page, '[data-testid=lag-total]', '0', 60_000);
+        await shot(page, '10-group-member-caught-up');
+      } finally {
+        await consumer.disconnect();
+      }
       await page.goto(`${main!.url}#/groups`);
       await page.waitForSelector(`[data-testid=groups] tr[data-group="${GROUP}"]`, { timeout: 10_000 });
-      await shot(page, '10-groups');
+      await shot(page, '11-groups');
       await page.goto(`${main!.url}#/topics`);
       await page.waitForSelector(`[data-testid=topics] tr[data-topic="${TOPIC}"]`, { timeout: 10_000 });
-      await shot(page, '11-topics');
+      await shot(page, '12-topics');
     });
 
     it('console – a broker with console.port serves the console itself', async () => {
@@ -238,7 +253,7 @@ describeCluster(
       // two survivors of the kill and the new broker 3
       await waitForText(page, '[data-testid=broker-count]', '3', 30_000);
       expect(await page.locator('[data-testid=brokers] tr[data-broker="3"]').count()).toBe(1);
-      await shot(page, '12-broker-hosted-console');
+      await shot(page, '13-broker-hosted-console');
       // the main console saw it join
       await page.goto(`${main!.url}#/timeline/broker-up`);
       await page.waitForSelector('[data-testid=timeline] li[data-kind=broker-up]', { timeout: 20_000 });
@@ -255,14 +270,14 @@ describeCluster(
       expect(text).toContain('What to do');
       expect(text).toContain('samsa cluster status');
       expect(await page.textContent('[data-testid=connection]')).toBe('cluster unreachable');
-      await shot(page, '13-error-unreachable');
+      await shot(page, '14-error-unreachable');
       // every page shows it, not an empty state
       await page.goto(`${dead.url}#/topics`);
       await page.waitForSelector('[data-testid=error-state]', { timeout: 10_000 });
       await dead.proc.stop(5000);
       await page.waitForSelector('[data-testid=server-lost]', { timeout: 20_000 });
       expect(await page.textContent('[data-testid=server-lost]')).toContain('samsa console');
-      await shot(page, '14-error-server-lost');
+      await shot(page, '15-error-server-lost');
     });
   },
   { processesOnly: 'starts `samsa console` and a broker process on this machine' },
