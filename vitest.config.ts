@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
-const pkgs = ['protocol', 'zk-paths', 'local-cluster', 'controller', 'broker', 'client', 'cli'];
+const pkgs = ['protocol', 'zk-paths', 'local-cluster', 'controller', 'broker', 'client', 'console', 'cli'];
 // Tests run against TypeScript sources; packages resolve to their src/ entry points.
 const alias = Object.fromEntries(
   pkgs.map((p) => [`@samsa/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))]),

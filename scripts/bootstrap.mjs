@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bootstrap for a fresh clone: npm deps, system packages (ZooKeeper, kcat), build.
+// Bootstrap for a fresh clone: npm deps, system packages (ZooKeeper, kcat, Chromium), build.
 // Uses only Node built-ins so it runs before `npm ci`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -29,10 +29,11 @@ if (!existsSync(installed) || mtime(lock) > mtime(installed)) {
   run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
-// 2. system packages: ZooKeeper (Debian's `zookeeper`) and kcat
+// 2. system packages: ZooKeeper (Debian's `zookeeper`), kcat and Chromium (the web console's browser e2e test)
 const missing = [];
 if (!existsSync('/usr/share/java/zookeeper.jar')) missing.push('zookeeper');
 if (!args.has('--no-kcat') && spawnSync('sh', ['-c', 'command -v kcat']).status !== 0) missing.push('kcat');
+if (!args.has('--no-chromium') && spawnSync('sh', ['-c', 'command -v chromium']).status !== 0) missing.push('chromium');
 if (missing.length > 0) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = isRoot ? [] : ['sudo', '-n'];

@@ -12,6 +12,7 @@ import { registerProducerPerfTestCommand } from './commands/producer-perf-test.j
 import { registerConsoleConsumerCommand } from './commands/console-consumer.js';
 import { registerConsumerPerfTestCommand } from './commands/consumer-perf-test.js';
 import { registerEndToEndLatencyCommand } from './commands/end-to-end-latency.js';
+import { registerConsoleCommand } from './commands/console.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -28,6 +29,7 @@ registerProducerPerfTestCommand(program);
 registerConsoleConsumerCommand(program);
 registerConsumerPerfTestCommand(program);
 registerEndToEndLatencyCommand(program);
+registerConsoleCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -9,13 +9,16 @@ export interface MetricsHttpServerOptions {
   port: number;
   scrape: () => Promise<{ contentType: string; body: string }>;
   readiness: ReadinessCheck;
+  /** GET /state-change?since=<seq>: the newest state-change records (StateChangeRing); absent: 404. */
+  stateChanges?: (since: number) => unknown;
   logger: Logger;
 }
 
 /**
  * The broker's HTTP endpoint (metrics.port): GET /metrics (Prometheus text format), /health
  * (liveness: 200 while the process serves) and /ready (200 once registered and caught up on
- * metadata, else 503 with a JSON body listing what is missing).
+ * metadata, else 503 with a JSON body listing what is missing) and /state-change (the newest
+ * state-change records as JSON, for the web console's timeline).
  */
 export class MetricsHttpServer {
   private server: Server | undefined;
@@ -40,7 +43,7 @@ export class MetricsHttpServer {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, query] = (req.url ?? '/').split('?') as [string, string | undefined];
     if (req.method !== 'GET' && req.method !== 'HEAD') return this.json(res, 405, { error: 'method not allowed' });
     try {
       switch (path) {
@@ -56,8 +59,11 @@ export class MetricsHttpServer {
           const reasons = this.o.readiness();
           return this.json(res, reasons.length === 0 ? 200 : 503, reasons.length === 0 ? { ready: true } : { ready: false, reasons });
         }
+        case '/state-change':
+          if (this.o.stateChanges) return this.json(res, 200, this.o.stateChanges(Number(new URLSearchParams(query ?? '').get('since') ?? '0') || 0));
+          return this.json(res, 404, { error: 'the state-change stream is not kept by this broker' });
         default:
-          return this.json(res, 404, { error: `no such path ${path}`, paths: ['/metrics', '/health', '/ready'] });
+          return this.json(res, 404, { error: `no such path ${path}`, paths: ['/metrics', '/health', '/ready', '/state-change'] });
       }
     } catch (err) {
       this.o.logger.error({ err, path }, 'metrics endpoint failed');

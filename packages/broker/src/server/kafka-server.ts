@@ -54,6 +54,7 @@ import { produceHandler } from '../handlers/produce.js';
 import { LogManager } from '../log/manager.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { MetricsHttpServer } from '../metrics/http-server.js';
+import type { StateChangeRing } from '../metrics/state-change-ring.js';
 import { MetadataCache, type MetadataPartition } from '../metadata/metadata-cache.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ReplicaManager } from '../replica/replica-manager.js';
@@ -67,6 +68,8 @@ export interface KafkaServerOptions {
   logger: Logger;
   /** Kafka's state-change.log: controller decisions and what brokers apply. Defaults to a child of `logger`. */
   stateChangeLogger?: Logger;
+  /** The state-change records kept for GET /state-change on the metrics endpoint (broker-logging fills it). */
+  stateChangeRing?: StateChangeRing;
 }
 
 const toMetadataPartition = (p: PartitionState): MetadataPartition & { topicId: string } => ({
@@ -151,6 +154,7 @@ export class KafkaServer {
       port,
       scrape: () => this.metrics.scrape(),
       readiness: () => this.readinessProblems(),
+      ...(this.o.stateChangeRing ? { stateChanges: (since: number) => this.o.stateChangeRing!.since(since) } : {}),
       logger: this.log.child({ component: 'metrics-http' }),
     });
     await server.start();

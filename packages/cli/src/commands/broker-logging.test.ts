@@ -13,7 +13,7 @@ describe('createBrokerLoggers', () => {
   it('logging – with state.change.log.file the state-change logger writes JSON lines to that file, tagged with its logger name', async () => {
     dir = await mkdtemp(join(tmpdir(), 'samsa-logging-'));
     const file = join(dir, 'sub', 'state-change.log');
-    const { logger, stateChangeLogger } = await createBrokerLoggers({ level: 'info', stateChangeLogFile: file, tty: false });
+    const { logger, stateChangeLogger, stateChangeRing } = await createBrokerLoggers({ level: 'info', stateChangeLogFile: file, tty: false });
     stateChangeLogger.info({ topic: 't', partition: 0, leader: 1 }, 'applied LeaderAndIsr');
     stateChangeLogger.info({ topic: 't', partition: 1, leader: 2 }, 'elected leader');
     expect(logger).not.toBe(stateChangeLogger);
@@ -21,12 +21,21 @@ describe('createBrokerLoggers', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ logger: STATE_CHANGE_LOGGER, topic: 't', partition: 0, leader: 1, msg: 'applied LeaderAndIsr' });
     expect(lines[1]).toMatchObject({ logger: STATE_CHANGE_LOGGER, msg: 'elected leader' });
+    // kept for GET /state-change too
+    expect(stateChangeRing.since(0).records.map((r) => [r.seq, r.msg, r.partition])).toEqual([
+      [1, 'applied LeaderAndIsr', 0],
+      [2, 'elected leader', 1],
+    ]);
   });
 
   it('logging – without a file the state-change logger is a child of the main logger tagged logger=state.change.logger', async () => {
-    const { logger, stateChangeLogger } = await createBrokerLoggers({ level: 'debug', stateChangeLogFile: null, tty: false });
+    const { logger, stateChangeLogger, stateChangeRing } = await createBrokerLoggers({ level: 'debug', stateChangeLogFile: null, tty: false });
     expect(stateChangeLogger.bindings()).toMatchObject({ logger: STATE_CHANGE_LOGGER });
     expect(logger.bindings()).not.toHaveProperty('logger');
     expect(stateChangeLogger.level).toBe('debug');
+    // the ring keeps the state-change lines of the main log, not the others
+    logger.debug({ component: 'x' }, 'an ordinary line');
+    stateChangeLogger.debug({ topic: 't', partition: 3, from: 'OfflinePartition', to: 'OnlinePartition' }, 'partition state change');
+    expect(stateChangeRing.since(0).records).toMatchObject([{ seq: 1, msg: 'partition state change', partition: 3, to: 'OnlinePartition' }]);
   });
 });

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, KafkaServer, loadBrokerConfig } from '@samsa/broker';
 import { createBrokerLoggers } from './broker-logging.js';
+import { startBrokerConsole } from './broker-console.js';
+import type { RunningConsole } from '@samsa/console';
 
 /** `samsa broker start server.properties [--override k=v]…` — kafka-server-start.sh. */
 export function registerBrokerCommands(program: Command): void {
@@ -21,18 +23,20 @@ export function registerBrokerCommands(program: Command): void {
         }
         throw err;
       }
-      const { logger, stateChangeLogger } = await createBrokerLoggers({
+      const { logger, stateChangeLogger, stateChangeRing } = await createBrokerLoggers({
         level: process.env['SAMSA_LOG_LEVEL'] ?? 'info',
         stateChangeLogFile: config.get('state.change.log.file'),
       });
-      const server = new KafkaServer({ config, logger, stateChangeLogger });
+      const server = new KafkaServer({ config, logger, stateChangeLogger, stateChangeRing });
+      let webConsole: RunningConsole | null = null;
       let stopping = false;
       const stop = (sig: string) => {
         if (stopping) return;
         stopping = true;
         logger.info({ signal: sig }, 'stopping broker');
-        server
-          .shutdown()
+        (webConsole?.stop() ?? Promise.resolve())
+          .catch((err: unknown) => logger.warn({ err }, 'console stop failed'))
+          .then(() => server.shutdown())
           .then(() => process.exit(0))
           .catch((err: unknown) => {
             logger.error({ err }, 'shutdown failed');
@@ -52,5 +56,10 @@ export function registerBrokerCommands(program: Command): void {
         await server.shutdown().catch(() => undefined);
         process.exit(1);
       }
+      // the console is an add-on: a broker whose console cannot start (port taken) keeps serving
+      webConsole = await startBrokerConsole(server, config, logger).catch((err: unknown) => {
+        logger.error({ err, port: config.get('console.port') }, 'web console failed to start (console.port)');
+        return null;
+      });
     });
 }
