@@ -62,8 +62,11 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
         entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset });
       }
     }
-    const maxBytes = v >= 3 ? b.maxBytes : 0x7fffffff;
     const follower = replicaId >= 0;
+    // Kafka bounds a consumer's fetch by what its consumer_byte_rate lets it take in one go
+    // (getMaxValueInQuotaWindow): a larger response would always be throttled
+    const quotaBytes = s.quotas && !follower ? s.quotas.fetch.maxValueInQuotaWindow(principalOf(ctx), ctx.clientId ?? '') : Infinity;
+    const maxBytes = Math.min(v >= 3 ? b.maxBytes : 0x7fffffff, Math.max(1, Math.floor(Math.min(quotaBytes, 0x7fffffff))));
     const read = () => (follower ? rm.readForFollower(replicaId, entries, maxBytes) : rm.readFromLocalLogs(entries, maxBytes));
     const tRead = latencyTrace?.now() ?? 0;
     let results: ReadResult[] = await read();
