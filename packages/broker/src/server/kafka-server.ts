@@ -32,6 +32,8 @@ import { deleteTopicsHandler } from '../handlers/delete-topics.js';
 import { describeClusterHandler } from '../handlers/describe-cluster.js';
 import { describeConfigsHandler } from '../handlers/describe-configs.js';
 import { deleteRecordsHandler } from '../handlers/delete-records.js';
+import { alterClientQuotasHandler } from '../handlers/alter-client-quotas.js';
+import { describeClientQuotasHandler } from '../handlers/describe-client-quotas.js';
 import { alterConfigsHandler } from '../handlers/alter-configs.js';
 import { electLeadersHandler } from '../handlers/elect-leaders.js';
 import { fetchHandler } from '../handlers/fetch.js';
@@ -343,7 +345,7 @@ export class KafkaServer {
       log: this.log,
       metrics: this.metrics,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler, alterConfigsHandler, deleteRecordsHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler, alterConfigsHandler, deleteRecordsHandler, alterClientQuotasHandler, describeClientQuotasHandler];
     // the group coordinator's APIs
     const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
