@@ -1,4 +1,4 @@
-import { API_KEYS, ErrorCode, KafkaError } from '@samsa/protocol';
+import { API_KEYS, ErrorCode, type KafkaError } from '@samsa/protocol';
 import type { Cluster } from './cluster.js';
 import { BatchError, brokerError } from './errors.js';
 
