@@ -220,6 +220,7 @@ export class KafkaServer {
 
     this.replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
+      isBrokerAlive: (id) => this.metadata.isBrokerAlive(id),
       logs: this.logs,
       topicSettings: async (topic) => {
         const overrides = await kzk.getTopicConfig(topic);
