@@ -148,4 +148,30 @@ describeCluster('client quotas (1 broker)', () => {
       await fc.close();
     }
   }, 180_000);
+
+  it('quotas – request_percentage throttles client id "busy" by its request handler time (throttle_time_ms > 0, at most one window); another client id is not throttled', async () => {
+    const r = await exec(process.execPath, [bin, 'configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'clients', '--entity-name', 'busy', '--alter', '--add-config', 'request_percentage=0.5']);
+    expect(r.stdout).toBe('Completed updating config for client busy.\n');
+    const [host, port] = c.broker(0).address.split(':');
+    const busy = await Connection.connect({ host: host!, port: Number(port), clientId: 'busy', requestTimeoutMs: 60_000 });
+    const idle = await Connection.connect({ host: host!, port: Number(port), clientId: 'idle', requestTimeoutMs: 60_000 });
+    const metadata = (conn: Connection) =>
+      conn.request(API_KEYS.Metadata, { topics: [{ topicId: Buffer.alloc(16), name: 'q-slow' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { version: 9 });
+    try {
+      // 0.5 % of one thread: the bucket holds 11 × 0.5 %·s = 55 ms of handler time, refilled at 5 ms/s
+      let requests = 0;
+      const throttle = await until(async () => {
+        requests++;
+        const t = (await metadata(busy)).body.throttleTimeMs;
+        return t > 0 ? t : null;
+      }, 'a throttled Metadata answer for client id busy', 120_000, 0);
+      console.log(`request_percentage=0.5: throttled after ${requests} Metadata requests for ${throttle} ms`);
+      expect(throttle).toBeLessThanOrEqual(1000);
+      // the same number of requests from another client id: never throttled
+      for (let i = 0; i < Math.min(requests, 2000); i++) expect((await metadata(idle)).body.throttleTimeMs).toBe(0);
+    } finally {
+      await busy.close();
+      await idle.close();
+    }
+  }, 180_000);
 }, { processesOnly: 'reads broker files or starts broker processes; not yet run on containers' });
