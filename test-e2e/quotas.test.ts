@@ -3,7 +3,9 @@
  * slow --alter --add-config producer_byte_rate=1048576` holds a producer with client id `slow`
  * (Samsa's wire client, Produce v9: responses carry throttle_time_ms and the channel is muted) to
  * 1 MB/s ± 20% over 20 s once its initial burst is spent, while kcat (client.id=fast) produces
- * unthrottled at the same time; consumer_byte_rate likewise for fetches.
+ * unthrottled at the same time; consumer_byte_rate likewise for fetches; request_percentage by
+ * handler time. @platformatic/kafka's Admin sets and reads quotas with AlterClientQuotas /
+ * DescribeClientQuotas v1 (flexible).
  */
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -19,6 +21,23 @@ import { ConfigType } from '@samsa/zk-paths';
 import { TestCluster, until, describeCluster } from './harness.js';
 
 const { Kafka, logLevel } = kafkajs;
+// @platformatic/kafka needs Promise.withResolvers (Node 22): polyfilled for this process (see platformatic.test.ts)
+if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
+  Object.defineProperty(Promise, 'withResolvers', {
+    configurable: true,
+    writable: true,
+    value<T>() {
+      let resolve!: (v: T | PromiseLike<T>) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<T>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      return { promise, resolve, reject };
+    },
+  });
+}
+const { Admin: PltAdmin } = await import('@platformatic/kafka');
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));
 const QUOTA = 1_048_576;
@@ -33,7 +52,13 @@ describeCluster('client quotas (1 broker)', () => {
     const kafka = new Kafka({ clientId: 'fast', brokers: c.bootstrap.split(','), logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: 'q-slow', numPartitions: 1, replicationFactor: 1 }, { topic: 'q-fast', numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    // right after startup KafkaJS may not know the controller yet (controller id -1): retry
+    await until(
+      () => admin.createTopics({ topics: [{ topic: 'q-slow', numPartitions: 1, replicationFactor: 1 }, { topic: 'q-fast', numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true }).then(() => true, () => false),
+      'topics q-slow and q-fast created',
+      60_000,
+      200,
+    );
     fastAdmin = admin;
     const [host, port] = c.broker(0).address.split(':');
     conn = await Connection.connect({ host: host!, port: Number(port), clientId: 'slow', requestTimeoutMs: 60_000 });
@@ -174,4 +199,28 @@ describeCluster('client quotas (1 broker)', () => {
       await idle.close();
     }
   }, 180_000);
+
+  it('quotas – @platformatic/kafka\'s Admin alters and describes client quotas (v1, flexible); the broker applies them', async () => {
+    const plt = new PltAdmin({ clientId: 'plt-quotas', bootstrapBrokers: c.bootstrap.split(','), retries: 2, retryDelay: 100, timeout: 20_000 });
+    try {
+      const altered = await plt.alterClientQuotas({
+        entries: [
+          { entities: [{ entityType: 'client-id', entityName: 'plt' }], ops: [{ key: 'producer_byte_rate', value: 2048, remove: false }] },
+          { entities: [{ entityType: 'user', entityName: 'bob' }, { entityType: 'client-id', entityName: null }], ops: [{ key: 'request_percentage', value: 12.5, remove: false }] },
+        ],
+      });
+      expect(altered.map((e) => e.errorCode)).toEqual([0, 0]);
+      // an unknown key is INVALID_REQUEST for its entry, which the client raises
+      const bad = plt.alterClientQuotas({ entries: [{ entities: [{ entityType: 'client-id', entityName: 'plt' }], ops: [{ key: 'no_such_quota' as 'producer_byte_rate', value: 1, remove: false }] }] });
+      await expect(bad).rejects.toThrow(/Altering client quotas failed|AlterClientQuotas/);
+      expect(await c.admin.getEntityConfig(ConfigType.Client, 'plt')).toEqual({ producer_byte_rate: '2048' });
+      expect(await c.admin.getEntityConfig(ConfigType.User, 'bob/clients/<default>')).toEqual({ request_percentage: '12.5' });
+      const described = await plt.describeClientQuotas({ components: [{ entityType: 'client-id', matchType: 0, match: 'plt' }], strict: true });
+      expect(described).toEqual([{ entity: [{ entityType: 'client-id', entityName: 'plt' }], values: [{ key: 'producer_byte_rate', value: 2048 }] }]);
+      const pairs = await plt.describeClientQuotas({ components: [{ entityType: 'user', matchType: 2 }, { entityType: 'client-id', matchType: 1 }], strict: true });
+      expect(pairs).toEqual([{ entity: [{ entityType: 'user', entityName: 'bob' }, { entityType: 'client-id', entityName: null }], values: [{ key: 'request_percentage', value: 12.5 }] }]);
+    } finally {
+      await plt.close();
+    }
+  }, 120_000);
 }, { processesOnly: 'reads broker files or starts broker processes; not yet run on containers' });
