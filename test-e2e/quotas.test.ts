@@ -174,7 +174,7 @@ describeCluster('client quotas (1 broker)', () => {
     }
   }, 180_000);
 
-  it('quotas – request_percentage throttles client id "busy" by its request handler time (throttle_time_ms > 0, at most one window); another client id is not throttled', async () => {
+  it('quotas – request_percentage throttles client id "busy" by its request handler time (throttle_time_ms > 0, at most one window; a throttled Fetch has no data); another client id is not throttled', async () => {
     const r = await exec(process.execPath, [bin, 'configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'clients', '--entity-name', 'busy', '--alter', '--add-config', 'request_percentage=0.5']);
     expect(r.stdout).toBe('Completed updating config for client busy.\n');
     const [host, port] = c.broker(0).address.split(':');
@@ -194,6 +194,22 @@ describeCluster('client quotas (1 broker)', () => {
       expect(throttle).toBeLessThanOrEqual(1000);
       // the same number of requests from another client id: never throttled
       for (let i = 0; i < Math.min(requests, 2000); i++) expect((await metadata(idle)).body.throttleTimeMs).toBe(0);
+      // a Fetch over the request quota comes back without data (Kafka's handleFetch), others with it
+      const batch = encodeRecordBatch({ records: [{ value: Buffer.from('request-quota') }] });
+      await idle.request(API_KEYS.Produce, { transactionalId: null, acks: 1, timeoutMs: 10_000, topicData: [{ name: 'q-slow', partitionData: [{ index: 0, records: batch }] }] }, { version: 9 });
+      const fetch = (conn: Connection) =>
+        conn.request(API_KEYS.Fetch, {
+          clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+          topics: [{ topic: 'q-slow', topicId: Buffer.alloc(16), partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: Buffer.alloc(16) }] }],
+          forgottenTopicsData: [], rackId: '',
+        }, { version: 12 });
+      const size = (res: Awaited<ReturnType<typeof fetch>>) => (res.body.responses[0]!.partitions[0]!.records as Buffer | null)?.length ?? 0;
+      const throttledFetch = await until(async () => {
+        const res = await fetch(busy);
+        return res.body.throttleTimeMs > 0 ? res : null;
+      }, 'a throttled Fetch for client id busy', 60_000, 0);
+      expect(size(throttledFetch)).toBe(0);
+      expect(size(await fetch(idle))).toBeGreaterThan(0);
     } finally {
       await busy.close();
       await idle.close();

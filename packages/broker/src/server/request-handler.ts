@@ -27,6 +27,11 @@ export interface RequestContext {
   release?: () => void;
   /** The request's timing; handlers add purgatory waits to `remoteMs`. */
   timing?: RequestTiming;
+  /**
+   * Set by a handler that applied the request quota itself (Fetch: a throttled fetch is answered
+   * empty) or is exempt from it (acks=0 Produce, as in Kafka): the dispatcher then leaves it alone.
+   */
+  requestQuotaDone?: boolean;
 }
 
 /**
@@ -126,7 +131,7 @@ export class RequestHandler<S> {
       else this.log.debug({ err, api: d.api.name, code }, 'request failed with an error code');
       body = handler.errorResponse(d, code);
     }
-    if (this.throttler && !fromBroker(d.body)) {
+    if (this.throttler && !ctx.requestQuotaDone && !fromBroker(d.body)) {
       const handlerMs = performance.now() - t0 - ((timing?.remoteMs ?? 0) - remote0);
       const t = this.throttler.requestThrottleTimeMs(ctx, handlerMs);
       // the response reports the longer of the request and byte-rate throttles (where it has the field)
