@@ -7,7 +7,11 @@
  *    and not to one with its own: DescribeConfigs on each broker reports the value and its source,
  *    and retention (log.retention.ms inherited by a topic) deletes segments only on the former;
  *  - read-only broker configs are refused with Kafka's INVALID_REQUEST message;
- *  - --zookeeper writes client quota configs to /config/clients/<id> with a change notification.
+ *  - --zookeeper writes client quota configs to /config/clients/<id> with a change notification;
+ *  - --bootstrap-server alters and describes client, user and (user, client-id) quotas through
+ *    AlterClientQuotas / DescribeClientQuotas in kafka-configs.sh's output format; the brokers apply
+ *    them (a produce over producer_byte_rate comes back with throttle_time_ms > 0) and kcat still
+ *    parses the ApiVersions answer that now lists both APIs.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +19,8 @@ import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { API_KEYS } from '@samsa/protocol';
+import { Connection } from '@samsa/client';
+import { API_KEYS, encodeRecordBatch } from '@samsa/protocol';
 import { ConfigType } from '@samsa/zk-paths';
 import { TestCluster, until, describeCluster } from './harness.js';
 import { rawRequest } from './clients/wire.js';
@@ -176,4 +181,61 @@ describeCluster('dynamic configs (3 brokers, samsa configs)', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Invalid config(s): producer_rate');
   });
+
+  it('configs – --bootstrap-server alters and describes client/user quotas (AlterClientQuotas, DescribeClientQuotas) in kafka-configs.sh\'s format; brokers apply them', async () => {
+    const b = c.bootstrap;
+    const tiny = await samsa('configs', '--bootstrap-server', b, '--entity-type', 'clients', '--entity-name', 'tiny', '--alter', '--add-config', 'producer_byte_rate=1024,request_percentage=12.5');
+    expect(tiny.stderr).toBe('');
+    expect(tiny.stdout).toBe('Completed updating config for client tiny.\n');
+    expect(await c.admin.getEntityConfig(ConfigType.Client, 'tiny')).toEqual({ producer_byte_rate: '1024', request_percentage: '12.5' });
+    const pair = await samsa('configs', '--bootstrap-server', b, '--entity-type', 'users', '--entity-name', 'alice', '--entity-type', 'clients', '--entity-name', 'app', '--alter', '--add-config', 'consumer_byte_rate=2048');
+    expect(pair.stdout).toBe('Completed updating config for user alice.\n');
+    expect(await c.admin.getEntityConfig(ConfigType.User, 'alice/clients/app')).toEqual({ consumer_byte_rate: '2048' });
+    const dflt = await samsa('configs', '--bootstrap-server', b, '--entity-type', 'clients', '--entity-default', '--alter', '--add-config', 'consumer_byte_rate=4096');
+    expect(dflt.stdout).toBe('Completed updating default config for clients in the cluster.\n');
+    expect(await c.admin.getEntityConfig(ConfigType.Client, '<default>')).toEqual({ consumer_byte_rate: '4096' });
+
+    const clients = await samsa('configs', '--bootstrap-server', b, '--entity-type', 'clients', '--describe');
+    expect(clients.stderr).toBe('');
+    // (the --zookeeper test's slow-client is listed too when it ran first)
+    const lines = clients.stdout.split('\n').filter(Boolean);
+    expect(lines).toContain("Quota configs for client-id 'tiny' are producer_byte_rate=1024.0, request_percentage=12.5");
+    expect(lines).toContain('Quota configs for the default client-id are consumer_byte_rate=4096.0');
+    // strict: the (alice, app) pair is not a client-id-only entity
+    expect(lines.filter((l) => l.includes('alice'))).toEqual([]);
+    const both = await samsa('configs', '--bootstrap-server', b, '--user', 'alice', '--client', 'app', '--describe');
+    expect(both.stdout).toBe("Quota configs for user-principal 'alice', client-id 'app' are consumer_byte_rate=2048.0\n");
+
+    const del = await samsa('configs', '--bootstrap-server', b, '--entity-type', 'clients', '--entity-name', 'tiny', '--alter', '--delete-config', 'request_percentage');
+    expect(del.code).toBe(0);
+    expect(await c.admin.getEntityConfig(ConfigType.Client, 'tiny')).toEqual({ producer_byte_rate: '1024' });
+    const notSet = await samsa('configs', '--bootstrap-server', b, '--entity-type', 'clients', '--entity-name', 'tiny', '--alter', '--delete-config', 'consumer_byte_rate');
+    expect(notSet.code).toBe(1);
+    expect(notSet.stderr).toContain('Invalid config(s): consumer_byte_rate');
+    const badKey = await samsa('configs', '--bootstrap-server', b, '--entity-type', 'clients', '--entity-name', 'tiny', '--alter', '--add-config', 'producer_rate=5');
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toMatch(/InvalidRequestException: Invalid configuration key producer_rate/);
+
+    // every broker applies the quota: a 20 kB produce from client id "tiny" (bucket: 11 s × 1 kB/s) is throttled
+    const [host, port] = c.broker(0).address.split(':');
+    await admin.createTopics({ topics: [{ topic: 'cfg-quota', replicaAssignment: [{ partition: 0, replicas: [0] }] }], waitForLeaders: true });
+    const conn = await Connection.connect({ host: host!, port: Number(port), clientId: 'tiny', requestTimeoutMs: 60_000 });
+    try {
+      const records = encodeRecordBatch({ records: [{ value: Buffer.alloc(20_000, 1) }] });
+      const throttled = await until(async () => {
+        const res = await conn.request(API_KEYS.Produce, { transactionalId: null, acks: 1, timeoutMs: 10_000, topicData: [{ name: 'cfg-quota', partitionData: [{ index: 0, records }] }] }, { version: 9 });
+        expect(res.body.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+        return res.body.throttleTimeMs > 0 ? res.body.throttleTimeMs : null;
+      }, 'a throttled produce from client id tiny', 30_000, 200);
+      expect(throttled).toBeGreaterThan(1000);
+    } finally {
+      await conn.close();
+    }
+    // kcat (librdkafka) still parses ApiVersions, which now lists DescribeClientQuotas and AlterClientQuotas
+    const versions = await rawRequest(c.broker(1).address, API_KEYS.ApiVersions, 3, { clientSoftwareName: 'e2e', clientSoftwareVersion: '1' });
+    expect(versions.apiKeys.filter((k) => k.apiKey === 48 || k.apiKey === 49)).toEqual([{ apiKey: 48, minVersion: 0, maxVersion: 1 }, { apiKey: 49, minVersion: 0, maxVersion: 1 }]);
+    const md = await exec('kcat', ['-L', '-b', b, '-X', 'debug=protocol'], { timeout: 60_000 });
+    expect(md.stdout).toContain('3 brokers:');
+    expect(md.stderr).toMatch(/Received ApiVersionResponse \(v3/);
+  }, 180_000);
 }, { processesOnly: 'reads broker files or starts broker processes; not yet run on containers' });

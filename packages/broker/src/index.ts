@@ -8,3 +8,4 @@ export * from './replica/replica-manager.js';
 export * from './replica/partition.js';
 export * from './admin/topic-admin.js';
 export * from './metrics/state-change-ring.js';
+export * from './admin/client-quota-admin.js';

@@ -15,6 +15,7 @@ import type { Connection, Response } from './connection.js';
 import { BatchError, brokerError } from './errors.js';
 import * as groups from './admin-groups.js';
 import * as records from './admin-records.js';
+import * as quotas from './admin-quotas.js';
 
 export * from './admin-types.js';
 import {
@@ -373,6 +374,16 @@ export class Admin {
   /** Earliest / latest / by-timestamp offsets from the partition leaders. */
   listOffsets(requests: readonly groups.ListOffsetsRequest[], opts?: OperationOptions): Promise<groups.ListedOffset[]> {
     return groups.listOffsets(this.cluster, requests, opts);
+  }
+
+  /** AlterClientQuotas (admin-quotas.ts): set or remove (null) quota keys of user / client-id / ip entities. */
+  alterClientQuotas(alterations: readonly quotas.ClientQuotaAlteration[], opts?: OperationOptions & { validateOnly?: boolean }): Promise<void> {
+    return quotas.alterClientQuotas(this.cluster, alterations, opts);
+  }
+
+  /** DescribeClientQuotas (admin-quotas.ts): the quota entities matching the filter and their values. */
+  describeClientQuotas(components: readonly quotas.ClientQuotaFilterComponent[], opts?: OperationOptions & { strict?: boolean }): Promise<quotas.DescribedClientQuota[]> {
+    return quotas.describeClientQuotas(this.cluster, components, opts);
   }
 
   /** DeleteRecords to each partition's leader (admin-records.ts); per-partition outcomes. */

@@ -379,6 +379,37 @@ export class KafkaZk {
     return n ? ConfigEntityZNode.decode(n.data, path) : {};
   }
 
+  /** Every entity of `type` with its config (Kafka's AdminZkClient.fetchAllEntityConfigs). */
+  async getAllEntityConfigs(type: ConfigType): Promise<Map<string, Record<string, string>>> {
+    const out = new Map<string, Record<string, string>>();
+    for (const name of await this.childrenOrNone(ConfigEntityTypeZNode.path(type))) out.set(name, await this.getEntityConfig(type, name));
+    return out;
+  }
+
+  /**
+   * Every `<entity>/<childType>/<child>` config under `type` (Kafka's fetchAllChildEntityConfigs:
+   * users/<user>/clients/<client-id>), keyed by that relative path.
+   */
+  async getAllChildEntityConfigs(type: ConfigType, childType: ConfigType): Promise<Map<string, Record<string, string>>> {
+    const out = new Map<string, Record<string, string>>();
+    for (const name of await this.childrenOrNone(ConfigEntityTypeZNode.path(type))) {
+      for (const child of await this.childrenOrNone(`${ConfigEntityZNode.path(type, name)}/${childType}`)) {
+        const rel = `${name}/${childType}/${child}`;
+        out.set(rel, await this.getEntityConfig(type, rel));
+      }
+    }
+    return out;
+  }
+
+  private async childrenOrNone(path: string): Promise<string[]> {
+    try {
+      return await this.zk.getChildren(path);
+    } catch (err) {
+      if (isZkError(err, ZkCode.NO_NODE)) return [];
+      throw err;
+    }
+  }
+
   /**
    * Kafka's AdminZkClient.changeConfigs: writes the entity's whole config, then announces it with a
    * `/config/changes/config_change_<seq>` notification (`{"version":2,"entity_path":"<type>/<name>"}`)

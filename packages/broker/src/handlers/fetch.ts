@@ -62,8 +62,11 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
         entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset });
       }
     }
-    const maxBytes = v >= 3 ? b.maxBytes : 0x7fffffff;
     const follower = replicaId >= 0;
+    // Kafka bounds a consumer's fetch by what its consumer_byte_rate lets it take in one go
+    // (getMaxValueInQuotaWindow): a larger response would always be throttled
+    const quotaBytes = s.quotas && !follower ? s.quotas.fetch.maxValueInQuotaWindow(principalOf(ctx), ctx.clientId ?? '') : Infinity;
+    const maxBytes = Math.min(v >= 3 ? b.maxBytes : 0x7fffffff, Math.max(1, Math.floor(Math.min(quotaBytes, 0x7fffffff))));
     const read = () => (follower ? rm.readForFollower(replicaId, entries, maxBytes) : rm.readFromLocalLogs(entries, maxBytes));
     const tRead = latencyTrace?.now() ?? 0;
     let results: ReadResult[] = await read();
@@ -95,16 +98,21 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       }
       results = await read();
     }
-    // consumer_byte_rate (Kafka's quotas.fetch): a fetch that takes the client over its quota is
-    // answered without data (its bytes unrecorded) and the client throttled
+    // consumer_byte_rate (Kafka's quotas.fetch) and request_percentage: a fetch that takes the
+    // client over either is answered without data (its bytes unrecorded) and the client throttled
     let throttleTimeMs = 0;
     if (s.quotas && !follower) {
       const user = principalOf(ctx);
       const n = bytes();
       throttleTimeMs = s.quotas.fetch.recordAndGetThrottleTimeMs(user, ctx.clientId ?? '', n);
-      if (throttleTimeMs > 0) {
+      const t = ctx.timing;
+      const handlerMs = t ? performance.now() - t.startedAt - t.remoteMs : 0;
+      const requestThrottleMs = s.quotas.requestThrottleTimeMs(ctx, handlerMs);
+      ctx.requestQuotaDone = true;
+      if (throttleTimeMs > 0 || requestThrottleMs > 0) {
         s.quotas.fetch.unrecord(user, ctx.clientId ?? '', n);
         results = results.map((r) => ({ ...r, data: undefined }));
+        throttleTimeMs = Math.max(throttleTimeMs, requestThrottleMs);
       }
     }
     const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));

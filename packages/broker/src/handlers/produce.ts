@@ -119,7 +119,11 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     if (s.quotas) {
       const bytes = topicData.reduce((n, t) => n + t.partitionData.reduce((m, p) => m + (p.records?.length ?? 0), 0), 0);
       throttleTimeMs = s.quotas.produce.recordAndGetThrottleTimeMs(principalOf(ctx), ctx.clientId ?? '', bytes);
-      if (acks === 0) ctx.conn.mutedUntilMs = Date.now() + throttleTimeMs;
+      if (acks === 0) {
+        ctx.conn.mutedUntilMs = Date.now() + throttleTimeMs;
+        // Kafka does not apply the request quota to acks=0 produces (no response to carry it)
+        ctx.requestQuotaDone = true;
+      }
     }
     if (acks === 0) return null;
     if (waiting.length > 0) {

@@ -1,9 +1,18 @@
 /**
- * Client quotas (Kafka's ClientQuotaManager for the produce and fetch byte rates): quotas come from
+ * Client quotas (Kafka's ClientQuotaManager for the produce and fetch byte rates and
+ * ClientRequestQuotaManager for request_percentage): quotas come from
  * /config/users/<user>[/clients/<client-id>] and /config/clients/<client-id> (with `<default>`
- * entities), looked up in Kafka's precedence order; each quota entity's byte rate is measured over
- * `quota.window.num` windows of `quota.window.size.seconds`, and a request that takes it above
- * the bound is throttled for (observed - bound) / bound * window.
+ * entities), looked up in Kafka's precedence order.
+ *
+ * Throttling uses Kafka's TokenBucket (the stat of KIP-599's controller mutation quota) rather than
+ * the sampled Rate Kafka's byte-rate quotas use: the bucket refills at the quota and holds at most
+ * `quota.window.num` × `quota.window.size.seconds` × quota; a request that takes it below zero is
+ * throttled for the time the refill needs to bring it back to zero (-tokens / quota). The sampled
+ * Rate lets a client that sends as fast as it can burst ~10 × its quota each time the sample that
+ * holds its last burst expires, then holds it back until that sample expires (Kafka's TokenBucket
+ * javadoc describes the same flaw), so over any 20 s its rate swings between ~0.5× and ~1×; with
+ * the bucket it is the quota from the first throttle on. The sampled rate is still measured for
+ * `rate()` (what the client is observed doing over the window).
  */
 
 /** Kafka's ConfigEntityName.Default. */
@@ -11,7 +20,8 @@ export const DEFAULT_ENTITY = '<default>';
 /** The principal of unauthenticated connections (Samsa has no SASL/SSL authentication yet). */
 export const ANONYMOUS_USER = 'ANONYMOUS';
 
-export type QuotaConfigName = 'producer_byte_rate' | 'consumer_byte_rate' | 'request_percentage';
+export const QUOTA_CONFIG_NAMES = ['producer_byte_rate', 'consumer_byte_rate', 'request_percentage'] as const;
+export type QuotaConfigName = (typeof QUOTA_CONFIG_NAMES)[number];
 
 export interface QuotaWindow {
   /** quota.window.num (Kafka: 11). */
@@ -43,7 +53,7 @@ export class RateSensor {
     return elapsed;
   }
 
-  /** Bytes per second over the window. */
+  /** Units per second over the window. */
   rate(now: number): number {
     const total = this.samples.reduce((n, s) => n + s.value, 0);
     return (total * 1000) / this.windowMs(now);
@@ -52,6 +62,39 @@ export class RateSensor {
   private purge(now: number): void {
     const horizon = now - this.w.samples * this.w.sampleMs;
     while (this.samples.length > 0 && this.samples[0]!.start + this.w.sampleMs <= horizon) this.samples.shift();
+  }
+}
+
+/**
+ * Kafka's TokenBucket stat: refills at `bound` units per second up to a burst of
+ * samples × window × bound; recording takes tokens (an unrecord gives them back).
+ * A fresh bucket is full.
+ */
+export class TokenBucket {
+  private tokens = Number.POSITIVE_INFINITY;
+  private lastMs = 0;
+
+  constructor(private readonly w: QuotaWindow) {}
+
+  burst(bound: number): number {
+    return ((this.w.samples * this.w.sampleMs) / 1000) * bound;
+  }
+
+  /** Tokens left at `now` (negative: the time to refill to zero is what the client is throttled). */
+  measure(bound: number, now: number): number {
+    this.refill(bound, now);
+    return this.tokens;
+  }
+
+  record(value: number, bound: number, now: number): void {
+    this.refill(bound, now);
+    this.tokens = Math.min(this.burst(bound), this.tokens - value);
+  }
+
+  private refill(bound: number, now: number): void {
+    const elapsed = Math.max(0, now - this.lastMs);
+    this.tokens = Math.min(this.burst(bound), this.tokens + (bound * elapsed) / 1000);
+    this.lastMs = Math.max(this.lastMs, now);
   }
 }
 
@@ -89,46 +132,78 @@ export class QuotaConfigs {
   }
 }
 
-/** One quota type (produce or fetch bytes): sensors per quota entity, throttle times. */
-export class ClientQuotaManager {
-  private readonly sensors = new Map<string, RateSensor>();
+interface QuotaSensor {
+  bucket: TokenBucket;
+  rate: RateSensor;
+}
 
+/**
+ * One quota type (produce bytes, fetch bytes or request time): a token bucket and a sampled rate
+ * per quota entity, and the throttle times they give.
+ */
+export class ClientQuotaManager {
+  private readonly sensors = new Map<string, QuotaSensor>();
+
+  /**
+   * @param maxThrottleTimeMs the longest throttle (Kafka caps the request quota's at one window,
+   *   quota.window.size.seconds; byte rates are not capped)
+   */
   constructor(
     readonly name: QuotaConfigName,
     private readonly configs: QuotaConfigs,
     private readonly window: QuotaWindow,
+    private readonly maxThrottleTimeMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /**
-   * Records `bytes` for the client and returns how long it must be throttled (0 when within its
-   * quota or without one): Kafka's (observed - bound) / bound * window size.
+   * Records `value` (bytes, or for request_percentage the request time in percent-seconds) for the
+   * client and returns how long it must be throttled: 0 within its quota or without one, else the
+   * time the bucket needs to refill to zero at the quota's rate.
    */
-  recordAndGetThrottleTimeMs(user: string, clientId: string, bytes: number, now = Date.now()): number {
+  recordAndGetThrottleTimeMs(user: string, clientId: string, value: number, now = Date.now()): number {
     const q = this.configs.lookup(this.name, user, clientId);
     if (!q) return 0;
     const sensor = this.sensor(q.key);
-    sensor.record(bytes, now);
-    const observed = sensor.rate(now);
-    if (observed <= q.bound) return 0;
-    return Math.round(((observed - q.bound) / q.bound) * sensor.windowMs(now));
+    sensor.rate.record(value, now);
+    sensor.bucket.record(value, q.bound, now);
+    const tokens = sensor.bucket.measure(q.bound, now);
+    if (tokens >= 0) return 0;
+    return Math.min(this.maxThrottleTimeMs, Math.round((-tokens / q.bound) * 1000));
   }
 
   /** Takes back a recorded value (a throttled fetch returns no data: Kafka's unrecordQuotaSensor). */
-  unrecord(user: string, clientId: string, bytes: number, now = Date.now()): void {
+  unrecord(user: string, clientId: string, value: number, now = Date.now()): void {
     const q = this.configs.lookup(this.name, user, clientId);
-    if (q) this.sensor(q.key).record(-bytes, now);
+    if (!q) return;
+    const sensor = this.sensor(q.key);
+    sensor.rate.record(-value, now);
+    sensor.bucket.record(-value, q.bound, now);
   }
 
-  /** The measured rate of the client's quota entity (bytes/s), or null without a quota (tests, metrics). */
+  /**
+   * The largest value one request may record without being throttled for it alone (Kafka's
+   * getMaxValueInQuotaWindow, which bounds a fetch's size): quota × (samples - 1) × window.
+   */
+  maxValueInQuotaWindow(user: string, clientId: string): number {
+    const q = this.configs.lookup(this.name, user, clientId);
+    return q ? (q.bound * (this.window.samples - 1) * this.window.sampleMs) / 1000 : Number.POSITIVE_INFINITY;
+  }
+
+  /** The sampled rate of the client's quota entity (units/s), or null without a quota (tests, metrics). */
   rate(user: string, clientId: string, now = Date.now()): number | null {
     const q = this.configs.lookup(this.name, user, clientId);
-    return q ? this.sensor(q.key).rate(now) : null;
+    return q ? this.sensor(q.key).rate.rate(now) : null;
   }
 
-  private sensor(key: string): RateSensor {
+  /** Whether (user, client-id) has a quota of this type (request-time measuring is skipped without). */
+  hasQuota(user: string, clientId: string): boolean {
+    return this.configs.lookup(this.name, user, clientId) !== null;
+  }
+
+  private sensor(key: string): QuotaSensor {
     let s = this.sensors.get(key);
     if (!s) {
-      s = new RateSensor(this.window);
+      s = { bucket: new TokenBucket(this.window), rate: new RateSensor(this.window) };
       this.sensors.set(key, s);
     }
     return s;

@@ -23,6 +23,8 @@ export interface PartitionOptions {
   writeIsr: IsrWriter;
   /** Told of each ISR change this leader wrote (Kafka's IsrExpandsPerSec / IsrShrinksPerSec). */
   onIsrChange?: (why: 'expand' | 'shrink') => void;
+  /** Whether a broker is alive (the metadata cache); without it every follower counts as alive. */
+  isBrokerAlive?: (brokerId: number) => boolean;
 }
 
 /**
@@ -187,14 +189,20 @@ export class Partition {
   }
 
   /**
-   * Kafka's lowWatermarkIfLeader: the smallest log start offset over the leader and the followers
-   * that reported one (DeleteRecords waits for it). -1 when not leading.
+   * Kafka's lowWatermarkIfLeader: the smallest log start offset over the leader and the followers on
+   * live brokers (DeleteRecords waits for it to reach its offset). A dead follower does not hold it
+   * back: it truncates to the leader's log start offset when it comes back. A live follower that
+   * has not fetched yet (log start unknown, -1) is not counted either: its first fetch reports the
+   * log start it has then. -1 when not leading.
    */
   get lowWatermark(): bigint {
     const log = this.log;
     if (!log || !this.isLeader) return -1n;
     let low = log.logStartOffset;
-    for (const r of this.remote.values()) if (r.logStartOffset >= 0n && r.logStartOffset < low) low = r.logStartOffset;
+    const alive = this.opts.isBrokerAlive;
+    for (const [id, r] of this.remote) {
+      if (r.logStartOffset >= 0n && r.logStartOffset < low && (!alive || alive(id))) low = r.logStartOffset;
+    }
     return low;
   }
 

@@ -73,6 +73,8 @@ export interface ReplicaManagerOptions {
   replicationQuotaWindow?: QuotaWindow;
   /** Told of each ISR expand/shrink a leader here wrote (the metrics registry counts them). */
   onIsrChange?: (why: 'expand' | 'shrink') => void;
+  /** Whether a broker is alive in the metadata cache (the DeleteRecords low watermark counts live followers only). */
+  isBrokerAlive?: (brokerId: number) => boolean;
 }
 
 const REPLICATION_OFFSET_CHECKPOINT = 'replication-offset-checkpoint';
@@ -326,6 +328,7 @@ export class ReplicaManager {
           replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs,
           writeIsr: this.writeIsr,
           ...(this.o.onIsrChange ? { onIsrChange: this.o.onIsrChange } : {}),
+          ...(this.o.isBrokerAlive ? { isBrokerAlive: this.o.isBrokerAlive } : {}),
         });
         this.partitions.set(key(s.topic, s.partition), p);
         const k = key(s.topic, s.partition);

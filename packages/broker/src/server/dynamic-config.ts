@@ -5,6 +5,7 @@ import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { UNLIMITED_RATE, parseThrottledReplicas } from '../replica/replication-quota.js';
 import { topicSettingsFrom } from './topic-settings.js';
+import { desanitizeEntityName } from '../admin/client-quota-admin.js';
 import type { ClientQuotas } from '../quota/throttle.js';
 
 export { THROTTLE_RATE_CONFIGS as DYNAMIC_BROKER_CONFIGS, invalidRate } from '../config/dynamic-broker-config.js';
@@ -54,14 +55,17 @@ export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
       await reconfigure(topic, overrides);
     },
     // quota entities (Kafka's ClientIdConfigHandler / UserConfigHandler); users may be `user/clients/id`
-    [ConfigType.Client]: (entity, config) => {
+    [ConfigType.Client]: (sanitized, config) => {
       if (!t.quotas) return;
+      const entity = desanitizeEntityName(sanitized);
       if (Object.keys(config).length === 0) t.quotas.configs.clients.delete(entity);
       else t.quotas.configs.clients.set(entity, config);
       log.info({ clientId: entity, config }, 'client quota config applied');
     },
-    [ConfigType.User]: (entity, config) => {
+    [ConfigType.User]: (sanitized, config) => {
       if (!t.quotas) return;
+      // znode names are sanitized (Kafka's Sanitizer); `<default>` and `/clients/` stay as they are
+      const entity = sanitized.split('/').map((p, i) => (i === 1 ? p : desanitizeEntityName(p))).join('/');
       if (Object.keys(config).length === 0) t.quotas.configs.users.delete(entity);
       else t.quotas.configs.users.set(entity, config);
       log.info({ user: entity, config }, 'user quota config applied');

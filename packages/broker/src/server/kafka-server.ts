@@ -32,6 +32,8 @@ import { deleteTopicsHandler } from '../handlers/delete-topics.js';
 import { describeClusterHandler } from '../handlers/describe-cluster.js';
 import { describeConfigsHandler } from '../handlers/describe-configs.js';
 import { deleteRecordsHandler } from '../handlers/delete-records.js';
+import { alterClientQuotasHandler } from '../handlers/alter-client-quotas.js';
+import { describeClientQuotasHandler } from '../handlers/describe-client-quotas.js';
 import { alterConfigsHandler } from '../handlers/alter-configs.js';
 import { electLeadersHandler } from '../handlers/elect-leaders.js';
 import { fetchHandler } from '../handlers/fetch.js';
@@ -222,6 +224,7 @@ export class KafkaServer {
 
     this.replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
+      isBrokerAlive: (id) => this.metadata.isBrokerAlive(id),
       logs: this.logs,
       topicSettings: async (topic) => {
         const overrides = await kzk.getTopicConfig(topic);
@@ -347,12 +350,12 @@ export class KafkaServer {
       log: this.log,
       metrics: this.metrics,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler, alterConfigsHandler, deleteRecordsHandler];
+    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler, alterConfigsHandler, deleteRecordsHandler, alterClientQuotasHandler, describeClientQuotasHandler];
     // the group coordinator's APIs
     const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
-    const rh = new RequestHandler<BrokerServices>([...handlers, ...groupHandlers, apiVersions], services, this.log.child({ component: 'request-handler' }), this.metrics);
+    const rh = new RequestHandler<BrokerServices>([...handlers, ...groupHandlers, apiVersions], services, this.log.child({ component: 'request-handler' }), this.metrics, quotas);
     holder.rh = rh;
 
     // control plane first, so the controller can reach us as soon as we are registered

@@ -27,6 +27,19 @@ export interface RequestContext {
   release?: () => void;
   /** The request's timing; handlers add purgatory waits to `remoteMs`. */
   timing?: RequestTiming;
+  /**
+   * Set by a handler that applied the request quota itself (Fetch: a throttled fetch is answered
+   * empty) or is exempt from it (acks=0 Produce, as in Kafka): the dispatcher then leaves it alone.
+   */
+  requestQuotaDone?: boolean;
+}
+
+/**
+ * The request quota (request_percentage): told each client request's handler time (ms, purgatory
+ * waits excluded), returns the throttle time the client gets for it (0: none).
+ */
+export interface RequestThrottler {
+  requestThrottleTimeMs(ctx: RequestContext, handlerMs: number): number;
 }
 
 /** Sees every decoded request's response body (the metrics registry counts its error codes). */
@@ -63,6 +76,7 @@ export class RequestHandler<S> {
     private readonly services: S,
     private readonly log: Logger,
     private readonly observer?: ResponseObserver,
+    private readonly throttler?: RequestThrottler,
   ) {
     for (const h of handlers) this.handlers.set(h.apiKey, h);
   }
@@ -107,6 +121,8 @@ export class RequestHandler<S> {
     if (!handler) throw new CloseConnection(`api ${d.api.name} is not served by this broker`);
     const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener, ...(timing ? { timing } : {}), ...(release ? { release } : {}) };
     let body: unknown;
+    const t0 = performance.now();
+    const remote0 = timing?.remoteMs ?? 0;
     try {
       body = await handler.handle(d, ctx, this.services);
     } catch (err) {
@@ -115,9 +131,25 @@ export class RequestHandler<S> {
       else this.log.debug({ err, api: d.api.name, code }, 'request failed with an error code');
       body = handler.errorResponse(d, code);
     }
+    if (this.throttler && !ctx.requestQuotaDone && !fromBroker(d.body)) {
+      const handlerMs = performance.now() - t0 - ((timing?.remoteMs ?? 0) - remote0);
+      const t = this.throttler.requestThrottleTimeMs(ctx, handlerMs);
+      // the response reports the longer of the request and byte-rate throttles (where it has the field)
+      if (t > 0 && body !== null && typeof body === 'object' && 'throttleTimeMs' in body) {
+        const b = body as { throttleTimeMs: number };
+        b.throttleTimeMs = Math.max(b.throttleTimeMs, t);
+      }
+    }
     this.observer?.onResponse(d.apiKey, body);
     if (body === null) return null;
     if (handler.encode) return handler.encode(d, body);
     return encodeResponse(d.apiKey, d.apiVersion, d.header.correlationId, body as ApiResponseMap[typeof d.apiKey]);
   }
+}
+
+/** A follower's Fetch (replica id ≥ 0): a cluster action, exempt from the request quota. */
+function fromBroker(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  const b = body as { replicaId?: number; replicaState?: { replicaId?: number } };
+  return (b.replicaId ?? -1) >= 0 || (b.replicaState?.replicaId ?? -1) >= 0;
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { Admin, ConfigResourceType, ConfigSource, KafkaError, type AdminOptions, type ConfigEntry } from '@samsa/client';
-import { ConfigError, parseTopicConfigs } from '@samsa/broker';
+import { Admin, ConfigResourceType, ConfigSource, KafkaError, type AdminOptions, type ClientQuotaFilterComponent, type ConfigEntry } from '@samsa/client';
+import { ConfigError, javaDouble, parseTopicConfigs } from '@samsa/broker';
 import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
 import { javaToString } from './java-errors.js';
 
@@ -8,8 +8,11 @@ import { javaToString } from './java-errors.js';
  * `samsa configs`: Kafka's kafka-configs.sh (ConfigCommand) for topics, brokers, clients and users.
  * With --bootstrap-server, topics and brokers are described with DescribeConfigs and altered with
  * IncrementalAlterConfigs; with --zookeeper the tool itself writes /config/<type>/<name> and a
- * /config/changes notification (Kafka's AdminZkClient.changeConfigs) — the path for client and user
- * quota configs (producer_byte_rate, consumer_byte_rate, request_percentage).
+ * /config/changes notification (Kafka's AdminZkClient.changeConfigs). Client and user quota configs
+ * (producer_byte_rate, consumer_byte_rate, request_percentage) go through AlterClientQuotas /
+ * DescribeClientQuotas with --bootstrap-server; a (user, client-id) entity is named with
+ * `--entity-type users --entity-name u --entity-type clients --entity-name c` or Kafka's
+ * `--user u --client c` (`--user-defaults`, `--client-defaults`).
  */
 
 export interface ConfigsIo {
@@ -20,9 +23,14 @@ export interface ConfigsIo {
 export interface RawConfigsOptions {
   bootstrapServer?: string;
   zookeeper?: string;
-  entityType?: string;
-  entityName?: string;
+  /** Repeated for a (user, client-id) entity: `users`, then `clients`. */
+  entityType?: string | string[];
+  entityName?: string | string[];
   entityDefault?: boolean;
+  user?: string;
+  userDefaults?: boolean;
+  client?: string;
+  clientDefaults?: boolean;
   alter?: boolean;
   describe?: boolean;
   all?: boolean;
@@ -73,22 +81,52 @@ export function formatConfigEntry(e: ConfigEntry): string {
   return `  ${e.name}=${e.value} sensitive=${e.isSensitive} synonyms={${synonyms}}`;
 }
 
+/** --entity-type/--entity-name (repeatable) and --user/--client: the entity types and names in order (undefined: no name). */
+function entityArgs(raw: RawConfigsOptions): { types: EntityType[]; names: Array<string | undefined> } {
+  const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  const types = list(raw.entityType) as EntityType[];
+  const names: Array<string | undefined> = list(raw.entityName);
+  if (raw.entityDefault) names.push(DEFAULT_ENTITY);
+  if (raw.user !== undefined || raw.userDefaults) {
+    types.unshift('users');
+    names.unshift(raw.userDefaults ? DEFAULT_ENTITY : raw.user);
+  }
+  if (raw.client !== undefined || raw.clientDefaults) {
+    types.push('clients');
+    names.push(raw.clientDefaults ? DEFAULT_ENTITY : raw.client);
+  }
+  if (types.length === 0) throw new ConfigsUsageError('--entity-type must be specified');
+  for (const t of types) if (!ENTITY_TYPES.includes(t)) throw new ConfigsUsageError(`--entity-type must be one of ${ENTITY_TYPES.join(', ')}`);
+  if (names.length > types.length) throw new ConfigsUsageError('More entity names specified than entity types');
+  if (types.length > 1) {
+    const pair = types.join(',');
+    if (pair !== 'users,clients' && pair !== 'clients,users') throw new ConfigsUsageError('Only a (users, clients) pair of entity types can be combined');
+  }
+  return { types, names: types.map((_, i) => names[i]) };
+}
+
 export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsIo, adminOptions: Partial<AdminOptions> = {}): Promise<number> {
   const println = (line: string) => io.out(`${line}\n`);
   try {
-    const type = raw.entityType as EntityType;
-    if (!ENTITY_TYPES.includes(type)) throw new ConfigsUsageError(`--entity-type must be one of ${ENTITY_TYPES.join(', ')}`);
+    const { types, names } = entityArgs(raw);
+    const type = types[0]!;
     if ((raw.bootstrapServer === undefined) === (raw.zookeeper === undefined)) throw new ConfigsUsageError('Exactly one of --bootstrap-server or --zookeeper must be specified');
     if (!!raw.alter === !!raw.describe) throw new ConfigsUsageError('Command must include exactly one action: --describe, --alter');
-    if (raw.entityName !== undefined && raw.entityDefault) throw new ConfigsUsageError('--entity-name and --entity-default cannot be used together');
+    if (raw.entityName !== undefined && raw.entityDefault && types.length === 1) throw new ConfigsUsageError('--entity-name and --entity-default cannot be used together');
     if (raw.entityDefault && type === 'topics') throw new ConfigsUsageError('--entity-default is not supported for topics');
-    if (raw.alter && raw.entityName === undefined && !raw.entityDefault) throw new ConfigsUsageError('--entity-name or --entity-default must be specified with --alter');
+    if (raw.alter && names.some((n) => n === undefined)) throw new ConfigsUsageError('--entity-name or --entity-default must be specified with --alter');
     if (raw.alter && raw.addConfig === undefined && raw.deleteConfig === undefined) throw new ConfigsUsageError('At least one of --add-config or --delete-config must be specified with --alter');
     const add = raw.addConfig !== undefined ? parseAddConfig(raw.addConfig) : {};
     const del = raw.deleteConfig !== undefined ? raw.deleteConfig.split(',').map((x) => x.trim()).filter(Boolean) : [];
-    const name = raw.entityDefault ? DEFAULT_ENTITY : raw.entityName;
-    if (raw.zookeeper !== undefined) return await viaZookeeper(raw.zookeeper, type, name, raw.alter ? { add, del } : null, println);
-    if (type === 'clients' || type === 'users') throw new ConfigsUsageError(`--entity-type ${type} needs --zookeeper (Samsa does not serve AlterClientQuotas/DescribeClientQuotas yet)`);
+    const quotaEntity = types.includes('users') || types.includes('clients');
+    if (raw.zookeeper !== undefined) {
+      // a (user, client-id) entity is users/<user>/clients/<client-id>
+      const zname = types.length === 2 ? `${names[types.indexOf('users')] ?? ''}/clients/${names[types.indexOf('clients')] ?? ''}` : names[0];
+      if (types.length === 2 && names.some((n) => n === undefined)) throw new ConfigsUsageError('--entity-name or --entity-default must be specified for both users and clients');
+      return await viaZookeeper(raw.zookeeper, types.length === 2 ? 'users' : type, zname, raw.alter ? { add, del } : null, println);
+    }
+    if (quotaEntity) return await quotasViaBootstrap(raw, types, names, raw.alter ? { add, del } : null, println, adminOptions);
+    const name = names[0];
     const admin = new Admin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000, ...adminOptions });
     try {
       const rtype = type === 'topics' ? ConfigResourceType.Topic : ConfigResourceType.Broker;
@@ -172,6 +210,63 @@ async function viaZookeeper(connect: string, type: EntityType, name: string | un
   }
 }
 
+/** commander: a repeatable option; one value stays a string, repeats become an array. */
+function collect(v: string, prev: string | string[] | undefined): string | string[] {
+  return prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), v];
+}
+
+const QUOTA_ENTITY_TYPE = { users: 'user', clients: 'client-id' } as const;
+
+/**
+ * Client and user quotas through AlterClientQuotas / DescribeClientQuotas (Kafka's ConfigCommand
+ * alterQuotaConfigs / describeQuotaConfigs): --delete-config keys must be set, values must parse
+ * as numbers; describe filters strictly on the entity types given (a type without a name matches
+ * every entity of it) and prints `Quota configs for client-id 'x' are k=v, ...`.
+ */
+async function quotasViaBootstrap(
+  raw: RawConfigsOptions,
+  types: EntityType[],
+  names: Array<string | undefined>,
+  change: { add: Record<string, string>; del: string[] } | null,
+  println: (s: string) => void,
+  adminOptions: Partial<AdminOptions>,
+): Promise<number> {
+  const admin = new Admin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000, ...adminOptions });
+  try {
+    const components: ClientQuotaFilterComponent[] = types.map((t, i) => {
+      const entityType = QUOTA_ENTITY_TYPE[t as 'users' | 'clients'];
+      const n = names[i];
+      return n === undefined ? { entityType, match: 'specified' as const } : n === DEFAULT_ENTITY ? { entityType, match: 'default' as const } : { entityType, match: n };
+    });
+    if (change) {
+      const [current] = await admin.describeClientQuotas(components, { strict: true });
+      const invalid = change.del.filter((k) => !(current && k in current.values));
+      if (invalid.length > 0) throw new ConfigsUsageError(`Invalid config(s): ${invalid.join(',')}`);
+      const ops = [
+        ...Object.entries(change.add).map(([key, v]) => {
+          const value = Number(v);
+          if (v.trim() === '' || !Number.isFinite(value)) throw new ConfigsUsageError(`Cannot parse quota configuration value for ${key}: ${v}`);
+          return { key, value };
+        }),
+        ...change.del.map((key) => ({ key, value: null })),
+      ];
+      const entity = Object.fromEntries(types.map((t, i) => [QUOTA_ENTITY_TYPE[t as 'users' | 'clients'], names[i] === DEFAULT_ENTITY ? null : names[i]!]));
+      await admin.alterClientQuotas([{ entity, ops }]);
+      println(names[0] === DEFAULT_ENTITY ? `Completed updating default config for ${types[0]} in the cluster.` : `Completed updating config for ${singular(types[0]!)} ${names[0]}.`);
+      return 0;
+    }
+    for (const q of await admin.describeClientQuotas(components, { strict: true })) {
+      const part = (key: 'user' | 'client-id', label: string) => (key in q.entity ? [q.entity[key] === null ? `the default ${label}` : `${label} '${q.entity[key]}'`] : []);
+      const entityStr = [...part('user', 'user-principal'), ...part('client-id', 'client-id')].join(', ');
+      const values = Object.entries(q.values).map(([k, v]) => `${k}=${javaDouble(v)}`).join(', ');
+      println(`Quota configs for ${entityStr} are ${values}`);
+    }
+    return 0;
+  } finally {
+    await admin.close().catch(() => undefined);
+  }
+}
+
 export function registerConfigsCommand(program: Command): void {
   const io: ConfigsIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
   program.addCommand(
@@ -179,8 +274,12 @@ export function registerConfigsCommand(program: Command): void {
       .description('Add/Remove entity config for a topic, client, user or broker (kafka-configs.sh).')
       .option('--bootstrap-server <host:port>', 'The Kafka server to connect to.')
       .option('--zookeeper <connect>', 'The ZooKeeper connection string (host:port[/chroot]); the tool writes /config itself.')
-      .option('--entity-type <type>', 'Type of entity (topics/clients/users/brokers)')
-      .option('--entity-name <name>', 'Name of entity (topic name/client id/user principal name/broker id)')
+      .option('--entity-type <type>', 'Type of entity (topics/clients/users/brokers); users then clients for a (user, client-id) entity', collect)
+      .option('--entity-name <name>', 'Name of entity (topic name/client id/user principal name/broker id)', collect)
+      .option('--user <user-principal>', 'The user\'s principal name (same as --entity-type users --entity-name <user-principal>)')
+      .option('--user-defaults', 'The config defaults for all users (same as --entity-type users --entity-default)')
+      .option('--client <client-id>', 'The client\'s id (same as --entity-type clients --entity-name <client-id>)')
+      .option('--client-defaults', 'The config defaults for all clients (same as --entity-type clients --entity-default)')
       .option('--entity-default', 'Default entity name for clients/users/brokers (applies to corresponding entity type in command line)')
       .option('--alter', 'Alter the configuration for the entity.')
       .option('--describe', 'List configs for the given entity.')
