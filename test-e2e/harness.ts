@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { describe, inject } from 'vitest';
 import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
+import { Connection } from '@samsa/client';
+import { API_KEYS } from '@samsa/protocol';
 import { BrokerContainer, ZooKeeperContainers, startNetwork } from './containers.js';
 import type { StartedNetwork } from 'testcontainers';
 import type { E2EBackend } from './global-setup.js';
@@ -113,6 +115,9 @@ export class TestCluster {
     c.admin = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
     // every broker registered and a controller elected
     await until(async () => (await c.admin.getBrokerIds()).length === n && (await c.admin.getControllerId()) !== null, 'brokers registered and a controller', 30_000);
+    // and every broker's metadata cache knows all brokers and the controller (clients such as
+    // KafkaJS send CreateTopics to the controller their first Metadata answer names)
+    await Promise.all(c.brokers.map((b) => until(() => metadataComplete(b.address, n), `broker ${b.id} knows the controller`, 30_000, 100)));
   }
 
   get bootstrap(): string {
@@ -152,6 +157,21 @@ export class TestCluster {
 }
 
 /** Polls until `f` returns something truthy. */
+/** True when the broker at `address` answers Metadata with `brokers` brokers and a controller. */
+async function metadataComplete(address: string, brokers: number): Promise<boolean> {
+  const i = address.lastIndexOf(':');
+  let conn: Connection | undefined;
+  try {
+    conn = await Connection.connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)), clientId: 'e2e-harness', requestTimeoutMs: 5_000 });
+    const res = await conn.request(API_KEYS.Metadata, { topics: [], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { version: 1 });
+    return res.body.controllerId >= 0 && res.body.brokers.length === brokers;
+  } catch {
+    return false;
+  } finally {
+    await conn?.close();
+  }
+}
+
 export async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs = 30_000, everyMs = 50): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
