@@ -14,3 +14,4 @@ export * from './consumer-protocol.js';
 export * from './admin-groups.js';
 export * from './admin-records.js';
 export * from './producer/index.js';
+export * from './verify/index.js';
