@@ -45,6 +45,17 @@ export interface ClusterOptions {
   verbose?: boolean;
   /** Give every broker a random metrics.port (`broker.metricsUrl`: /metrics, /health, /ready). */
   metrics?: boolean;
+  /**
+   * Where ZooKeeper and each broker run (processes backend), instead of random loopback ports: e.g.
+   * each in its own network namespace (test-e2e/netns.ts).
+   */
+  placement?: ClusterPlacement;
+}
+
+/** Hosts, fixed ports and network namespaces for a cluster's processes (see ClusterOptions.placement). */
+export interface ClusterPlacement {
+  zk: { host: string; netns?: string; clientPorts: number[]; peerPorts: number[]; electionPorts: number[] };
+  broker(id: number): { host: string; port: number; controlPort: number; metricsPort?: number; netns?: string };
 }
 
 export class TestCluster {
@@ -90,15 +101,24 @@ export class TestCluster {
         );
       }
     } else {
-      c.zk = await ZooKeeperEnsemble.start({ size: o.zkServers ?? 1, baseDir: join(c.dir, 'zk') });
-      const ports = await freePorts(n * (o.metrics ? 3 : 2));
+      const size = o.zkServers ?? 1;
+      const zp = o.placement?.zk;
+      c.zk = await ZooKeeperEnsemble.start({
+        size,
+        baseDir: join(c.dir, 'zk'),
+        ...(zp
+          ? { host: zp.host, clientPorts: zp.clientPorts.slice(0, size), peerPorts: zp.peerPorts.slice(0, size), electionPorts: zp.electionPorts.slice(0, size), ...(zp.netns ? { netns: zp.netns } : {}) }
+          : {}),
+      });
+      const ports = o.placement ? [] : await freePorts(n * (o.metrics ? 3 : 2));
       for (let i = 0; i < n; i++) {
+        const bp = o.placement?.broker(i);
         c.brokers.push(
           new BrokerProcess({
             id: i,
-            port: ports[i]!,
-            controlPort: ports[n + i]!,
-            ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}),
+            ...(bp
+              ? { host: bp.host, port: bp.port, controlPort: bp.controlPort, ...(o.metrics && bp.metricsPort ? { metricsPort: bp.metricsPort } : {}), ...(bp.netns ? { netns: bp.netns } : {}) }
+              : { port: ports[i]!, controlPort: ports[n + i]!, ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}) }),
             zookeeperConnect: c.zk.connectString('/samsa'),
             dir: join(c.dir, `broker-${i}`),
             overrides: o.overrides ?? {},
