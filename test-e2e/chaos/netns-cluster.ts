@@ -1,0 +1,89 @@
+/**
+ * A TestCluster whose ZooKeeper and brokers each run in their own network namespace
+ * (test-e2e/netns.ts), for the network-partition scenarios; plus the small helpers they share.
+ */
+import { Admin, type PartitionInfo } from '@samsa/client';
+import { TestCluster, until, type ClusterOptions } from '../harness.js';
+import { NetnsTopology } from '../netns.js';
+
+/** zookeeper.session.timeout.ms of the brokers (BrokerProcess's default). */
+export const SESSION_TIMEOUT_MS = 6000;
+
+/** Settings of the partition scenarios: RF=3 topics with min.insync.replicas=2, a short lag time. */
+export const PARTITION_OVERRIDES = {
+  'min.insync.replicas': '2',
+  'default.replication.factor': '3',
+  'replica.lag.time.max.ms': '4000',
+  // a stalled connection to a partitioned peer is given up after this (Kafka: 30 s)
+  'replica.socket.timeout.ms': '5000',
+  'controller.socket.timeout.ms': '5000',
+  'auto.leader.rebalance.enable': 'false',
+  'unclean.leader.election.enable': 'false',
+} as const;
+
+export interface NetnsCluster {
+  c: TestCluster;
+  net: NetnsTopology;
+  stop(): Promise<void>;
+}
+
+/** Namespaces first, then ZooKeeper and the brokers in them. stop() heals, stops the processes, deletes the namespaces. */
+export async function startNetnsCluster(o: Omit<ClusterOptions, 'placement'> = {}): Promise<NetnsCluster> {
+  const brokers = o.brokers ?? 3;
+  const net = await NetnsTopology.create({ brokers });
+  let c: TestCluster;
+  try {
+    c = await TestCluster.start({ ...o, brokers, overrides: { ...PARTITION_OVERRIDES, ...o.overrides }, placement: net.placement() });
+  } catch (err) {
+    await net.destroy();
+    throw err;
+  }
+  return {
+    c,
+    net,
+    async stop() {
+      await net.heal().catch(() => undefined);
+      for (const b of c.brokers) b.resume();
+      await c.stop();
+      await net.destroy();
+    },
+  };
+}
+
+/** The partitions of `topic` as the broker at `address` answers Metadata (leader, ISR). */
+export async function metadataOf(address: string, topic: string): Promise<PartitionInfo[]> {
+  const admin = new Admin({ bootstrapServers: address, clientId: 'chaos-metadata' });
+  try {
+    return (await admin.describeTopics([topic], { timeoutMs: 10_000 }))[0]!.partitions;
+  } finally {
+    await admin.close();
+  }
+}
+
+/** Partition state znodes of partitions 0..n-1 of `topic`. */
+export async function statesOf(c: TestCluster, topic: string, partitions: number) {
+  const out = [];
+  for (let p = 0; p < partitions; p++) {
+    const s = await c.admin.getPartitionState({ topic, partition: p });
+    if (!s) throw new Error(`no state znode for ${topic}-${p}`);
+    out.push(s.state);
+  }
+  return out;
+}
+
+/** Waits until a controller is registered and returns its id. */
+export async function controllerOf(c: TestCluster): Promise<number> {
+  return until(() => c.controllerId(), 'a controller', 30_000, 100);
+}
+
+/** Creates `topic` with an explicit assignment (RF=3, min.insync.replicas=2) and waits for its leaders and full ISR. */
+export async function createAssignedTopic(c: TestCluster, topic: string, assignment: number[][]): Promise<void> {
+  const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin' });
+  try {
+    await admin.createTopics([{ name: topic, replicaAssignment: assignment, configs: { 'min.insync.replicas': '2' } }], { timeoutMs: 60_000 });
+  } finally {
+    await admin.close();
+  }
+  await c.waitForLeaders(topic, assignment.length, 60_000);
+  await c.waitForFullIsr(topic, assignment.length, 60_000);
+}
