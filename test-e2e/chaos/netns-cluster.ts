@@ -92,7 +92,7 @@ export async function createAssignedTopic(c: TestCluster, topic: string, assignm
 
 export interface PartitionScenario {
   name: string;
-  k: NetnsCluster;
+  c: TestCluster;
   topic: string;
   /** Replica assignment, one list per partition (the preferred leader first). */
   assignment: number[][];
@@ -110,7 +110,7 @@ export interface PartitionScenario {
  * report; asserts 0 lost, 0 reordered, 0 divergent, no violation.
  */
 export async function runPartitionScenario(o: PartitionScenario): Promise<VerifyReport> {
-  const { c } = o.k;
+  const { c } = o;
   await createAssignedTopic(c, o.topic, o.assignment);
   const w = startWorkload({
     bootstrap: c.bootstrap,

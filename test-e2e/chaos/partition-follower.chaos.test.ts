@@ -33,7 +33,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
     let rejoinedAfter = 0;
     await runPartitionScenario({
       name: `follower ${follower} partitioned from leader ${leader}`,
-      k: k!,
+      c,
       topic,
       assignment: [[leader, follower, ctrl]],
       seed,
@@ -87,7 +87,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
     ];
     await runPartitionScenario({
       name: `follower ${follower} partitioned from all peers`,
-      k: k!,
+      c,
       topic,
       assignment,
       seed,

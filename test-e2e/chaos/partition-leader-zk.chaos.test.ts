@@ -50,7 +50,7 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
     let failedOverAfter = 0;
     await runPartitionScenario({
       name: `leader ${old} partitioned from ZooKeeper`,
-      k: k!,
+      c,
       topic,
       assignment,
       seed,

@@ -7,3 +7,4 @@ export * from './server/kafka-server.js';
 export * from './replica/replica-manager.js';
 export * from './replica/partition.js';
 export * from './admin/topic-admin.js';
+export { sendControlRequest } from './control/control-client.js';
