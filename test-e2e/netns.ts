@@ -22,15 +22,17 @@
  * (nft or legacy); netnsUnavailable() says why not, and describeNetns() then skips the suite.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe } from 'vitest';
 import { describeCluster, onContainers, type ClusterPlacement } from './harness.js';
+import { NETNS_REGISTRY, removeEntrySync, sweepStaleNetns, type RegistryEntry } from './netns-registry.js';
+
+export { NETNS_REGISTRY, sweepStaleNetns };
 
 const run = promisify(execFile);
 
-export const NETNS_REGISTRY = process.env['SAMSA_NETNS_DIR'] ?? '/run/samsa-netns';
 const SUBNET_PREFIX = '10.213';
 const CHAIN = 'SAMSA-FAULT';
 
@@ -83,56 +85,6 @@ export function describeNetns(name: string, fn: () => void): void {
   const reason = onContainers ? null : netnsUnavailable(); // on containers describeCluster skips it (processesOnly)
   if (reason !== null) describe.skip(`${name} [skipped: ${reason}]`, fn);
   else describeCluster(name, fn, { processesOnly: 'brokers run in network namespaces on this machine' });
-}
-
-interface RegistryEntry {
-  pid: number;
-  created: string;
-  namespaces: string[];
-  rootVeth: string;
-}
-
-const pidAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-function removeEntrySync(file: string, e: RegistryEntry): void {
-  for (const ns of e.namespaces) spawnSync('ip', ['netns', 'del', ns], { stdio: 'ignore', timeout: 10_000 });
-  spawnSync('ip', ['link', 'del', e.rootVeth], { stdio: 'ignore', timeout: 10_000 });
-  rmSync(file, { force: true });
-}
-
-/**
- * Deletes the namespaces of runs whose owner process is gone (or, with `owner`, of that process too:
- * the global teardown of a run whose workers were threads). Returns how many runs were swept.
- */
-export function sweepStaleNetns(owner?: number): number {
-  let files: string[];
-  try {
-    files = readdirSync(NETNS_REGISTRY).filter((f) => f.endsWith('.json'));
-  } catch {
-    return 0;
-  }
-  let n = 0;
-  for (const f of files) {
-    const file = join(NETNS_REGISTRY, f);
-    let e: RegistryEntry;
-    try {
-      e = JSON.parse(readFileSync(file, 'utf8')) as RegistryEntry;
-    } catch {
-      continue; // being written
-    }
-    if (e.pid === owner || !pidAlive(e.pid)) {
-      removeEntrySync(file, e);
-      n++;
-    }
-  }
-  return n;
 }
 
 const live = new Set<NetnsTopology>();

@@ -4,10 +4,12 @@
  * session timeout and registers again after heal(); teardown leaves no namespace behind.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { portOpen } from '@samsa/local-cluster';
 import { until } from '../harness.js';
-import { NETNS_PORTS, NetnsTopology, describeNetns } from '../netns.js';
+import { NETNS_PORTS, NETNS_REGISTRY, NetnsTopology, describeNetns, sweepStaleNetns } from '../netns.js';
 import { SESSION_TIMEOUT_MS, controllerOf, startNetnsCluster, type NetnsCluster } from './netns-cluster.js';
 
 const netnsList = () => spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout;
@@ -64,5 +66,20 @@ describeNetns('chaos – network namespace faults', () => {
     await t.destroy();
     for (const n of names) expect(netnsList()).not.toContain(n);
     await until(() => spawnSync('ip', ['link', 'show', t.rootVeth]).status !== 0, 'the root veth to go', 10_000, 100);
+  });
+
+  it('netns – sweepStaleNetns() deletes the namespaces of a run whose owner died without cleaning up', async () => {
+    // a run "crashed": its registry file names a pid that is gone
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const names = [`samsa-stale-${process.pid}-a`, `samsa-stale-${process.pid}-b`];
+    for (const n of names) expect(spawnSync('ip', ['netns', 'add', n]).status).toBe(0);
+    mkdirSync(NETNS_REGISTRY, { recursive: true });
+    const file = join(NETNS_REGISTRY, `stale-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify({ pid: dead, created: new Date().toISOString(), namespaces: names, rootVeth: `stale${process.pid % 1000}` }));
+    expect(sweepStaleNetns()).toBeGreaterThanOrEqual(1);
+    for (const n of names) expect(netnsList()).not.toContain(n);
+    expect(existsSync(file)).toBe(false);
+    // live runs are left alone
+    expect(netnsList()).toContain(k!.net.hub);
   });
 });
