@@ -171,7 +171,7 @@ export function startWorkload(o: WorkloadOptions): Workload {
         },
         (err: Error) => {
           failed++;
-          const name = (err as { code?: string }).code ?? err.name ?? 'Error';
+          const name = (err as { errorName?: string }).errorName ?? err.name ?? 'Error';
           errors[name] = (errors[name] ?? 0) + 1;
           if (failed <= 5 || failed % 1000 === 0) log.warn({ worker: i, seq: s, partition, err: err.message, failed }, 'send failed');
           onSettled();
