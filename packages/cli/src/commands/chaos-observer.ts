@@ -1,7 +1,8 @@
 /**
  * Leader elections seen during `samsa chaos`: polls ZooKeeper's partition state znodes
  * (`/brokers/topics/<t>/partitions/<p>/state`: leader, leader_epoch) and `/controller_epoch`, and
- * counts every change of a partition's leader epoch and of the controller epoch.
+ * counts every change of a partition's leader epoch (an election, possibly of the same broker) and
+ * of the controller epoch. Changes between two polls (500 ms) count once.
  */
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 
@@ -57,7 +58,7 @@ export class ElectionObserver {
         const st = await zk.getPartitionState({ topic: this.topic, partition: p });
         if (!st) continue;
         const prev = this.leaders.get(p);
-        if (prev && st.state.leaderEpoch !== prev.epoch && st.state.leader !== prev.leader) {
+        if (prev && st.state.leaderEpoch !== prev.epoch) {
           this.events.push({ at: now, kind: 'leader', partition: `${this.topic}-${p}`, from: prev.leader, to: st.state.leader, epoch: st.state.leaderEpoch });
         }
         this.leaders.set(p, { leader: st.state.leader, epoch: st.state.leaderEpoch });

@@ -196,7 +196,7 @@ export function registerChaosCommand(program: Command): void {
     out(`faults injected: ${faults.length} (seed ${seed})`);
     if (faults.length) out(formatFaults(faults, start));
     out('');
-    out(`leader elections seen: ${leaders.length} (partition leader changes in ZooKeeper); controller elections: ${controllers.length}`);
+    out(`leader elections seen: ${leaders.length} (leader epoch changes in the partition state znodes); controller elections: ${controllers.length}`);
     for (const e of observer.events) out(`  ${((e.at - start) / 1000).toFixed(1)} s  ${e.kind === 'leader' ? `${e.partition} leader ${e.from} -> ${e.to}` : `controller ${e.from} -> ${e.to}`} (epoch ${e.epoch})`);
     if (raw.json) out(JSON.stringify({ report, faults, elections: observer.events, seed }, null, 2));
     process.exitCode = report.ok ? 0 : 1;
