@@ -9,6 +9,8 @@ import { registerDeleteRecordsCommand } from './commands/delete-records.js';
 import { registerConfigsCommand } from './commands/configs.js';
 import { registerConsoleProducerCommand } from './commands/console-producer.js';
 import { registerProducerPerfTestCommand } from './commands/producer-perf-test.js';
+import { registerVerifyCommand } from './commands/verify.js';
+import { registerChaosCommand } from './commands/chaos.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -22,6 +24,8 @@ registerConfigsCommand(program);
 registerBrokerCommands(program);
 registerConsoleProducerCommand(program);
 registerProducerPerfTestCommand(program);
+registerVerifyCommand(program);
+registerChaosCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -157,9 +157,9 @@ export function startWorkload(o: WorkloadOptions): Workload {
     let seq = 0;
     let next = Date.now();
     while (!stopping) {
-      if (o.maxMessages !== undefined && attempted >= o.maxMessages) break;
       while (outstanding >= maxOutstanding * n && !stopping) await new Promise<void>((r) => wakers.push(r));
-      if (stopping) break;
+      // checked with no await before the increment: workers share the count
+      if (stopping || (o.maxMessages !== undefined && attempted >= o.maxMessages)) break;
       const s = seq++;
       const partition = s % count;
       attempted++;
@@ -171,7 +171,7 @@ export function startWorkload(o: WorkloadOptions): Workload {
         },
         (err: Error) => {
           failed++;
-          const name = (err as { code?: string }).code ?? err.name ?? 'Error';
+          const name = (err as { errorName?: string }).errorName ?? err.name ?? 'Error';
           errors[name] = (errors[name] ?? 0) + 1;
           if (failed <= 5 || failed % 1000 === 0) log.warn({ worker: i, seq: s, partition, err: err.message, failed }, 'send failed');
           onSettled();
