@@ -7,8 +7,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Workload } from '@samsa/client';
-import { TestCluster, describeCluster, until } from '../harness.js';
-import { runScenario } from './scenario.js';
+import { TestCluster, until } from '../harness.js';
+import { describeChaos, runScenario } from './scenario.js';
 
 async function pauseFollowersThenKillLeader(c: TestCluster, topic: string, w: Workload): Promise<void> {
   const leader = await c.leaderOf(topic, 0);
@@ -29,7 +29,7 @@ async function pauseFollowersThenKillLeader(c: TestCluster, topic: string, w: Wo
   await c.startBroker(leader);
 }
 
-describeCluster(
+describeChaos(
   'chaos – broken broker',
   () => {
     let c: TestCluster | undefined;

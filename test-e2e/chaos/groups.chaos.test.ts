@@ -9,13 +9,13 @@ import kafkajs from 'kafkajs';
 import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkTopic, formatReport, parseValue, startWorkload } from '@samsa/client';
-import { TestCluster, describeCluster, until } from '../harness.js';
-import { CHAOS_FULL, createVerifyTopic, moreAcks } from './scenario.js';
+import { TestCluster, until } from '../harness.js';
+import { CHAOS_FULL, createVerifyTopic, describeChaos, moreAcks } from './scenario.js';
 
 const { Kafka, logLevel } = kafkajs;
 const PARTITIONS = 3;
 
-describeCluster(
+describeChaos(
   'chaos – consumer groups',
   () => {
     let c: TestCluster;
@@ -90,5 +90,5 @@ describeCluster(
       });
     });
   },
-  { processesOnly: 'kills broker processes, reads their log files' },
+  { processesOnly: 'kills broker processes, reads their log files', fullOnly: true },
 );

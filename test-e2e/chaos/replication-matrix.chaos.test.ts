@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, it } from 'vitest';
 import type { Workload } from '@samsa/client';
-import { TestCluster, describeCluster } from '../harness.js';
-import { CHAOS_FULL, baseSeed, moreAcks, runScenario, seededRandom } from './scenario.js';
+import { TestCluster } from '../harness.js';
+import { CHAOS_FULL, baseSeed, describeChaos, moreAcks, runScenario, seededRandom } from './scenario.js';
 
 type How = 'clean' | 'hard';
 type Mode = 'shutdown' | 'bounce';
@@ -35,7 +35,7 @@ const CELLS = CHAOS_FULL ? ALL : ALL.filter((c) => QUICK.has(name(c)));
 const BOUNCES = 5;
 const PARTITIONS = 3;
 
-describeCluster(
+describeChaos(
   'chaos – replication matrix',
   () => {
     let c: TestCluster;

@@ -3,9 +3,9 @@
  * min.insync.replicas=2), and `runScenario`: the verify workload runs while `fault` injects its
  * faults, then the checker reads everything back and compares the replicas' log files.
  */
-import { expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Admin, checkTopic, formatReport, startWorkload, type VerifyCompression, type VerifyReport, type Workload } from '@samsa/client';
-import { until, type TestCluster } from '../harness.js';
+import { describeCluster, until, type TestCluster } from '../harness.js';
 
 /** Whether the full matrix runs (npm run test:chaos); otherwise the quick subset. */
 export const CHAOS_FULL = process.env['CHAOS_FULL'] === '1';
@@ -20,6 +20,12 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** describeCluster for a chaos suite; `fullOnly` suites run only with CHAOS_FULL=1 (npm run test:chaos). */
+export function describeChaos(name: string, fn: () => void, o: { processesOnly: string; fullOnly?: boolean }): void {
+  if (o.fullOnly && !CHAOS_FULL) describe.skip(`${name} [skipped: full chaos suite only, CHAOS_FULL=1]`, fn);
+  else describeCluster(name, fn, { processesOnly: o.processesOnly });
 }
 
 export const baseSeed = Number(process.env['CHAOS_SEED'] ?? 20261203);

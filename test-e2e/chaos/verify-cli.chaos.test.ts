@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAMSA_BIN } from '@samsa/local-cluster';
-import { TestCluster, describeCluster } from '../harness.js';
+import { TestCluster } from '../harness.js';
+import { describeChaos } from './scenario.js';
 
 function samsa(args: string[], timeoutMs = 240_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -23,7 +24,7 @@ function samsa(args: string[], timeoutMs = 240_000): Promise<{ code: number | nu
   });
 }
 
-describeCluster(
+describeChaos(
   'chaos – samsa verify',
   () => {
     let c: TestCluster;

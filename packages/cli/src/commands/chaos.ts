@@ -7,7 +7,7 @@
  * injected and the leader / controller elections seen; exits 1 on any violation.
  */
 import { join } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { formatReport } from '@samsa/client';
 import { isAlive, probeLocalCluster, readState, type LocalClusterState } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';

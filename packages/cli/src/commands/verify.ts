@@ -6,7 +6,7 @@
  * duplicates with idempotence, reordering, offsets going backwards, divergent replicas when
  * --log-dirs names each broker's log.dirs).
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import pino from 'pino';
 import { Admin, KafkaError, checkTopic, formatReport, startWorkload, type Logger, type VerifyReport, type WorkloadOptions } from '@samsa/client';
 import { parseAcks, parseCompression, parseDuration, parseIntOption, parseLogDirs } from './verify-options.js';
