@@ -2,10 +2,14 @@
  * A TestCluster whose ZooKeeper and brokers each run in their own network namespace
  * (test-e2e/netns.ts), for the network-partition scenarios; plus the small helpers they share.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect } from 'vitest';
+import { encodeRecordBatch } from '@samsa/protocol';
 import { Admin, checkTopic, formatReport, startWorkload, type PartitionInfo, type VerifyReport, type Workload, type WorkloadResult } from '@samsa/client';
 import { TestCluster, until, type ClusterOptions } from '../harness.js';
 import { NetnsTopology } from '../netns.js';
+import { rawRequest } from '../clients/wire.js';
 import { moreAcks } from './scenario.js';
 
 /** zookeeper.session.timeout.ms of the brokers (BrokerProcess's default). */
@@ -155,4 +159,33 @@ export function pick<T>(rng: () => number, xs: readonly T[], n = xs.length): T[]
     [a[i], a[j]] = [a[j]!, a[i]!];
   }
   return a.slice(0, n);
+}
+
+/** One acks=all Produce of one record straight to `address`; the partition's error code (0: acknowledged). */
+export async function produceAll(address: string, topic: string, partition: number, value: string, timeoutMs: number): Promise<number> {
+  const r = await rawRequest(
+    address,
+    0,
+    9,
+    { transactionalId: null, acks: -1, timeoutMs, topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }] },
+    timeoutMs + 15_000,
+  );
+  return r.responses[0]!.partitionResponses[0]!.errorCode;
+}
+
+/** Broker `id`'s log file (broker.log) as text. */
+export const logOf = (c: TestCluster, id: number): Promise<string> => readFile(join(c.broker(id).o.dir, 'broker.log'), 'utf8').catch(() => '');
+
+/** The pino JSON lines of broker `id`'s log after character `from`. */
+export async function logLines(c: TestCluster, id: number, from = 0): Promise<Array<Record<string, unknown>>> {
+  return (await logOf(c, id))
+    .slice(from)
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
 }

@@ -6,41 +6,12 @@
  * sends with the old epoch, no partition state carries its epoch after the takeover, and acks=all
  * writes to it as a leader are never acknowledged. Full set only (CHAOS_FULL=1).
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { encodeRecordBatch } from '@samsa/protocol';
 import { TopicPartitionStateZNode, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
-import { until, type TestCluster } from '../harness.js';
+import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
-import { rawRequest } from '../clients/wire.js';
 import { CHAOS_FULL, baseSeed, moreAcks, seededRandom } from './scenario.js';
-import { SESSION_TIMEOUT_MS, controllerOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
-
-const logOf = (c: TestCluster, id: number) => readFile(join(c.broker(id).o.dir, 'broker.log'), 'utf8').catch(() => '');
-async function logLines(c: TestCluster, id: number, from = 0): Promise<Array<Record<string, unknown>>> {
-  return (await logOf(c, id))
-    .slice(from)
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-}
-
-async function produceAll(address: string, topic: string, partition: number, value: string, timeoutMs: number): Promise<number> {
-  const r = await rawRequest(
-    address,
-    0,
-    9,
-    { transactionalId: null, acks: -1, timeoutMs, topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }] },
-    timeoutMs + 15_000,
-  );
-  return r.responses[0]!.partitionResponses[0]!.errorCode;
-}
+import { logLines, logOf, produceAll, SESSION_TIMEOUT_MS, controllerOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
 
 describeNetns('chaos – controller partitioned from ZooKeeper (network namespaces)', () => {
   let k: NetnsCluster | undefined;

@@ -8,25 +8,13 @@
  * rejoin; nothing acknowledged is lost. Full set only (CHAOS_FULL=1).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ErrorCode, encodeRecordBatch } from '@samsa/protocol';
+import { ErrorCode } from '@samsa/protocol';
 import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
-import { rawRequest } from '../clients/wire.js';
 import { CHAOS_FULL, baseSeed, seededRandom } from './scenario.js';
-import { PARTITION_OVERRIDES, controllerOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
+import { produceAll, PARTITION_OVERRIDES, controllerOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
 
 const LAG_MS = Number(PARTITION_OVERRIDES['replica.lag.time.max.ms']);
-
-async function produceAll(address: string, topic: string, partition: number, value: string, timeoutMs: number): Promise<number> {
-  const r = await rawRequest(
-    address,
-    0,
-    9,
-    { transactionalId: null, acks: -1, timeoutMs, topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }] },
-    timeoutMs + 15_000,
-  );
-  return r.responses[0]!.partitionResponses[0]!.errorCode;
-}
 
 describeNetns('chaos – leader partitioned from its followers (network namespaces)', () => {
   let k: NetnsCluster | undefined;

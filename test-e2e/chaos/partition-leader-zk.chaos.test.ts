@@ -7,25 +7,11 @@
  * to the new leader's log and rejoins the ISR; nothing acknowledged is lost. Quick subset.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { encodeRecordBatch } from '@samsa/protocol';
 import { readReplicaLog } from '@samsa/client';
 import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
-import { rawRequest } from '../clients/wire.js';
 import { baseSeed, moreAcks, seededRandom } from './scenario.js';
-import { SESSION_TIMEOUT_MS, controllerOf, metadataOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
-
-/** One acks=all Produce of one record straight to `address`; the partition's error code (0: acknowledged). */
-async function produceAll(address: string, topic: string, partition: number, value: string, timeoutMs: number): Promise<number> {
-  const r = await rawRequest(
-    address,
-    0,
-    9,
-    { transactionalId: null, acks: -1, timeoutMs, topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }] },
-    timeoutMs + 15_000,
-  );
-  return r.responses[0]!.partitionResponses[0]!.errorCode;
-}
+import { produceAll, SESSION_TIMEOUT_MS, controllerOf, metadataOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
 
 describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)', () => {
   let k: NetnsCluster | undefined;

@@ -7,8 +7,6 @@
  * its epoch after the takeover (the znodes' controller_epoch fields), and nothing acknowledged is
  * lost. Full set only (CHAOS_FULL=1): test-e2e/controller.test.ts covers the bare fencing in e2e.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendControlRequest } from '@samsa/broker';
 import type { BrokerProcess } from '@samsa/local-cluster';
@@ -17,23 +15,7 @@ import { ControllerMovedError, TopicPartitionStateZNode, newTopicId, type Leader
 import { describeCluster, TestCluster, until } from '../harness.js';
 import { rawRequest } from '../clients/wire.js';
 import { CHAOS_FULL, baseSeed, moreAcks, seededRandom } from './scenario.js';
-import { PARTITION_OVERRIDES, SESSION_TIMEOUT_MS, controllerOf, pick, runPartitionScenario, statesOf } from './netns-cluster.js';
-
-const logOf = (c: TestCluster, id: number) => readFile(join(c.broker(id).o.dir, 'broker.log'), 'utf8').catch(() => '');
-
-/** pino JSON lines of broker `id`'s log after character `from`. */
-async function logLines(c: TestCluster, id: number, from = 0): Promise<Array<Record<string, unknown>>> {
-  return (await logOf(c, id))
-    .slice(from)
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-}
+import { logLines, logOf, PARTITION_OVERRIDES, SESSION_TIMEOUT_MS, controllerOf, pick, runPartitionScenario, statesOf } from './netns-cluster.js';
 
 const STALE_MSG = 'rejecting a control request from a controller with an old epoch (STALE_CONTROLLER_EPOCH)';
 
