@@ -11,6 +11,7 @@ import { registerConsoleProducerCommand } from './commands/console-producer.js';
 import { registerProducerPerfTestCommand } from './commands/producer-perf-test.js';
 import { registerVerifyCommand } from './commands/verify.js';
 import { registerChaosCommand } from './commands/chaos.js';
+import { registerDumpLogCommand } from './commands/dump-log.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -26,6 +27,7 @@ registerConsoleProducerCommand(program);
 registerProducerPerfTestCommand(program);
 registerVerifyCommand(program);
 registerChaosCommand(program);
+registerDumpLogCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);
