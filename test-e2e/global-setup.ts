@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { sweepStaleNetns } from './netns-registry.js';
 
 export interface E2EBackend {
   name: 'processes' | 'containers';
@@ -57,7 +58,7 @@ async function containersUnavailable(): Promise<string | null> {
   return null;
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => void> {
   const name = process.env['E2E_BACKEND'] ?? 'processes';
   if (name !== 'processes' && name !== 'containers') throw new Error(`E2E_BACKEND=${name}: expected processes or containers`);
   const skip = name === 'containers' ? await containersUnavailable() : null;
@@ -65,4 +66,10 @@ export default async function setup(project: TestProject): Promise<void> {
   if (skip !== null && process.env['SAMSA_E2E_REQUIRE_BACKEND'] === '1') throw new Error(`E2E_BACKEND=containers cannot run: ${skip}`);
   if (skip !== null) process.stderr.write(`[e2e] E2E_BACKEND=containers: every suite is skipped: ${skip}\n`);
   project.provide('e2eBackend', { name, skip });
+  // network-namespace suites (test-e2e/netns.ts) delete their namespaces themselves; this catches
+  // what a crashed worker left behind
+  return () => {
+    const n = sweepStaleNetns(process.pid);
+    if (n > 0) process.stderr.write(`[e2e] deleted the network namespaces of ${n} run(s) left behind\n`);
+  };
 }

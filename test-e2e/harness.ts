@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, inject } from 'vitest';
 import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
-import { Connection } from '@samsa/client';
+import { Cluster, Connection, findGroupCoordinator } from '@samsa/client';
 import { API_KEYS } from '@samsa/protocol';
 import { BrokerContainer, ZooKeeperContainers, startNetwork } from './containers.js';
 import type { StartedNetwork } from 'testcontainers';
@@ -47,6 +47,19 @@ export interface ClusterOptions {
   verbose?: boolean;
   /** Give every broker a random metrics.port (`broker.metricsUrl`: /metrics, /health, /ready). */
   metrics?: boolean;
+  /** Extra environment for every broker process (processes backend), e.g. a test-only switch. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Where ZooKeeper and each broker run (processes backend), instead of random loopback ports: e.g.
+   * each in its own network namespace (test-e2e/netns.ts).
+   */
+  placement?: ClusterPlacement;
+}
+
+/** Hosts, fixed ports and network namespaces for a cluster's processes (see ClusterOptions.placement). */
+export interface ClusterPlacement {
+  zk: { host: string; netns?: string; clientPorts: number[]; peerPorts: number[]; electionPorts: number[] };
+  broker(id: number): { host: string; port: number; controlPort: number; metricsPort?: number; netns?: string };
 }
 
 export class TestCluster {
@@ -92,19 +105,29 @@ export class TestCluster {
         );
       }
     } else {
-      c.zk = await ZooKeeperEnsemble.start({ size: o.zkServers ?? 1, baseDir: join(c.dir, 'zk') });
-      const ports = await freePorts(n * (o.metrics ? 3 : 2));
+      const size = o.zkServers ?? 1;
+      const zp = o.placement?.zk;
+      c.zk = await ZooKeeperEnsemble.start({
+        size,
+        baseDir: join(c.dir, 'zk'),
+        ...(zp
+          ? { host: zp.host, clientPorts: zp.clientPorts.slice(0, size), peerPorts: zp.peerPorts.slice(0, size), electionPorts: zp.electionPorts.slice(0, size), ...(zp.netns ? { netns: zp.netns } : {}) }
+          : {}),
+      });
+      const ports = o.placement ? [] : await freePorts(n * (o.metrics ? 3 : 2));
       for (let i = 0; i < n; i++) {
+        const bp = o.placement?.broker(i);
         c.brokers.push(
           new BrokerProcess({
             id: i,
-            port: ports[i]!,
-            controlPort: ports[n + i]!,
-            ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}),
+            ...(bp
+              ? { host: bp.host, port: bp.port, controlPort: bp.controlPort, ...(o.metrics && bp.metricsPort ? { metricsPort: bp.metricsPort } : {}), ...(bp.netns ? { netns: bp.netns } : {}) }
+              : { port: ports[i]!, controlPort: ports[n + i]!, ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}) }),
             zookeeperConnect: c.zk.connectString('/samsa'),
             dir: join(c.dir, `broker-${i}`),
             overrides: o.overrides ?? {},
             logToFile: true,
+            ...(o.env ? { env: o.env } : {}),
             ...(verbose ? { onLine: (name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`) } : {}),
           }),
         );
@@ -144,6 +167,66 @@ export class TestCluster {
       for (let p = 0; p < partitions; p++) if ((await this.leaderOf(topic, p)) < 0) return false;
       return true;
     }, `leaders of ${topic}`, timeoutMs);
+  }
+
+  // ---- faults (chaos suite) -------------------------------------------------------------------
+
+  /** Broker id → its log.dirs directory (processes backend), for the replica-divergence check. */
+  logDirs(): Record<number, string> {
+    return Object.fromEntries(this.brokers.map((b) => [b.id, join(b.o.dir, 'logs')]));
+  }
+
+  /** Stops broker `id` (clean: SIGTERM and a controlled shutdown; hard: SIGKILL). */
+  async shutdownBroker(id: number, how: 'clean' | 'hard'): Promise<void> {
+    const b = this.broker(id);
+    if (how === 'clean') await b.stop(60_000);
+    else await b.kill();
+  }
+
+  /** Starts broker `id` again and waits until it serves. */
+  async startBroker(id: number): Promise<void> {
+    const b = this.broker(id);
+    await b.launch();
+    await b.waitReady(90_000);
+  }
+
+  /** Stops broker `id` (clean or hard) and starts it again. */
+  async bounceBroker(id: number, how: 'clean' | 'hard'): Promise<void> {
+    await this.shutdownBroker(id, how);
+    await this.startBroker(id);
+  }
+
+  /** SIGSTOP broker `id` for `ms`, then SIGCONT. */
+  async pauseBroker(id: number, ms: number): Promise<void> {
+    const b = this.broker(id);
+    b.pause();
+    try {
+      await new Promise((r) => setTimeout(r, ms));
+    } finally {
+      b.resume();
+    }
+  }
+
+  /** The broker coordinating `groupId` (FindCoordinator). */
+  async coordinatorOf(groupId: string): Promise<number> {
+    const cluster = new Cluster({ bootstrapServers: this.bootstrap, clientId: 'samsa-e2e-harness' });
+    try {
+      return (await cluster.retry('FindCoordinator', () => findGroupCoordinator(cluster, groupId), { timeoutMs: 30_000 })).nodeId;
+    } finally {
+      await cluster.close();
+    }
+  }
+
+  /** Waits until every partition of `topic` has all its replicas in the ISR. */
+  async waitForFullIsr(topic: string, partitions: number, timeoutMs = 60_000): Promise<void> {
+    await until(async () => {
+      for (let p = 0; p < partitions; p++) {
+        const st = await this.admin.getPartitionState({ topic, partition: p });
+        const replicas = (await this.admin.getTopicAssignment(topic))?.partitions.get(p) ?? [];
+        if (!st || st.state.isr.length < replicas.length) return false;
+      }
+      return true;
+    }, `full ISR of ${topic}`, timeoutMs, 200);
   }
 
   async stop(): Promise<void> {

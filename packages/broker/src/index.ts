@@ -9,3 +9,4 @@ export * from './replica/partition.js';
 export * from './admin/topic-admin.js';
 export * from './metrics/state-change-ring.js';
 export * from './admin/client-quota-admin.js';
+export { sendControlRequest } from './control/control-client.js';

@@ -13,6 +13,9 @@ import { registerConsoleConsumerCommand } from './commands/console-consumer.js';
 import { registerConsumerPerfTestCommand } from './commands/consumer-perf-test.js';
 import { registerEndToEndLatencyCommand } from './commands/end-to-end-latency.js';
 import { registerConsoleCommand } from './commands/console.js';
+import { registerVerifyCommand } from './commands/verify.js';
+import { registerChaosCommand } from './commands/chaos.js';
+import { registerDumpLogCommand } from './commands/dump-log.js';
 
 const program = new Command();
 program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
@@ -30,6 +33,9 @@ registerConsoleConsumerCommand(program);
 registerConsumerPerfTestCommand(program);
 registerEndToEndLatencyCommand(program);
 registerConsoleCommand(program);
+registerVerifyCommand(program);
+registerChaosCommand(program);
+registerDumpLogCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -18,3 +18,4 @@ export * from './producer/index.js';
 export * from './consumer/assignors/index.js';
 export * from './consumer/index.js';
 export * from './testing/fake-group.js';
+export * from './verify/index.js';

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ManagedProcess } from './managed-process.js';
+import { ManagedProcess, inNetns } from './managed-process.js';
 import { portOpen } from './ports.js';
 
 /** The `samsa` entry point (packages/cli/bin/samsa.js), resolved inside the monorepo. */
@@ -25,6 +25,8 @@ export interface BrokerProcessOptions {
   onLine?: (name: string, line: string) => void;
   logToFile?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Run the broker inside this network namespace (`ip netns exec NS node ...`; root only). */
+  netns?: string;
 }
 
 
@@ -86,8 +88,7 @@ export class BrokerProcess {
     await writeFile(this.configFile, `# written by @samsa/local-cluster\n${text}\n`);
     this.process = new ManagedProcess({
       name: `broker-${this.o.id}`,
-      command: process.execPath,
-      args: [SAMSA_BIN, 'broker', 'start', this.configFile],
+      ...inNetns(this.o.netns, process.execPath, [SAMSA_BIN, 'broker', 'start', this.configFile]),
       env: { ...process.env, ...this.o.env },
       ...(this.o.onLine ? { onLine: this.o.onLine } : {}),
       ...(this.o.logToFile ? { logFile: join(resolve(this.o.dir), 'broker.log') } : {}),

@@ -88,6 +88,8 @@ export class LocalCluster {
   private ensemble: ZooKeeperEnsemble | undefined;
   private readonly brokers: BrokerProcess[] = [];
   private stopping = false;
+  private snapshot: ((phase: LocalClusterState['state']) => LocalClusterState) | undefined;
+  private healing: Promise<string[]> | undefined;
 
   constructor(private readonly opts: LocalClusterOptions) {}
 
@@ -156,6 +158,7 @@ export class LocalCluster {
       brokers: this.brokers.map((b) => ({ id: b.id, pid: b.pid, host: b.host, port: b.o.port, controlPort: b.o.controlPort, ...(b.o.metricsPort ? { metricsPort: b.o.metricsPort } : {}), dir: b.o.dir })),
       bootstrap: this.brokers.map((b) => b.address).join(','),
     });
+    this.snapshot = state;
     writeState(dataDir, state('starting'));
     this.opts.log(`starting ${n} ZooKeeper server(s) on ${ens.connectString()}`);
     await Promise.all(ens.servers.map((s) => s.launch()));
@@ -172,19 +175,47 @@ export class LocalCluster {
       await this.stop();
       throw err;
     }
-    for (const s of ens.servers) {
-      void s.process?.exited.then((info) => {
-        if (!this.stopping) this.opts.log(`zk-${s.config.id} exited unexpectedly (${info.signal ?? `code ${info.code}`})`);
-      });
-    }
-    for (const b of this.brokers) {
-      void b.process?.exited.then((info) => {
-        if (!this.stopping) this.opts.log(`broker-${b.id} exited unexpectedly (${info.signal ?? `code ${info.code}`})`);
-      });
-    }
+    for (const s of ens.servers) this.watchExit(`zk-${s.config.id}`, s.process);
+    for (const b of this.brokers) this.watchExit(`broker-${b.id}`, b.process);
     const running = state('running');
     writeState(dataDir, running);
     return running;
+  }
+
+  private watchExit(name: string, p: { exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } | undefined): void {
+    void p?.exited.then((info) => {
+      if (!this.stopping) this.opts.log(`${name} exited unexpectedly (${info.signal ?? `code ${info.code}`})`);
+    });
+  }
+
+  /**
+   * Starts again every ZooKeeper server and broker that is not running (killed by `samsa chaos`, or
+   * crashed), waits until they serve and records their new pids in cluster.json. The supervisor
+   * runs it on SIGUSR2. Resolves with the names of what was started.
+   */
+  heal(): Promise<string[]> {
+    this.healing ??= (async () => {
+      const started: string[] = [];
+      if (!this.ensemble || this.stopping) return started;
+      const zks = this.ensemble.servers.filter((s) => !s.process?.running);
+      const brokers = this.brokers.filter((b) => !b.process?.running);
+      for (const s of zks) {
+        await s.launch();
+        this.watchExit(`zk-${s.config.id}`, s.process);
+        started.push(`zk-${s.config.id}`);
+      }
+      for (const b of brokers) {
+        await b.launch();
+        this.watchExit(`broker-${b.id}`, b.process);
+        started.push(`broker-${b.id}`);
+      }
+      if (this.snapshot) writeState(this.opts.dataDir, this.snapshot('running'));
+      await Promise.all(zks.map((s) => s.waitServing(120_000)));
+      await Promise.all(brokers.map((b) => b.waitReady(120_000)));
+      if (started.length) this.opts.log(`restarted ${started.join(', ')}`);
+      return started;
+    })().finally(() => (this.healing = undefined));
+    return this.healing;
   }
 
   async stop(): Promise<void> {

@@ -16,6 +16,15 @@ export interface ManagedProcessOptions {
   logFile?: string;
 }
 
+/**
+ * `command args` as run inside network namespace `netns` (`ip netns exec NS command args`), or
+ * unchanged without one. `ip netns exec` execs the command in place, so the pid (and signals such as
+ * SIGSTOP) are the command's own.
+ */
+export function inNetns(netns: string | undefined, command: string, args: string[]): { command: string; args: string[] } {
+  return netns ? { command: 'ip', args: ['netns', 'exec', netns, command, ...args] } : { command, args };
+}
+
 const live = new Set<ManagedProcess>();
 let exitHookInstalled = false;
 

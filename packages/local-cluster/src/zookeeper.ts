@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { srvr, type SrvrInfo } from './four-letter.js';
-import { ManagedProcess } from './managed-process.js';
+import { ManagedProcess, inNetns } from './managed-process.js';
 import { freePorts } from './ports.js';
 
 export const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
@@ -65,6 +65,8 @@ export interface ZooKeeperEnsembleOptions {
   logToFile?: boolean;
   /** How long to wait for every server to answer `srvr` with a Mode. Default 60 s. */
   startTimeoutMs?: number;
+  /** Run the servers inside this network namespace (`ip netns exec NS java ...`; root only). */
+  netns?: string;
 }
 
 export interface ZooKeeperServerStatus {
@@ -84,7 +86,7 @@ export class ZooKeeperServer {
     readonly config: ZooKeeperServerConfig,
     private readonly ensemble: ZooKeeperServerConfig[],
     private readonly opts: Required<Pick<ZooKeeperEnsembleOptions, 'tickTime' | 'heapMb' | 'logLevel'>> &
-      Pick<ZooKeeperEnsembleOptions, 'onLine' | 'logToFile'>,
+      Pick<ZooKeeperEnsembleOptions, 'onLine' | 'logToFile' | 'netns'>,
   ) {}
 
   get address(): string {
@@ -125,8 +127,7 @@ export class ZooKeeperServer {
     await writeFile(join(c.dataDir, 'myid'), `${c.id}\n`);
     this.process = new ManagedProcess({
       name: `zk-${c.id}`,
-      command: 'java',
-      args: [
+      ...inNetns(this.opts.netns, 'java', [
         `-Xms32m`,
         `-Xmx${this.opts.heapMb}m`,
         '-XX:+UseSerialGC',
@@ -137,7 +138,7 @@ export class ZooKeeperServer {
         `${ZOOKEEPER_JAR}:${SLF4J_SIMPLE_JAR}`,
         MAIN_CLASS,
         cfgPath,
-      ],
+      ]),
       cwd: c.dataDir,
       ...(this.opts.onLine ? { onLine: this.opts.onLine } : {}),
       ...(this.opts.logToFile ? { logFile: join(c.dataDir, '..', `zk-${c.id}.log`) } : {}),
@@ -221,6 +222,7 @@ export class ZooKeeperEnsemble {
       logLevel: opts.logLevel ?? 'warn',
       onLine: opts.onLine,
       logToFile: opts.logToFile,
+      netns: opts.netns,
     };
     return new ZooKeeperEnsemble(configs.map((c) => new ZooKeeperServer(c, configs, serverOpts)));
   }

@@ -27,6 +27,15 @@ function partitionResponse(index: number, errorCode: number, errorMessage: strin
 /** Produce v6+: clients throttle themselves on throttle_time_ms (KIP-219). */
 const PRODUCE_KIP219_VERSION = 6;
 
+/**
+ * TEST ONLY — breaks the acks=all guarantee on purpose. With SAMSA_TEST_UNSAFE_ACK_BEFORE_HW=true in
+ * the broker's environment, the leader acknowledges acks=all writes as soon as they are in its own
+ * log, before the high watermark covers them (as acks=1 would). It exists so the chaos suite can prove
+ * that `samsa verify` catches lost acknowledged writes (test-e2e/chaos/broken-broker.chaos.test.ts).
+ * Never set it anywhere else.
+ */
+export const UNSAFE_ACK_BEFORE_HW = process.env['SAMSA_TEST_UNSAFE_ACK_BEFORE_HW'] === 'true';
+
 export const produceHandler: ApiHandler<0, BrokerServices> = {
   apiKey: 0,
   async handle(req, ctx, s) {
@@ -103,7 +112,7 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       };
       results.set(k, r);
       const partition = rm.getPartition(a.topic, a.partition);
-      if (acks === -1 && partition) {
+      if (acks === -1 && partition && !UNSAFE_ACK_BEFORE_HW) {
         const st: ProducePartitionStatus = {
           partition,
           requiredOffset: a.info.lastOffset + 1n,

@@ -1,3 +1,4 @@
+import { UNSAFE_ACK_BEFORE_HW } from '../handlers/produce.js';
 import type { Logger } from 'pino';
 import { ControllerChannelManager, KafkaController } from '@samsa/controller';
 import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker, type PartitionState } from '@samsa/protocol';
@@ -188,6 +189,7 @@ export class KafkaServer {
     this.clusterId = await kzk.getOrCreateClusterId();
     this.brokerId = cfg.brokerId >= 0 ? cfg.brokerId : await kzk.generateBrokerId(cfg.get('reserved.broker.max.id'));
     this.log.info({ brokerId: this.brokerId, clusterId: this.clusterId }, 'starting broker');
+    if (UNSAFE_ACK_BEFORE_HW) this.log.warn({ env: 'SAMSA_TEST_UNSAFE_ACK_BEFORE_HW' }, 'TEST ONLY: acks=all is acknowledged before the high watermark advances; acknowledged writes can be lost');
 
     // dynamic broker configs over the static ones (Kafka's DynamicBrokerConfig.initialize: read before logs load)
     const dyn = new DynamicBrokerConfig(cfg, this.brokerId);
@@ -449,17 +451,20 @@ export class KafkaServer {
   }
 
   private controlHandler(): ControlRequestHandler {
-    const checkEpochs = (controllerEpoch: number, brokerEpoch: bigint) => {
+    const checkEpochs = (request: string, controllerId: number, controllerEpoch: number, brokerEpoch: bigint) => {
       if (brokerEpoch >= 0n && brokerEpoch < this.brokerEpoch) {
+        this.scl.warn({ request, controllerId, brokerEpoch: String(brokerEpoch), currentBrokerEpoch: String(this.brokerEpoch) }, 'rejecting a control request for an older broker epoch (STALE_BROKER_EPOCH)');
         throw new KafkaError('STALE_BROKER_EPOCH', `request for broker epoch ${brokerEpoch}, current ${this.brokerEpoch}`);
       }
       if (controllerEpoch < this.metadata.controllerEpoch) {
+        // Kafka's "Ignoring ... request from controller X since its controller epoch is old": a zombie controller, fenced
+        this.scl.warn({ request, controllerId, controllerEpoch, latestControllerEpoch: this.metadata.controllerEpoch }, 'rejecting a control request from a controller with an old epoch (STALE_CONTROLLER_EPOCH)');
         throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${controllerEpoch} is older than ${this.metadata.controllerEpoch}`);
       }
     };
     return {
       updateMetadata: async (r) => {
-        checkEpochs(r.controllerEpoch, r.brokerEpoch);
+        checkEpochs('UpdateMetadata', r.controllerId, r.controllerEpoch, r.brokerEpoch);
         const deleted = this.metadata.update({
           controllerId: r.controllerId,
           controllerEpoch: r.controllerEpoch,
@@ -473,7 +478,7 @@ export class KafkaServer {
         return { errorCode: ErrorCode.NONE };
       },
       leaderAndIsr: async (r) => {
-        checkEpochs(r.controllerEpoch, r.brokerEpoch);
+        checkEpochs('LeaderAndIsr', r.controllerId, r.controllerEpoch, r.brokerEpoch);
         // Kafka's becomeLeaderOrFollower (ZooKeeper mode) applies a partition state only when its
         // leader epoch is newer than the one this broker has: a new controller re-sends every state
         // with an unchanged epoch (and the ISR/zkVersion it read at failover), which must not undo an
@@ -493,7 +498,7 @@ export class KafkaServer {
         };
       },
       stopReplica: async (r) => {
-        checkEpochs(r.controllerEpoch, r.brokerEpoch);
+        checkEpochs('StopReplica', r.controllerId, r.controllerEpoch, r.brokerEpoch);
         return this.replicaManager!.stopReplicas(r);
       },
       controlledShutdown: async (r) => {

@@ -112,6 +112,10 @@ async function foreground(
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGHUP', () => shutdown('SIGHUP'));
+  // samsa chaos: start again whatever it killed
+  process.on('SIGUSR2', () => {
+    if (!stopping) lc.heal().catch((err: unknown) => say(`restart failed: ${(err as Error).message}`));
+  });
   const state = await lc.start();
   say(`local cluster up — zookeeper.connect=${state.zookeeper.connect}`);
   if (state.brokers.length > 0) say(`bootstrap servers: ${state.bootstrap}`);

@@ -20,6 +20,7 @@ export class ProducerMetadata {
   private updatedAt = 0;
   private stale = false;
   private inflight: Promise<void> | undefined;
+  private suspect: number | undefined;
 
   constructor(
     private readonly cluster: Cluster,
@@ -35,8 +36,14 @@ export class ProducerMetadata {
     return this.topics.get(topic)?.partitions[partition]?.leader ?? -1;
   }
 
-  requestUpdate(): void {
+  /**
+   * Asks for a refresh; `failedNode` is the broker whose answer (an error, a timeout) prompted it:
+   * the refresh then asks another broker when there is one, since a leader that lost its partitions
+   * without knowing (cut off from ZooKeeper: the controller no longer updates it) still claims them.
+   */
+  requestUpdate(failedNode?: number): void {
     this.stale = true;
+    if (failedNode !== undefined) this.suspect = failedNode;
   }
 
   get needsUpdate(): boolean {
@@ -53,8 +60,14 @@ export class ProducerMetadata {
   private async fetch(): Promise<void> {
     const names = [...this.wanted];
     this.stale = false;
+    const suspect = this.suspect;
+    this.suspect = undefined;
     try {
-      const conn = await this.cluster.anyConnection();
+      const others = (this.cluster.metadata?.brokers ?? []).filter((b) => b.nodeId !== suspect);
+      const conn =
+        suspect !== undefined && others.length > 0
+          ? await this.cluster.connectionTo(others[Math.floor(Math.random() * others.length)]!.nodeId).catch(() => this.cluster.anyConnection())
+          : await this.cluster.anyConnection();
       const res = await conn.send(API_KEYS.Metadata, () => ({
         topics: names.map((name) => ({ name, topicId: ZERO_UUID })),
         allowAutoTopicCreation: true,
@@ -63,10 +76,23 @@ export class ProducerMetadata {
       }));
       for (const t of res.topics) {
         if (t.name === null) continue;
+        const known = this.topics.get(t.name);
+        let older = false;
         const partitions = [...t.partitions]
           .sort((a, b) => a.partitionIndex - b.partitionIndex)
-          .map((p) => ({ partition: p.partitionIndex, leader: p.errorCode === ErrorCode.LEADER_NOT_AVAILABLE ? -1 : p.leaderId, leaderEpoch: p.leaderEpoch }));
+          .map((p) => {
+            const fresh = { partition: p.partitionIndex, leader: p.errorCode === ErrorCode.LEADER_NOT_AVAILABLE ? -1 : p.leaderId, leaderEpoch: p.leaderEpoch };
+            // KIP-320: a broker with stale metadata (e.g. a leader cut off from ZooKeeper, which the
+            // controller no longer updates) must not take us back to an older leader epoch
+            const cached = known?.partitions[p.partitionIndex];
+            if (cached && cached.leaderEpoch >= 0 && fresh.leaderEpoch >= 0 && fresh.leaderEpoch < cached.leaderEpoch) {
+              older = true;
+              return cached;
+            }
+            return fresh;
+          });
         this.topics.set(t.name, { partitions, errorCode: t.errorCode });
+        if (older) this.log.debug({ topic: t.name }, 'metadata with an older leader epoch ignored');
         if (t.errorCode !== 0 || partitions.some((p) => p.leader < 0)) this.stale = true;
       }
       // brokers the cluster does not know yet get picked up by its own refresh

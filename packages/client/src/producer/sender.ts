@@ -199,11 +199,11 @@ export class Sender {
       })
       .catch((err: unknown) => {
         // the whole request failed: lost connection, timeout, unknown broker
-        this.metadata.requestUpdate();
+        this.metadata.requestUpdate(node);
         const e = err instanceof Error ? err : new Error(String(err));
         const code = err instanceof KafkaError ? err.code : ErrorCode.NETWORK_EXCEPTION;
         this.log.debug({ node, err: e.message }, 'produce request failed');
-        for (const b of batches) this.handleError(b, code, e);
+        for (const b of batches) this.handleError(b, code, e, node);
       })
       .finally(done);
   }
@@ -222,14 +222,14 @@ export class Sender {
         this.finish(b, () => b.complete(p.baseOffset, Number(p.logAppendTimeMs)), true);
         continue;
       }
-      this.handleError(b, p.errorCode, new KafkaError(p.errorCode, p.errorMessage ?? `${errorName(p.errorCode)} producing to ${b.topic}-${b.partition}`));
+      this.handleError(b, p.errorCode, new KafkaError(p.errorCode, p.errorMessage ?? `${errorName(p.errorCode)} producing to ${b.topic}-${b.partition}`), node);
     }
   }
 
-  private handleError(b: ProducerBatch, code: number, err: Error): void {
+  private handleError(b: ProducerBatch, code: number, err: Error, node?: number): void {
     const idem = this.idempotence;
     const now = Date.now();
-    if (STALE_METADATA_ERRORS.has(code)) this.metadata.requestUpdate();
+    if (STALE_METADATA_ERRORS.has(code)) this.metadata.requestUpdate(node);
     let retry = isRetriable(code) || code === ErrorCode.NETWORK_EXCEPTION;
     if (idem && b.hasSequence) {
       if (code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) {

@@ -1,0 +1,54 @@
+/**
+ * `samsa verify` as a user runs it: against a real cluster, it creates the topic (RF=3,
+ * min.insync.replicas=2), produces a message count, reads it back, compares the replicas' log
+ * files (--log-dirs), prints the summary table and exits 0.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SAMSA_BIN } from '@samsa/local-cluster';
+import { TestCluster } from '../harness.js';
+import { describeChaos } from './scenario.js';
+
+function samsa(args: string[], timeoutMs = 240_000): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [SAMSA_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    p.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.on('error', reject);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describeChaos(
+  'chaos – samsa verify',
+  () => {
+    let c: TestCluster;
+    beforeAll(async () => {
+      c = await TestCluster.start({ brokers: 3 });
+    });
+    afterAll(async () => {
+      await c?.stop();
+    });
+
+    it('chaos – samsa verify writes, reads back, compares replicas and exits 0 with 0 violations', async () => {
+      const logDirs = Object.entries(c.logDirs())
+        .map(([id, d]) => `${id}=${d}`)
+        .join(',');
+      const r = await samsa(['verify', '--bootstrap-server', c.bootstrap, '--topic', 'verify-cli', '--messages', '3000', '--rate', '0', '--compression', 'gzip', '--log-dirs', logDirs]);
+      process.stdout.write(r.out);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('Created topic verify-cli (partitions 3, replication factor 3, min.insync.replicas 2).');
+      expect(r.out).toMatch(/acknowledged\s+3000\n/);
+      expect(r.out).toMatch(/consumed\s+3000\n/);
+      expect(r.out).toMatch(/lost\s+0\n/);
+      expect(r.out).toMatch(/divergent partitions\s+0\n/);
+      expect(r.out).toContain('OK: 0 violations');
+    });
+  },
+  { processesOnly: 'reads the brokers log files' },
+);
