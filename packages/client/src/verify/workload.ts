@@ -108,6 +108,8 @@ export function startWorkload(o: WorkloadOptions): Workload {
   const idempotent = o.idempotent ?? true;
   const acks = o.acks ?? -1;
   const compression = o.compression ?? 'none';
+  // Kafka: idempotence needs acks=all
+  const effectiveIdempotence = idempotent && acks === -1;
   const rate = o.messagesPerSec ?? 500;
   const maxOutstanding = o.maxOutstanding ?? 200;
   const runId = o.runId ?? randomBytes(4).toString('hex');
@@ -137,10 +139,10 @@ export function startWorkload(o: WorkloadOptions): Workload {
         'bootstrap.servers': o.bootstrap,
         'client.id': `samsa-verify-${runId}-${i}`,
         acks,
-        'enable.idempotence': idempotent && acks === -1,
+        'enable.idempotence': effectiveIdempotence,
         'compression.type': compression,
         'linger.ms': 5,
-        'max.in.flight.requests.per.connection': idempotent ? 5 : 1,
+        'max.in.flight.requests.per.connection': effectiveIdempotence ? 5 : 1,
         'delivery.timeout.ms': 120_000,
         'request.timeout.ms': 30_000,
         'value.serializer': { serialize: (_t: string, v: string | null) => (v === null ? null : Buffer.from(v, 'utf8')) },
@@ -217,7 +219,7 @@ export function startWorkload(o: WorkloadOptions): Workload {
         const snapshot: WorkloadResult = {
           topic: o.topic,
           runId,
-          idempotent: idempotent && acks === -1,
+          idempotent: effectiveIdempotence,
           acks,
           compression,
           producers: n,
