@@ -74,7 +74,7 @@ export class RecordAccumulator {
     const last = q.batches[q.batches.length - 1];
     if (last && !last.bytes && last.tryAppend(timestamp, key, value, headers, thunk)) {
       if (last.full) this.onReady();
-      return { batch: last, newBatch: false };
+      return last.appended;
     }
     if (last && !last.bytes) this.onReady(); // it just became full
     if (abortOnNewBatch) return { abortForNewBatch: true };
