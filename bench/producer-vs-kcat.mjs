@@ -1,5 +1,6 @@
 // producer-vs-kcat: `samsa producer-perf-test` (our @samsa/client Producer) against `kcat -P`
-// (librdkafka) on the same topic of one Samsa broker in the same run, 1 KiB records, acks=all.
+// (librdkafka) on the same topic in the same run, 1 KiB records, acks=all; one broker and one
+// partition by default (--brokers 3 --partitions 3: RF=3, as test-e2e/producer.test.ts).
 // Each round runs kcat once and samsa once (order alternating, so neither always runs on the
 // other's leftovers); the figure is the median of samsa's rounds over the median of kcat's.
 //   kcat:  `kcat -P -b <broker> -t <topic> -X acks=all` reading <records> lines of 1024 bytes + '\n'
@@ -16,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMSA_BIN } from '@samsa/local-cluster';
 import { onCleanup } from './lib/cleanup.mjs';
-import { startSingleBroker } from './lib/cluster.mjs';
+import { startCluster } from './lib/cluster.mjs';
 import { formatProfile, summarizeProfile } from './lib/cpuprofile.mjs';
 import { log, median, round } from './lib/report.mjs';
 import { REPO_ROOT } from './lib/script.mjs';
@@ -29,6 +30,8 @@ export const defaults = {
   records: 200_000,
   recordSize: 1024,
   partitions: 1,
+  /** Brokers; the topic's replication factor is min(brokers, 3), leaders spread over them. */
+  brokers: 1,
   warmupRecords: 20_000,
   /** Extra producer properties for samsa's default-config runs, space-separated. */
   samsaProps: '',
@@ -101,11 +104,13 @@ async function runSamsa(bootstrap, topic, o, nodeFlags = []) {
 
 export async function run(opts, report) {
   const o = { ...defaults, ...opts };
-  const cluster = await startSingleBroker({ log });
+  const cluster = await startCluster({ brokers: o.brokers, log });
   // (cluster.stop() below; cleanup also stops it on failure)
   const topic = 'bench-kcat';
-  await cluster.createTopic(topic, o.partitions);
-  const bootstrap = `${cluster.host}:${cluster.port}`;
+  const rf = Math.min(o.brokers, 3);
+  const assignment = new Map(Array.from({ length: o.partitions }, (_, p) => [p, Array.from({ length: rf }, (_, i) => (p + i) % o.brokers)]));
+  await cluster.createTopic(topic, assignment, {}, { fullIsr: true });
+  const bootstrap = cluster.ports.map((port) => `${cluster.host}:${port}`).join(',');
   const dir = join(tmpdir(), `samsa-bench-kcat-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   onCleanup('remove kcat input', () => rmSync(dir, { recursive: true, force: true }));
@@ -175,7 +180,7 @@ export async function run(opts, report) {
       digits: 0,
       reference: { name: 'producer-vs-kcat.kcat', value: kcatRps, unit: 'records/s' },
       ratio,
-      text: `${Math.round(ratio * 100)}% of kcat's ${Math.round(kcatRps)} records/s with ${what}; by round: ${list.map((x, i) => pct(x.recordsPerSec, kcat[i].recordsPerSec)).join(', ')}; ${o.records} x ${o.recordSize} B, acks=all, load ${loadAfter}`,
+      text: `${Math.round(ratio * 100)}% of kcat's ${Math.round(kcatRps)} records/s with ${what}; by round: ${list.map((x, i) => pct(x.recordsPerSec, kcat[i].recordsPerSec)).join(', ')}; ${o.records} x ${o.recordSize} B, acks=all, ${o.brokers} broker(s), ${o.partitions} partition(s) RF=${rf}, load ${loadAfter}`,
       runs: list.map((x) => ({ recordsPerSec: Math.round(x.recordsPerSec), seconds: round(x.seconds, 2), summary: x.summary })),
       ...(name.endsWith('matched') && profile ? { profiled: true, profile } : {}),
     });
