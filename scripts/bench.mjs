@@ -15,6 +15,7 @@ const BENCHMARKS = {
   'produce-single': () => import('../bench/produce-single.mjs'),
   'produce-rf3': () => import('../bench/produce-rf3.mjs'),
   'peer-nats': () => import('../bench/peer-nats.mjs'),
+  'producer-vs-kcat': () => import('../bench/producer-vs-kcat.mjs'),
 };
 
 function parseArgs(argv) {

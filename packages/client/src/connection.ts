@@ -6,6 +6,7 @@ import {
   ProtocolDecodeError,
   decodeResponse,
   encodeRequest,
+  encodeRequestChunks,
   errorName,
   getApi,
   type ApiKey,
@@ -56,6 +57,11 @@ export interface RequestOptions {
   maxVersion?: number;
   /** Per-request timeout; on expiry the request fails and the connection is closed. */
   timeoutMs?: number;
+  /**
+   * Buffers of the body (Produce records) to write by reference instead of copying them into the
+   * frame; they must stay unchanged until the request is answered.
+   */
+  byReference?: readonly Buffer[];
 }
 
 export interface Response<K extends ApiKey> {
@@ -235,7 +241,7 @@ export class Connection {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.enqueue(apiKey, version, b, opts.timeoutMs, (frame) => {
+    return this.enqueue(apiKey, version, b, opts.timeoutMs, opts.byReference, (frame) => {
       const r = decodeResponse(apiKey, version, frame);
       return { version, header: r.header, body: r.body };
     });
@@ -283,13 +289,16 @@ export class Connection {
     return new ConnectionError(this.address, `Cannot send ${apiName}: ${cause?.message ?? `connection to ${this.describe()} is closed`}`, { cause });
   }
 
-  private enqueue<T>(apiKey: number, version: number, body: unknown, timeoutMs: number | undefined, decode: (frame: Buffer) => T): Promise<T> {
+  private enqueue<T>(apiKey: number, version: number, body: unknown, timeoutMs: number | undefined, byReference: readonly Buffer[] | undefined, decode: (frame: Buffer) => T): Promise<T> {
     const apiName = getApi(apiKey)?.name ?? `api key ${apiKey}`;
     if (this.closedError) return Promise.reject(this.closedFor(apiName));
     const correlationId = this.nextCorrelationId;
-    let frame: Buffer;
+    let frame: Buffer | Buffer[];
     try {
-      frame = encodeRequest(apiKey as ApiKey, version, correlationId, this.clientId, body as never);
+      frame =
+        byReference && byReference.length > 0
+          ? encodeRequestChunks(apiKey as ApiKey, version, correlationId, this.clientId, body as never, byReference)
+          : encodeRequest(apiKey as ApiKey, version, correlationId, this.clientId, body as never);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -308,7 +317,14 @@ export class Connection {
         timer,
       });
       this.log.trace({ api: apiName, version, correlationId }, 'request');
-      this.socket.write(frame);
+      if (Array.isArray(frame)) {
+        // one vectored write for header and records
+        this.socket.cork();
+        for (const c of frame) this.socket.write(c);
+        this.socket.uncork();
+      } else {
+        this.socket.write(frame);
+      }
     });
   }
 
@@ -406,7 +422,7 @@ export class Connection {
     };
     for (;;) {
       const v = version;
-      const res = await this.enqueue(API_VERSIONS, v, body, undefined, (frame) => decodeApiVersionsFrame(frame, v));
+      const res = await this.enqueue(API_VERSIONS, v, body, undefined, undefined, (frame) => decodeApiVersionsFrame(frame, v));
       if (res.errorCode === ErrorCode.NONE) {
         for (const k of res.apiKeys) this.brokerVersions.set(k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion });
         this.apiVersionsVersionUsed = v;

@@ -114,6 +114,30 @@ export function encodeResponseChunks<K extends ApiKey>(
   return chunks;
 }
 
+/**
+ * Like `encodeRequest`, but `byReference` buffers found in the body (Produce records) are not
+ * copied: the frame comes back as chunks to write in order (the size prefix counts them all).
+ */
+export function encodeRequestChunks<K extends ApiKey>(
+  apiKey: K,
+  apiVersion: number,
+  correlationId: number,
+  clientId: string | null,
+  body: ApiRequestMap[K],
+  byReference: Iterable<Buffer>,
+): Buffer[] {
+  const api = lookup(apiKey, apiVersion);
+  const w = new Writer(512);
+  for (const b of byReference) w.byReference(b);
+  w.writeInt32(0);
+  writeRequestHeader(w, requestHeaderVersion(apiKey, apiVersion, isFlexibleVersion(api, apiVersion)), { apiKey, apiVersion, correlationId, clientId });
+  (api as ApiEntry<K>).writeRequest(w, apiVersion, body);
+  const total = w.totalLength;
+  const chunks = w.finishChunks();
+  chunks[0]!.writeInt32BE(total - 4, 0);
+  return chunks;
+}
+
 /** Encodes a request frame, 4-byte size prefix included (client side; used by tests and tools). */
 export function encodeRequest<K extends ApiKey>(
   apiKey: K,

@@ -4,7 +4,7 @@ import { RecordAccumulator } from './accumulator.js';
 import type { RecordThunk } from './batch.js';
 import { BufferPool } from './buffer-pool.js';
 
-const thunk = (): RecordThunk => ({ resolve: () => undefined, reject: () => undefined, timestamp: 1000, keySize: -1, valueSize: 10 });
+const thunk = (): RecordThunk => ({ resolve: () => undefined, reject: () => undefined, callback: null, timestamp: 1000, keySize: -1, valueSize: 10 });
 const opts = { batchSize: 1024, lingerMs: 50, bufferMemory: 4096, compression: 0 as const, maxBlockMs: 100 };
 
 describe('RecordAccumulator', () => {

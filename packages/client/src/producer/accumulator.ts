@@ -28,6 +28,7 @@ export type AppendResult = { batch: ProducerBatch; newBatch: boolean } | { abort
 export class RecordAccumulator {
   readonly pool: BufferPool;
   private readonly queues = new Map<string, PartitionQueue>();
+  private readonly byTopic = new Map<string, PartitionQueue[]>();
   private flushes = 0;
   closing = false;
   /** Called when a batch became sendable (full or new batch): the sender should run. */
@@ -38,11 +39,14 @@ export class RecordAccumulator {
   }
 
   queue(topic: string, partition: number): PartitionQueue {
-    const k = `${topic}\u0000${partition}`;
-    let q = this.queues.get(k);
+    // by topic, then partition index: no key string built per record
+    let forTopic = this.byTopic.get(topic);
+    if (!forTopic) this.byTopic.set(topic, (forTopic = []));
+    let q = forTopic[partition];
     if (!q) {
       q = { topic, partition, batches: [] };
-      this.queues.set(k, q);
+      forTopic[partition] = q;
+      this.queues.set(`${topic}\u0000${partition}`, q);
     }
     return q;
   }
@@ -70,7 +74,7 @@ export class RecordAccumulator {
     const last = q.batches[q.batches.length - 1];
     if (last && !last.bytes && last.tryAppend(timestamp, key, value, headers, thunk)) {
       if (last.full) this.onReady();
-      return { batch: last, newBatch: false };
+      return last.appended;
     }
     if (last && !last.bytes) this.onReady(); // it just became full
     if (abortOnNewBatch) return { abortForNewBatch: true };

@@ -26,7 +26,7 @@ import {
   computeBatchCrc,
   type CompressionType,
 } from '@samsa/protocol';
-import type { RecordMetadata } from './types.js';
+import type { RecordMetadata, SendCallback } from './types.js';
 
 export interface RecordHeaderBytes {
   key: Buffer;
@@ -36,6 +36,8 @@ export interface RecordHeaderBytes {
 export interface RecordThunk {
   resolve: (m: RecordMetadata) => void;
   reject: (e: Error) => void;
+  /** send(record, callback): called instead of resolve / reject (no closures per record). */
+  callback: SendCallback | null;
   timestamp: number;
   keySize: number;
   valueSize: number;
@@ -103,6 +105,8 @@ export class ProducerBatch {
   baseSequence = -1;
   /** Completed (acknowledged, failed or expired). */
   done = false;
+  /** The accumulator's answer for appends to this batch (one object per batch, not per record). */
+  readonly appended: { batch: ProducerBatch; newBatch: false } = { batch: this, newBatch: false };
 
   constructor(
     readonly topic: string,
@@ -219,23 +223,31 @@ export class ProducerBatch {
     const n = this.thunks.length;
     for (let i = 0; i < n; i++) {
       const t = this.thunks[i]!;
-      t.resolve({
+      const m: RecordMetadata = {
         topic: this.topic,
         partition: this.partition,
-        offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
+        offset: baseOffset < 0n ? -1n : baseOffset + (i < SMALL_BIGINTS.length ? SMALL_BIGINTS[i]! : BigInt(i)),
         timestamp: logAppendTime >= 0 ? logAppendTime : t.timestamp,
         serializedKeySize: t.keySize,
         serializedValueSize: t.valueSize,
-      });
+      };
+      if (t.callback) t.callback(null, m);
+      else t.resolve(m);
     }
   }
 
   fail(err: Error): void {
     if (this.done) return;
     this.done = true;
-    for (const t of this.thunks) t.reject(err);
+    for (const t of this.thunks) {
+      if (t.callback) t.callback(err, null);
+      else t.reject(err);
+    }
   }
 }
+
+/** BigInt(i) for offset deltas, made once. */
+const SMALL_BIGINTS: readonly bigint[] = Array.from({ length: 4096 }, (_, i) => BigInt(i));
 
 /** The record body length for a record whose total size (with length prefix) is `size`. */
 function bodyLen(size: number): number {

@@ -18,10 +18,17 @@ import { createPartitioner, type Partitioner } from './partitioner.js';
 import { Sender } from './sender.js';
 import { bufferSerializer, type Serializer } from './serializers.js';
 import { IdempotenceManager } from './transaction-manager/idempotence.js';
-import type { ProducerRecord, RecordMetadata, TopicPartitionInfo } from './types.js';
+import type { ProducerRecord, RecordMetadata, SendCallback, TopicPartitionInfo } from './types.js';
 
 const COMPRESSION = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD } as const;
 const RECORD_BATCH_OVERHEAD = 61;
+
+const NOOP = (): void => undefined;
+
+function failRecord(callback: SendCallback | null, reject: (e: Error) => void, err: Error): void {
+  if (callback) callback(err, null);
+  else reject(err);
+}
 
 export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   readonly config: ProducerConfig;
@@ -86,8 +93,15 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     return this.metadata.waitOnMetadata(topic, this.config.maxBlockMs, this.config.retryBackoffMs);
   }
 
-  /** Sends a record; resolves with its metadata once acknowledged according to `acks`. */
-  send(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
+  /**
+   * Sends a record; resolves with its metadata once acknowledged according to `acks`. With a
+   * `callback` (Kafka's send(record, callback)) nothing is returned and the callback gets
+   * (null, metadata) or (error, null): no promise per record, for senders of many records.
+   */
+  send(record: ProducerRecord<K, V>): Promise<RecordMetadata>;
+  send(record: ProducerRecord<K, V>, callback: SendCallback): void;
+  send(record: ProducerRecord<K, V>, callback?: SendCallback): Promise<RecordMetadata> | void {
+    if (callback) return this.sendWithCallback(record, callback);
     if (this.closed) return Promise.reject(new KafkaError('UNKNOWN_SERVER_ERROR', 'Cannot perform operation after producer has been closed'));
     const r = this.interceptors.empty ? record : this.interceptors.onSend(record);
     const p = this.doSend(r);
@@ -102,6 +116,19 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         throw err;
       },
     );
+  }
+
+  private sendWithCallback(record: ProducerRecord<K, V>, callback: SendCallback): void {
+    const known = this.closed || !this.interceptors.empty || this.waitingSends ? undefined : this.metadata.get(record.topic);
+    if (!known || known.partitions.length === 0) {
+      // the general path (closed, interceptors, metadata to wait for), settled into the callback
+      this.send(record).then(
+        (m) => callback(null, m),
+        (err: Error) => callback(err, null),
+      );
+      return;
+    }
+    this.appendRecord(record, known.partitions, NOOP, NOOP, callback);
   }
 
   private doSend(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
@@ -126,6 +153,20 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   }
 
   private sendWithPartitions(record: ProducerRecord<K, V>, partitions: readonly TopicPartitionInfo[]): Promise<RecordMetadata> {
+    return new Promise<RecordMetadata>((resolve, reject) => this.appendRecord(record, partitions, resolve, reject, null));
+  }
+
+  /**
+   * Serializes, partitions and appends a record; `callback`, when given, else `resolve` / `reject`
+   * settle it (exactly one, once).
+   */
+  private appendRecord(
+    record: ProducerRecord<K, V>,
+    partitions: readonly TopicPartitionInfo[],
+    resolve: (m: RecordMetadata) => void,
+    reject: (e: Error) => void,
+    callback: SendCallback | null,
+  ): void {
     const { topic } = record;
     let key: Buffer | null;
     let value: Buffer | null;
@@ -137,46 +178,59 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         headers = record.headers.map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: h.value === null ? null : typeof h.value === 'string' ? Buffer.from(h.value, 'utf8') : h.value }));
       }
     } catch (err) {
-      return Promise.reject(new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }));
+      return failRecord(callback, reject, new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }));
     }
     const size = RECORD_BATCH_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0) + 32;
     if (size > this.config.maxRequestSize) {
-      return Promise.reject(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`));
+      return failRecord(callback, reject, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`));
     }
     if (size > this.config.bufferMemory) {
-      return Promise.reject(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`));
+      return failRecord(callback, reject, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`));
     }
     let partition: number;
     const explicit = record.partition !== undefined && record.partition !== null;
     if (explicit) {
       partition = record.partition!;
       if (partition < 0 || partition >= partitions.length) {
-        return Promise.reject(new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`));
+        return failRecord(callback, reject, new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`));
       }
     } else {
       partition = this.partitioner.partition(topic, key, partitions);
     }
     const timestamp = record.timestamp ?? Date.now();
-    return new Promise<RecordMetadata>((resolve, reject) => {
-      const thunk: RecordThunk = { resolve, reject, timestamp, keySize: key?.length ?? -1, valueSize: value?.length ?? -1 };
-      const sticky = !explicit && this.partitioner.onNewBatch !== undefined;
-      const onAppended = (res: AppendResult) => {
-        if ('abortForNewBatch' in res) {
-          // the sticky partition's batch is full: pick another partition, then append there
-          this.partitioner.onNewBatch!(topic, partitions, partition);
-          partition = this.partitioner.partition(topic, key, partitions);
-          const again = this.accumulator.append(topic, partition, timestamp, key, value, headers, thunk, false);
-          if (again instanceof Promise) again.catch(reject);
-        }
-      };
-      try {
-        const res = this.accumulator.append(topic, partition, timestamp, key, value, headers, thunk, sticky);
-        if (res instanceof Promise) res.then(onAppended).catch(reject);
-        else onAppended(res);
-      } catch (err) {
-        reject(err as Error);
-      }
-    });
+    const thunk: RecordThunk = { resolve, reject, callback, timestamp, keySize: key?.length ?? -1, valueSize: value?.length ?? -1 };
+    const sticky = !explicit && this.partitioner.onNewBatch !== undefined;
+    try {
+      const res = this.accumulator.append(topic, partition, timestamp, key, value, headers, thunk, sticky);
+      // the usual case, appended to an open batch, allocates nothing more
+      if (res instanceof Promise || 'abortForNewBatch' in res) this.continueAppend(res, topic, partitions, partition, key, value, headers, thunk);
+    } catch (err) {
+      failRecord(callback, reject, err as Error);
+    }
+  }
+
+  /** After waiting for buffer memory, or when the sticky partition's batch is full. */
+  private continueAppend(
+    res: AppendResult | Promise<AppendResult>,
+    topic: string,
+    partitions: readonly TopicPartitionInfo[],
+    partition: number,
+    key: Buffer | null,
+    value: Buffer | null,
+    headers: RecordHeaderBytes[] | null,
+    thunk: RecordThunk,
+  ): void {
+    const fail = (err: Error): void => failRecord(thunk.callback, thunk.reject, err);
+    const onAppended = (r: AppendResult): void => {
+      if (!('abortForNewBatch' in r)) return;
+      // the sticky partition's batch is full: pick another partition, then append there
+      this.partitioner.onNewBatch!(topic, partitions, partition);
+      const next = this.partitioner.partition(topic, key, partitions);
+      const again = this.accumulator.append(topic, next, thunk.timestamp, key, value, headers, thunk, false);
+      if (again instanceof Promise) again.catch(fail);
+    };
+    if (res instanceof Promise) res.then(onAppended).catch(fail);
+    else onAppended(res);
   }
 
   /** Sends everything buffered and waits until every record sent so far is acknowledged or failed. */

@@ -194,7 +194,9 @@ export class Sender {
           for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
           return;
         }
-        const res = await conn.send(API_KEYS.Produce, body, opts);
+        // the sealed batches go out by reference (no copy into the frame): they stay untouched
+        // until the response, and go back to the pool only after it
+        const res = await conn.send(API_KEYS.Produce, body, { ...opts, byReference: batches.map((b) => b.bytes!) });
         this.handleResponse(node, batches, res);
       })
       .catch((err: unknown) => {

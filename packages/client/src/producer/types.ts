@@ -31,3 +31,6 @@ export interface TopicPartitionInfo {
   leader: number;
   leaderEpoch: number;
 }
+
+/** Kafka's producer Callback: (null, metadata) once acknowledged, (error, null) when the record failed. */
+export type SendCallback = (error: Error | null, metadata: RecordMetadata | null) => void;
