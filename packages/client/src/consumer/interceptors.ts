@@ -1,4 +1,5 @@
 import type { ConsumerRecord, OffsetAndMetadata, TopicPartition } from './types.js';
+import { InterceptorChainBase } from '../interceptor-chain.js';
 
 /**
  * Kafka's ConsumerInterceptor: `onConsume` sees the records poll() is about to return (it may
@@ -11,46 +12,12 @@ export interface ConsumerInterceptor<K, V> {
   close?(): void;
 }
 
-export class ConsumerInterceptorChain<K, V> {
-  constructor(
-    private readonly interceptors: readonly ConsumerInterceptor<K, V>[],
-    private readonly onError: (err: unknown, phase: string) => void,
-  ) {}
-
-  get empty(): boolean {
-    return this.interceptors.length === 0;
-  }
-
+export class ConsumerInterceptorChain<K, V> extends InterceptorChainBase<ConsumerInterceptor<K, V>> {
   onConsume(records: ConsumerRecord<K, V>[]): ConsumerRecord<K, V>[] {
-    let r = records;
-    for (const i of this.interceptors) {
-      if (!i.onConsume) continue;
-      try {
-        r = i.onConsume(r);
-      } catch (err) {
-        this.onError(err, 'onConsume');
-      }
-    }
-    return r;
+    return this.pipe(records, 'onConsume', (i, r) => (i.onConsume ? i.onConsume(r) : r));
   }
 
   onCommit(offsets: Map<TopicPartition, OffsetAndMetadata>): void {
-    for (const i of this.interceptors) {
-      try {
-        i.onCommit?.(offsets);
-      } catch (err) {
-        this.onError(err, 'onCommit');
-      }
-    }
-  }
-
-  close(): void {
-    for (const i of this.interceptors) {
-      try {
-        i.close?.();
-      } catch (err) {
-        this.onError(err, 'close');
-      }
-    }
+    this.each('onCommit', (i) => i.onCommit?.(offsets));
   }
 }

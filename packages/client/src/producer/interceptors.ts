@@ -1,4 +1,5 @@
 import type { ProducerRecord, RecordMetadata } from './types.js';
+import { InterceptorChainBase } from '../interceptor-chain.js';
 
 /**
  * Kafka's ProducerInterceptor: `onSend` runs before the key and value are serialized and the
@@ -12,46 +13,12 @@ export interface ProducerInterceptor<K, V> {
   close?(): void;
 }
 
-export class InterceptorChain<K, V> {
-  constructor(
-    private readonly interceptors: readonly ProducerInterceptor<K, V>[],
-    private readonly onError: (err: unknown, phase: string) => void,
-  ) {}
-
-  get empty(): boolean {
-    return this.interceptors.length === 0;
-  }
-
+export class InterceptorChain<K, V> extends InterceptorChainBase<ProducerInterceptor<K, V>> {
   onSend(record: ProducerRecord<K, V>): ProducerRecord<K, V> {
-    let r = record;
-    for (const i of this.interceptors) {
-      if (!i.onSend) continue;
-      try {
-        r = i.onSend(r);
-      } catch (err) {
-        this.onError(err, 'onSend');
-      }
-    }
-    return r;
+    return this.pipe(record, 'onSend', (i, r) => (i.onSend ? i.onSend(r) : r));
   }
 
   onAcknowledgement(metadata: RecordMetadata | null, error: Error | null): void {
-    for (const i of this.interceptors) {
-      try {
-        i.onAcknowledgement?.(metadata, error);
-      } catch (err) {
-        this.onError(err, 'onAcknowledgement');
-      }
-    }
-  }
-
-  close(): void {
-    for (const i of this.interceptors) {
-      try {
-        i.close?.();
-      } catch (err) {
-        this.onError(err, 'close');
-      }
-    }
+    this.each('onAcknowledgement', (i) => i.onAcknowledgement?.(metadata, error));
   }
 }
