@@ -100,19 +100,41 @@ export class Sender {
       if (idem.totalInFlight === 0 && !this.initializing) this.initProducerId();
       return;
     }
+    // Like the Java sender's loop (a drain, then a poll with no wait while more is ready): drain
+    // again while a round sent something, so a node gets up to max.in.flight requests at once
+    // rather than one per turn of the event loop.
     let nextCheck = Infinity;
+    for (let sent = true; sent; ) {
+      sent = false;
+      nextCheck = Infinity;
+      for (const [node, chosen] of this.drain(now, idem, (t) => (nextCheck = Math.min(nextCheck, t)))) {
+        this.send(node, chosen);
+        sent = true;
+      }
+    }
+    if (nextCheck < Infinity) this.wakeupAt(Math.max(1, nextCheck));
+    if (this.idle) this.onIdle();
+  }
+
+  /**
+   * One drain: for each node with room for another request, its sendable partitions' first batches
+   * (one per partition, up to max.request.size), taken off their queues and given sequences.
+   * `later(ms)` is told when a batch becomes sendable by time.
+   */
+  private drain(now: number, idem: IdempotenceManager | undefined, later: (ms: number) => void): Array<[number, ProducerBatch[]]> {
+    const out: Array<[number, ProducerBatch[]]> = [];
     const perNode = new Map<number, ProducerBatch[]>();
     for (const q of this.accumulator.allQueues()) {
       const batch = q.batches[0];
       if (!batch) continue;
       if (!this.accumulator.isSendable(q, batch, now)) {
-        nextCheck = Math.min(nextCheck, this.accumulator.waitTime(batch, now));
+        later(this.accumulator.waitTime(batch, now));
         continue;
       }
       const leader = this.metadata.leaderFor(q.topic, q.partition);
       if (leader < 0) {
         this.metadata.requestUpdate();
-        nextCheck = Math.min(nextCheck, this.cfg.retryBackoffMs);
+        later(this.cfg.retryBackoffMs);
         continue;
       }
       if (idem) {
@@ -148,10 +170,9 @@ export class Sender {
         b.attempts++;
         b.lastAttemptMs = now;
       }
-      this.send(node, chosen);
+      out.push([node, chosen]);
     }
-    if (nextCheck < Infinity) this.wakeupAt(Math.max(1, nextCheck));
-    if (this.idle) this.onIdle();
+    return out;
   }
 
   private initProducerId(): void {
