@@ -75,6 +75,8 @@ export class Cluster {
   private readonly retryBackoffMaxMs: number;
   private readonly metadataMaxAgeMs: number;
   private readonly nodeConns = new Map<number, Promise<Connection>>();
+  /** The same connections once open (readyConnection: no promise to wait on). */
+  private readonly readyConns = new Map<number, Connection>();
   private readonly live = new Set<Connection>();
   private bootstrapConn: Promise<Connection> | undefined;
   private meta: ClusterMetadata | undefined;
@@ -180,8 +182,24 @@ export class Cluster {
     const drop = () => {
       if (this.nodeConns.get(nodeId) === p) this.nodeConns.delete(nodeId);
     };
-    p.then((c) => c.onClose(drop), drop);
+    p.then((c) => {
+      this.readyConns.set(nodeId, c);
+      c.onClose(() => {
+        if (this.readyConns.get(nodeId) === c) this.readyConns.delete(nodeId);
+        drop();
+      });
+    }, drop);
     return p;
+  }
+
+  /**
+   * The open connection to broker `nodeId` when there is one, without waiting: a request sent on it
+   * is written at once (the producer's sender writes a drain's requests together, then runs the
+   * callbacks of the batches just acknowledged).
+   */
+  readyConnection(nodeId: number): Connection | undefined {
+    const c = this.readyConns.get(nodeId);
+    return c?.isOpen && this.nodeConns.has(nodeId) ? c : undefined;
   }
 
   /**
@@ -251,6 +269,7 @@ export class Cluster {
     this.closed = true;
     const conns = [...this.nodeConns.values(), ...(this.bootstrapConn ? [this.bootstrapConn] : [])];
     this.nodeConns.clear();
+    this.readyConns.clear();
     this.bootstrapConn = undefined;
     await Promise.all(conns.map((p) => p.then((c) => c.close()).catch(() => undefined)));
     await Promise.all([...this.live].map((c) => c.close()));

@@ -7,6 +7,7 @@
  */
 import { API_KEYS, ErrorCode, KafkaError, errorName, isRetriable, type ProduceRequestTopic, type ProduceResponse } from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
+import type { Connection } from '../connection.js';
 import type { Logger } from '../logger.js';
 import type { RecordAccumulator } from './accumulator.js';
 import type { ProducerBatch } from './batch.js';
@@ -32,6 +33,9 @@ export class Sender {
   /** Batches sent and not yet answered (all nodes). */
   private inFlightBatches = 0;
   private initializing = false;
+  private afterResponseScheduled = false;
+  /** Settles of batches acknowledged by the responses being handled (run by afterResponse). */
+  private acknowledged: Array<() => void> = [];
   private refreshing = false;
   running = true;
   /** Called when the last queued/in-flight batch is done (flush waits on it). */
@@ -50,7 +54,7 @@ export class Sender {
   }
 
   get idle(): boolean {
-    return this.inFlightBatches === 0 && !this.accumulator.hasUndrained();
+    return this.inFlightBatches === 0 && this.acknowledged.length === 0 && !this.accumulator.hasUndrained();
   }
 
   /** Schedules a run on the next turn of the event loop (appends made meanwhile join batches). */
@@ -205,21 +209,22 @@ export class Sender {
     const done = () => {
       this.nodeInFlight.set(node, (this.nodeInFlight.get(node) ?? 1) - 1);
       this.inFlightBatches -= batches.length;
-      this.wakeup();
+      this.afterResponse();
     };
-    this.cluster
-      .connectionTo(node)
-      .then(async (conn) => {
-        if (this.cfg.acks === 0) {
-          await conn.sendOneWay(API_KEYS.Produce, body, opts);
-          for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
-          return;
-        }
-        // the sealed batches go out by reference (no copy into the frame): they stay untouched
-        // until the response, and go back to the pool only after it
-        const res = await conn.send(API_KEYS.Produce, body, { ...opts, byReference: batches.map((b) => b.bytes!) });
-        this.handleResponse(node, batches, res);
-      })
+    const issue = async (conn: Connection): Promise<void> => {
+      if (this.cfg.acks === 0) {
+        await conn.sendOneWay(API_KEYS.Produce, body, opts);
+        for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
+        return;
+      }
+      // the sealed batches go out by reference (no copy into the frame): they stay untouched
+      // until the response, and go back to the pool only after it
+      const res = await conn.send(API_KEYS.Produce, body, { ...opts, byReference: batches.map((b) => b.bytes!) });
+      this.handleResponse(node, batches, res);
+    };
+    // an open connection is written to now, before the callbacks of what was just acknowledged
+    const ready = this.cluster.readyConnection(node);
+    (ready ? issue(ready) : this.cluster.connectionTo(node).then(issue))
       .catch((err: unknown) => {
         // the whole request failed: lost connection, timeout, unknown broker
         this.metadata.requestUpdate(node);
@@ -229,6 +234,24 @@ export class Sender {
         for (const b of batches) this.handleError(b, code, e, node);
       })
       .finally(done);
+  }
+
+  /**
+   * After the responses that arrived together are handled (a nextTick runs once the promise
+   * reactions are done): first the next drain, written out at once, so the broker has work while
+   * this process runs the acknowledged records' callbacks; then those callbacks, in order.
+   */
+  private afterResponse(): void {
+    if (this.afterResponseScheduled) return;
+    this.afterResponseScheduled = true;
+    process.nextTick(() => {
+      this.afterResponseScheduled = false;
+      this.runOnce();
+      const settle = this.acknowledged;
+      this.acknowledged = [];
+      for (const f of settle) f();
+      if (settle.length > 0 && this.idle) this.onIdle();
+    });
   }
 
   private handleResponse(node: number, batches: ProducerBatch[], res: ProduceResponse): void {
@@ -283,7 +306,9 @@ export class Sender {
     }
     b.inFlight = false;
     this.accumulator.deallocate(b);
-    settle();
+    // an acknowledged batch's callbacks run after the next drain is written (afterResponse)
+    if (acked) this.acknowledged.push(settle);
+    else settle();
   }
 
   private backoff(attempt: number): number {
