@@ -7,6 +7,12 @@ const alias = Object.fromEntries(
   pkgs.map((p) => [`@samsa/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))]),
 );
 
+/**
+ * E2E files that measure rates or times (quota rates, reassignment throttles, producer throughput
+ * beside kcat, how fast the console shows a leader move): they run one at a time, alone on the box.
+ */
+const E2E_SERIAL = ['test-e2e/quotas.test.ts', 'test-e2e/reassignment.test.ts', 'test-e2e/producer.test.ts', 'test-e2e/console.test.ts'];
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -38,7 +44,21 @@ export default defineConfig({
           name: 'e2e',
           globalSetup: ['packages/local-cluster/src/vitest-global-setup.ts', 'test-e2e/global-setup.ts'],
           include: ['test-e2e/**/*.test.ts'],
-          exclude: ['test-e2e/chaos/**', '**/node_modules/**'],
+          exclude: ['test-e2e/chaos/**', ...E2E_SERIAL, '**/node_modules/**'],
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+          // two files at a time: most of an e2e file's time is waiting (session timeouts, elections,
+          // rebalances), and every file starts its own ZooKeeper and brokers on random ports
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'e2e-serial',
+          globalSetup: ['packages/local-cluster/src/vitest-global-setup.ts', 'test-e2e/global-setup.ts'],
+          include: E2E_SERIAL,
           testTimeout: 300_000,
           hookTimeout: 120_000,
           fileParallelism: false,
