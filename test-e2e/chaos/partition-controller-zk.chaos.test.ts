@@ -11,7 +11,7 @@ import { TopicPartitionStateZNode, type LeaderIsrAndControllerEpoch } from '@sam
 import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
 import { CHAOS_FULL, baseSeed, moreAcks, seededRandom } from './scenario.js';
-import { logLines, logOf, produceAll, SESSION_TIMEOUT_MS, controllerOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
+import { logLines, logOf, metadataOf, produceAll, SESSION_TIMEOUT_MS, controllerOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
 
 describeNetns('chaos – controller partitioned from ZooKeeper (network namespaces)', () => {
   let k: NetnsCluster | undefined;
@@ -64,7 +64,11 @@ describeNetns('chaos – controller partitioned from ZooKeeper (network namespac
         const [s0] = await statesOf(c, topic, 1);
         expect(s0!.leaderEpoch).toBeGreaterThan(prev[0]!.leaderEpoch);
         expect(s0!.controllerEpoch).toBe(fence.epoch);
-        await new Promise((r) => setTimeout(r, 1000)); // the followers' fetches to it end
+        // both followers name the new leader: the controller's LeaderAndIsr, which moves their
+        // fetchers off the old leader, came before this UpdateMetadata on the same connection
+        for (const id of [a, b]) {
+          await until(async () => (await metadataOf(c.broker(id).address, topic))[0]?.leader === s0!.leader, `broker ${id} following ${s0!.leader} for ${topic}-0`, 30_000, 100);
+        }
         const code = await produceAll(c.broker(old).address, topic, 0, 'controller-zk-probe', 3000);
         expect(code).not.toBe(0);
         await moreAcks(w, 150, 'with the old controller cut off');
