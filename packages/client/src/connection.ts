@@ -209,18 +209,19 @@ export class Connection {
     }
     const lo = Math.max(ours.minVersion, theirs.minVersion);
     const hi = Math.min(ours.maxVersion, theirs.maxVersion);
-    const range = `the broker supports ${ours.name} v${theirs.minVersion}-${theirs.maxVersion}, this client v${ours.minVersion}-${ours.maxVersion}`;
+    // the messages are built only when they are thrown (this runs for every request)
+    const range = () => `the broker supports ${ours.name} v${theirs.minVersion}-${theirs.maxVersion}, this client v${ours.minVersion}-${ours.maxVersion}`;
     if (opts.version !== undefined) {
       if (opts.version < lo || opts.version > hi) {
-        throw new UnsupportedApiError(apiKey, ours.name, `${ours.name} v${opts.version} cannot be used with ${this.describe()}: ${range}`);
+        throw new UnsupportedApiError(apiKey, ours.name, `${ours.name} v${opts.version} cannot be used with ${this.describe()}: ${range()}`);
       }
       return opts.version;
     }
-    const want = `${opts.minVersion !== undefined ? ` >= ${opts.minVersion}` : ''}${opts.maxVersion !== undefined ? ` <= ${opts.maxVersion}` : ''}`;
     const min = Math.max(lo, opts.minVersion ?? lo);
     const max = Math.min(hi, opts.maxVersion ?? hi);
     if (min > max) {
-      throw new UnsupportedApiError(apiKey, ours.name, `No usable ${ours.name} version${want} with ${this.describe()}: ${range}`);
+      const want = `${opts.minVersion !== undefined ? ` >= ${opts.minVersion}` : ''}${opts.maxVersion !== undefined ? ` <= ${opts.maxVersion}` : ''}`;
+      throw new UnsupportedApiError(apiKey, ours.name, `No usable ${ours.name} version${want} with ${this.describe()}: ${range()}`);
     }
     return max;
   }
