@@ -194,8 +194,8 @@ export class Cluster {
 
   /**
    * The open connection to broker `nodeId` when there is one, without waiting: a request sent on it
-   * is written at once (the producer's sender writes a drain's requests together, then runs the
-   * callbacks of the batches just acknowledged).
+   * is written at once (the producer's sender writes its next requests before it runs the callbacks
+   * of the batches just acknowledged).
    */
   readyConnection(nodeId: number): Connection | undefined {
     const c = this.readyConns.get(nodeId);

@@ -11,14 +11,17 @@ interface Appended {
   count: number;
 }
 
-async function fakeWithProduce(): Promise<{ fc: FakeCluster; appended: Appended[]; offsets: Map<number, bigint> }> {
+/** `hold`: the Produce answer waits for the promise it returns. */
+async function fakeWithProduce(hold?: () => Promise<void>): Promise<{ fc: FakeCluster; appended: Appended[]; offsets: Map<number, bigint> }> {
   const fc = await FakeCluster.start({ brokers: 1 });
   fc.addTopic('t', [[0], [0], [0]]);
   const appended: Appended[] = [];
   const offsets = new Map<number, bigint>();
   const b = fc.broker(0);
   b.on(API_KEYS.InitProducerId, () => ({ throttleTimeMs: 0, errorCode: 0, producerId: 42n, producerEpoch: 0 }));
-  b.on(API_KEYS.Produce, (req) => ({
+  b.on(API_KEYS.Produce, async (req) => {
+    await hold?.();
+    return {
     throttleTimeMs: 0,
     nodeEndpoints: [],
     responses: req.topicData.map((t) => ({
@@ -31,7 +34,8 @@ async function fakeWithProduce(): Promise<{ fc: FakeCluster; appended: Appended[
         return { index: p.index, errorCode: 0, baseOffset: base, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 } };
       }),
     })),
-  }));
+    };
+  });
   return { fc, appended, offsets };
 }
 
@@ -40,6 +44,32 @@ describe('Producer', () => {
   afterEach(async () => {
     await fc?.close();
     fc = undefined;
+  });
+
+  it('producer – with full batches queued for one partition, max.in.flight Produce requests are outstanding at once', async () => {
+    // answers wait until 5 requests are outstanding (or 300 ms, so a sender that keeps fewer in flight finishes, and fails)
+    let outstanding = 0;
+    let most = 0;
+    let release: (() => void) | undefined;
+    let gate = new Promise<void>((r) => (release = r));
+    const f = await fakeWithProduce(async () => {
+      outstanding++;
+      most = Math.max(most, outstanding);
+      if (outstanding >= 5) release!();
+      const timer = setTimeout(() => release!(), 300);
+      await gate;
+      clearTimeout(timer);
+      if (--outstanding === 0) gate = new Promise<void>((r) => (release = r));
+    });
+    fc = f.fc;
+    const p = new Producer({ 'bootstrap.servers': fc.bootstrapServers, 'batch.size': 1024 });
+    await p.send({ topic: 't', partition: 0, value: 'first' }); // the partition's first batch goes alone (idempotence)
+    const value = Buffer.alloc(400, 1);
+    const acks = Array.from({ length: 40 }, () => p.send({ topic: 't', partition: 0, value }));
+    await Promise.all(acks);
+    await p.close();
+    expect(most).toBe(5);
+    expect(f.appended.reduce((n, a) => n + a.count, 0)).toBe(41);
   });
 
   it('producer – sends to an explicit partition and numbers sequences per partition', async () => {
