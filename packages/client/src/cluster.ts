@@ -106,6 +106,11 @@ export class Cluster {
     return this.bootstrap;
   }
 
+  /** Whether close() was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** The last metadata fetched, if any. */
   get metadata(): ClusterMetadata | undefined {
     return this.meta;

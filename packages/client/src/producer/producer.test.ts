@@ -72,6 +72,20 @@ describe('Producer', () => {
     expect(f.appended.reduce((n, a) => n + a.count, 0)).toBe(41);
   });
 
+  it('producer – close() right after sends made before the topic metadata is known delivers them all', async () => {
+    // producer-perf-test --num-records 10: every send waits for metadata when close() is called
+    const f = await fakeWithProduce();
+    fc = f.fc;
+    const p = new Producer({ 'bootstrap.servers': fc.bootstrapServers });
+    const results: Array<Error | null> = [];
+    for (let i = 0; i < 10; i++) p.send({ topic: 't', partition: 0, value: `v${i}` }, (err) => results.push(err));
+    const t0 = Date.now();
+    await p.close();
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(results).toEqual(Array.from({ length: 10 }, () => null));
+    expect(f.appended.reduce((n, a) => n + a.count, 0)).toBe(10);
+  });
+
   it('producer – sends to an explicit partition and numbers sequences per partition', async () => {
     const f = await fakeWithProduce();
     fc = f.fc;

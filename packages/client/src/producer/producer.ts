@@ -235,6 +235,9 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
 
   /** Sends everything buffered and waits until every record sent so far is acknowledged or failed. */
   async flush(): Promise<void> {
+    // sends still waiting for their topic's metadata count too (Java's send() blocks until it is
+    // known, so they are in the accumulator before flush or close is called)
+    while (this.waitingSends > 0) await this.sendQueue;
     if (this.sender.idle) return;
     this.accumulator.beginFlush();
     try {
