@@ -256,6 +256,21 @@ describe('Connection: failures', () => {
     expect(c.isOpen).toBe(false);
   });
 
+  it('times out a request whose timeout is shorter than that of an earlier pending request', async () => {
+    // one timer per connection: it must be moved earlier for the second request
+    const b = await start();
+    b.on(API_KEYS.Metadata, () => new Promise<never>(() => undefined));
+    const c = await connect(b, { requestTimeoutMs: 5_000 });
+    const t0 = Date.now();
+    const first = c.send(API_KEYS.Metadata, metadataOf('a'), { timeoutMs: 4_000 }).catch((e: unknown) => e);
+    const second = c.send(API_KEYS.Metadata, metadataOf('b'), { timeoutMs: 150 }).catch((e: unknown) => e);
+    const err = await second;
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect((err as RequestTimeoutError).message).toMatch(/timed out after 150 ms$/);
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect(await first).toBeInstanceOf(ConnectionError);
+  });
+
   it('close() rejects pending requests as closed by the client', async () => {
     const b = await start();
     b.on(API_KEYS.Metadata, () => new Promise<never>(() => undefined));

@@ -78,11 +78,15 @@ interface Pending {
   apiName: string;
   version: number;
   timeoutMs: number;
+  /** Date.now() after which the request times out. */
+  deadline: number;
   decode: (frame: Buffer) => unknown;
-  resolve: (value: unknown) => void;
-  reject: (err: unknown) => void;
-  timer: NodeJS.Timeout;
+  /** Settles the request: (null, value) or (error). */
+  settle: RequestCallback<unknown>;
 }
+
+/** Called once with (null, result) or (error, undefined). */
+export type RequestCallback<T> = (err: unknown, value: T | undefined) => void;
 
 const API_VERSIONS = API_KEYS.ApiVersions;
 
@@ -112,6 +116,13 @@ export class Connection {
   private readonly brokerVersions = new Map<number, VersionRange>();
   private readonly socketClosed: Promise<void>;
   private nextCorrelationId = 0;
+  /**
+   * One timer for the request timeouts of the connection (not one per request): due at the
+   * earliest deadline of a pending request when it was set; when it fires it times out what is
+   * overdue and is set again for the rest.
+   */
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private timeoutTimerAt = Infinity;
   private closedError: ConnectionError | undefined;
   private socketError: Error | undefined;
   private apiVersionsVersionUsed = -1;
@@ -249,6 +260,23 @@ export class Connection {
   }
 
   /**
+   * send() for callers that keep many requests in flight (the producer's sender): the callback
+   * gets (null, body) or (error), and no promise is made for the request. It may be called
+   * synchronously when the request cannot be sent (closed connection, no usable version).
+   */
+  sendWithCallback<K extends ApiKey>(apiKey: K, body: ApiRequestMap[K], opts: RequestOptions, callback: RequestCallback<ApiResponseMap[K]>): void {
+    let version: number;
+    try {
+      if (this.closedError) throw this.closedFor(getApi(apiKey)?.name ?? `api key ${apiKey}`);
+      version = this.negotiatedVersion(apiKey, opts);
+    } catch (err) {
+      callback(err, undefined);
+      return;
+    }
+    this.write(apiKey, version, body, opts.timeoutMs, opts.byReference, (frame) => decodeResponse(apiKey, version, frame).body, callback as RequestCallback<unknown>);
+  }
+
+  /**
    * Writes a request the broker does not answer (Produce with acks=0): no correlation is kept.
    * Rejects only when the request cannot be encoded or the connection is closed.
    */
@@ -291,8 +319,23 @@ export class Connection {
   }
 
   private enqueue<T>(apiKey: number, version: number, body: unknown, timeoutMs: number | undefined, byReference: readonly Buffer[] | undefined, decode: (frame: Buffer) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      this.write(apiKey, version, body, timeoutMs, byReference, decode, (err, value) => (err === null ? resolve(value as T) : reject(err))),
+    );
+  }
+
+  /** Encodes and writes a request; `settle` gets the decoded response or the failure. */
+  private write(
+    apiKey: number,
+    version: number,
+    body: unknown,
+    timeoutMs: number | undefined,
+    byReference: readonly Buffer[] | undefined,
+    decode: (frame: Buffer) => unknown,
+    settle: RequestCallback<unknown>,
+  ): void {
     const apiName = getApi(apiKey)?.name ?? `api key ${apiKey}`;
-    if (this.closedError) return Promise.reject(this.closedFor(apiName));
+    if (this.closedError) return settle(this.closedFor(apiName), undefined);
     const correlationId = this.nextCorrelationId;
     let frame: Buffer | Buffer[];
     try {
@@ -301,32 +344,52 @@ export class Connection {
           ? encodeRequestChunks(apiKey as ApiKey, version, correlationId, this.clientId, body as never, byReference)
           : encodeRequest(apiKey as ApiKey, version, correlationId, this.clientId, body as never);
     } catch (err) {
-      return Promise.reject(err);
+      return settle(err, undefined);
     }
     this.nextCorrelationId = (this.nextCorrelationId + 1) & 0x7fffffff;
     const ms = timeoutMs ?? this.requestTimeoutMs;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => this.onTimeout(correlationId), ms);
-      this.pending.set(correlationId, {
-        correlationId,
-        apiName,
-        version,
-        timeoutMs: ms,
-        decode,
-        resolve: resolve as (v: unknown) => void,
-        reject,
-        timer,
-      });
-      this.log.trace({ api: apiName, version, correlationId }, 'request');
-      if (Array.isArray(frame)) {
-        // one vectored write for header and records
-        this.socket.cork();
-        for (const c of frame) this.socket.write(c);
-        this.socket.uncork();
-      } else {
-        this.socket.write(frame);
-      }
-    });
+    const deadline = Date.now() + ms;
+    this.pending.set(correlationId, { correlationId, apiName, version, timeoutMs: ms, deadline, decode, settle });
+    if (deadline < this.timeoutTimerAt) this.armTimeout(deadline);
+    this.log.trace({ api: apiName, version, correlationId }, 'request');
+    // the requests written in one go (a drain sending to several partitions' leaders, or the next
+    // requests after responses that arrived together) leave in one vectored write: corked until
+    // the current callback is done, not until a later turn of the event loop
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(this.uncork);
+    }
+    if (Array.isArray(frame)) for (const c of frame) this.socket.write(c);
+    else this.socket.write(frame);
+  }
+
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
+
+  private armTimeout(at: number): void {
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    this.timeoutTimerAt = at;
+    this.timeoutTimer = setTimeout(() => this.checkTimeouts(), Math.max(0, at - Date.now()));
+    // the socket keeps the process alive while requests are pending; this timer alone should not
+    this.timeoutTimer.unref();
+  }
+
+  /** The timeout timer fired: time out the first overdue request, or wait for the next deadline. */
+  private checkTimeouts(): void {
+    this.timeoutTimer = undefined;
+    this.timeoutTimerAt = Infinity;
+    if (this.closedError) return;
+    const now = Date.now();
+    let next = Infinity;
+    for (const p of this.pending.values()) {
+      if (p.deadline <= now) return this.onTimeout(p.correlationId);
+      if (p.deadline < next) next = p.deadline;
+    }
+    if (next < Infinity) this.armTimeout(next);
   }
 
   private onData(chunk: Buffer): void {
@@ -366,16 +429,15 @@ export class Connection {
       return;
     }
     this.pending.delete(correlationId);
-    clearTimeout(p.timer);
     let result: unknown;
     try {
       result = p.decode(frame);
     } catch (err) {
       this.log.warn({ err, api: p.apiName, version: p.version, correlationId }, 'undecodable response');
-      p.reject(err);
+      p.settle(err, undefined);
       return;
     }
-    p.resolve(result);
+    p.settle(null, result);
   }
 
   private onTimeout(correlationId: number): void {
@@ -388,7 +450,7 @@ export class Connection {
       `${p.apiName} v${p.version} request (correlation id ${correlationId}) to ${this.describe()} timed out after ${p.timeoutMs} ms`,
     );
     this.log.warn({ api: p.apiName, correlationId, timeoutMs: p.timeoutMs }, 'request timed out; disconnecting');
-    p.reject(err);
+    p.settle(err, undefined);
     this.destroy(new ConnectionError(this.address, `Disconnected from ${this.describe()} after a ${p.apiName} request timed out`, { cause: err }));
   }
 
@@ -398,9 +460,10 @@ export class Connection {
     this.closedError = err;
     const pending = [...this.pending.values()];
     this.pending.clear();
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    this.timeoutTimer = undefined;
     for (const p of pending) {
-      clearTimeout(p.timer);
-      p.reject(new ConnectionError(this.address, `${p.apiName} request (correlation id ${p.correlationId}) failed: ${err.message}`, { cause: err }));
+      p.settle(new ConnectionError(this.address, `${p.apiName} request (correlation id ${p.correlationId}) failed: ${err.message}`, { cause: err }), undefined);
     }
     this.socket.destroy();
     if (pending.length > 0 || this.closeListeners.size > 0) this.log.debug({ reason: err.message, pending: pending.length }, 'connection closed');

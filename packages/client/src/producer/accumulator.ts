@@ -90,6 +90,7 @@ export class RecordAccumulator {
       const batch = new ProducerBatch(topic, partition, b, this.opts.compression, Date.now());
       if (!batch.tryAppend(timestamp, key, value, headers, thunk)) throw new Error('a record did not fit into a new batch sized for it');
       q.batches.push(batch);
+      batch.queued = true;
       this.onReady();
       return { batch, newBatch: true };
     };
@@ -118,11 +119,14 @@ export class RecordAccumulator {
     this.flushes--;
   }
 
-  /** Releases a finished batch's memory and removes it from its queue. */
+  /** Releases a finished batch's memory and removes it from its queue (when still queued). */
   deallocate(batch: ProducerBatch): void {
-    const q = this.queue(batch.topic, batch.partition);
-    const i = q.batches.indexOf(batch);
-    if (i >= 0) q.batches.splice(i, 1);
+    if (batch.queued) {
+      const q = this.queue(batch.topic, batch.partition);
+      const i = q.batches.indexOf(batch);
+      if (i >= 0) q.batches.splice(i, 1);
+      batch.queued = false;
+    }
     this.pool.deallocate(batch.buffer);
   }
 
@@ -131,7 +135,8 @@ export class RecordAccumulator {
     batch.inFlight = false;
     batch.retryBackoffUntil = now + backoffMs;
     const q = this.queue(batch.topic, batch.partition);
-    if (q.batches.includes(batch)) return;
+    if (batch.queued) return;
+    batch.queued = true;
     let i = 0;
     if (batch.hasSequence) {
       while (i < q.batches.length && q.batches[i]!.hasSequence && q.batches[i]!.baseSequence < batch.baseSequence) i++;
@@ -149,6 +154,7 @@ export class RecordAccumulator {
   abortAll(err: Error): void {
     for (const q of this.queues.values()) {
       for (const b of q.batches.splice(0)) {
+        b.queued = false;
         if (!b.inFlight) {
           b.fail(err);
           this.pool.deallocate(b.buffer);

@@ -100,6 +100,8 @@ export class ProducerBatch {
   lastAttemptMs = 0;
   retryBackoffUntil = 0;
   inFlight = false;
+  /** On its partition's queue in the accumulator (not taken by the sender, or put back to retry). */
+  queued = false;
   producerId = -1n;
   producerEpoch = -1;
   baseSequence = -1;

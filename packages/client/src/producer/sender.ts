@@ -166,6 +166,7 @@ export class Sender {
       for (const b of chosen) {
         const q = this.accumulator.queue(b.topic, b.partition);
         q.batches.shift();
+        b.queued = false;
         if (idem) {
           idem.assignSequence(b);
           idem.addInFlight(b);
@@ -205,35 +206,57 @@ export class Sender {
       t.partitionData.push({ index: b.partition, records: b.bytes! });
     }
     const body = { transactionalId: null, acks: this.cfg.acks, timeoutMs: this.cfg.requestTimeoutMs, topicData: [...byTopic.values()] };
-    const opts = { minVersion: 3, timeoutMs: this.cfg.requestTimeoutMs };
-    const done = () => {
+    // the sealed batches go out by reference (no copy into the frame): they stay untouched until
+    // the response, and go back to the pool only after it
+    const byReference: Buffer[] = [];
+    for (const b of batches) byReference.push(b.bytes!);
+    const opts = { minVersion: 3, timeoutMs: this.cfg.requestTimeoutMs, byReference };
+    const failed = (err: unknown): void => {
+      // the whole request failed: lost connection, timeout, unknown broker
+      this.metadata.requestUpdate(node);
+      const e = err instanceof Error ? err : new Error(String(err));
+      const code = err instanceof KafkaError ? err.code : ErrorCode.NETWORK_EXCEPTION;
+      this.log.debug({ node, err: e.message }, 'produce request failed');
+      for (const b of batches) this.handleError(b, code, e, node);
+    };
+    const done = (): void => {
       this.nodeInFlight.set(node, (this.nodeInFlight.get(node) ?? 1) - 1);
       this.inFlightBatches -= batches.length;
       this.afterResponse();
     };
-    const issue = async (conn: Connection): Promise<void> => {
+    const issue = (conn: Connection): void => {
       if (this.cfg.acks === 0) {
-        await conn.sendOneWay(API_KEYS.Produce, body, opts);
-        for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
+        conn.sendOneWay(API_KEYS.Produce, body, opts).then(
+          () => {
+            for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
+            done();
+          },
+          (err: unknown) => {
+            failed(err);
+            done();
+          },
+        );
         return;
       }
-      // the sealed batches go out by reference (no copy into the frame): they stay untouched
-      // until the response, and go back to the pool only after it
-      const res = await conn.send(API_KEYS.Produce, body, { ...opts, byReference: batches.map((b) => b.bytes!) });
-      this.handleResponse(node, batches, res);
+      // a callback, not a promise, per request: the sender keeps up to max.in.flight of them
+      conn.sendWithCallback(API_KEYS.Produce, body, opts, (err, res) => {
+        try {
+          if (err === null) this.handleResponse(node, batches, res!);
+          else failed(err);
+        } catch (e) {
+          this.log.error({ node, err: (e as Error).message }, 'handling a produce response failed');
+        }
+        done();
+      });
     };
     // an open connection is written to now, before the callbacks of what was just acknowledged
     const ready = this.cluster.readyConnection(node);
-    (ready ? issue(ready) : this.cluster.connectionTo(node).then(issue))
-      .catch((err: unknown) => {
-        // the whole request failed: lost connection, timeout, unknown broker
-        this.metadata.requestUpdate(node);
-        const e = err instanceof Error ? err : new Error(String(err));
-        const code = err instanceof KafkaError ? err.code : ErrorCode.NETWORK_EXCEPTION;
-        this.log.debug({ node, err: e.message }, 'produce request failed');
-        for (const b of batches) this.handleError(b, code, e, node);
-      })
-      .finally(done);
+    if (ready) issue(ready);
+    else
+      this.cluster.connectionTo(node).then(issue, (err: unknown) => {
+        failed(err);
+        done();
+      });
   }
 
   /**
@@ -255,10 +278,9 @@ export class Sender {
   }
 
   private handleResponse(node: number, batches: ProducerBatch[], res: ProduceResponse): void {
-    const results = new Map<string, ProduceResponse['responses'][number]['partitionResponses'][number]>();
-    for (const t of res.responses) for (const p of t.partitionResponses) results.set(`${t.name}\u0000${p.index}`, p);
+    const index = batches.length > 16 ? indexResponse(res) : undefined;
     for (const b of batches) {
-      const p = results.get(`${b.topic}\u0000${b.partition}`);
+      const p = index ? index.get(b.topic)?.get(b.partition) : partitionResponse(res, b.topic, b.partition);
       if (!p) {
         this.handleError(b, ErrorCode.UNKNOWN_SERVER_ERROR, new KafkaError('UNKNOWN_SERVER_ERROR', `Broker ${node} did not answer for ${b.topic}-${b.partition}`));
         continue;
@@ -323,9 +345,35 @@ export class Sender {
         const b = q.batches[0]!;
         if (now - b.createdMs < this.cfg.deliveryTimeoutMs) break;
         q.batches.shift();
+        b.queued = false;
         if (this.idempotence && b.hasSequence) this.idempotence.requestBump();
         this.finish(b, () => b.fail(new KafkaError('REQUEST_TIMED_OUT', `Expiring ${b.recordCount} record(s) for ${b.topic}-${b.partition}:${now - b.createdMs} ms has passed since batch creation`)));
       }
     }
   }
+}
+
+type PartitionResponse = ProduceResponse['responses'][number]['partitionResponses'][number];
+
+/** The answers by topic and partition (requests for many partitions). */
+function indexResponse(res: ProduceResponse): Map<string, Map<number, PartitionResponse>> {
+  const index = new Map<string, Map<number, PartitionResponse>>();
+  for (const t of res.responses) {
+    let m = index.get(t.name);
+    if (!m) index.set(t.name, (m = new Map()));
+    for (const p of t.partitionResponses) m.set(p.index, p);
+  }
+  return index;
+}
+
+/**
+ * The answer for one partition: a scan (a request holds one batch per partition, most often of
+ * one topic; no map or key strings per response).
+ */
+function partitionResponse(res: ProduceResponse, topic: string, partition: number): PartitionResponse | undefined {
+  for (const t of res.responses) {
+    if (t.name !== topic) continue;
+    for (const p of t.partitionResponses) if (p.index === partition) return p;
+  }
+  return undefined;
 }
