@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RecordBatch } from '@samsa/protocol';
 import { RecordAccumulator } from './accumulator.js';
-import type { RecordThunk } from './batch.js';
 import { BufferPool } from './buffer-pool.js';
 
-const thunk = (): RecordThunk => ({ resolve: () => undefined, reject: () => undefined, callback: null, timestamp: 1000, keySize: -1, valueSize: 10 });
+const thunk = () => (): void => undefined;
 const opts = { batchSize: 1024, lingerMs: 50, bufferMemory: 4096, compression: 0 as const, maxBlockMs: 100 };
 
 describe('RecordAccumulator', () => {

@@ -6,7 +6,8 @@
  * (for a retry) when its backoff has passed.
  */
 import type { CompressionType } from '@samsa/protocol';
-import { ProducerBatch, estimateRecordSize, type RecordHeaderBytes, type RecordThunk } from './batch.js';
+import { ProducerBatch, estimateRecordSize, type RecordHeaderBytes } from './batch.js';
+import type { SendCallback } from './types.js';
 import { BufferPool } from './buffer-pool.js';
 
 export interface AccumulatorOptions {
@@ -67,12 +68,12 @@ export class RecordAccumulator {
     key: Buffer | null,
     value: Buffer | null,
     headers: readonly RecordHeaderBytes[] | null,
-    thunk: RecordThunk,
+    callback: SendCallback,
     abortOnNewBatch: boolean,
   ): AppendResult | Promise<AppendResult> {
     const q = this.queue(topic, partition);
     const last = q.batches[q.batches.length - 1];
-    if (last && !last.bytes && last.tryAppend(timestamp, key, value, headers, thunk)) {
+    if (last && !last.bytes && last.tryAppend(timestamp, key, value, headers, callback)) {
       if (last.full) this.onReady();
       return last.appended;
     }
@@ -83,12 +84,12 @@ export class RecordAccumulator {
     const finish = (b: Buffer): AppendResult => {
       // another append may have opened a batch meanwhile
       const l = q.batches[q.batches.length - 1];
-      if (l && !l.bytes && l.tryAppend(timestamp, key, value, headers, thunk)) {
+      if (l && !l.bytes && l.tryAppend(timestamp, key, value, headers, callback)) {
         this.pool.deallocate(b, size);
         return { batch: l, newBatch: false };
       }
       const batch = new ProducerBatch(topic, partition, b, this.opts.compression, Date.now());
-      if (!batch.tryAppend(timestamp, key, value, headers, thunk)) throw new Error('a record did not fit into a new batch sized for it');
+      if (!batch.tryAppend(timestamp, key, value, headers, callback)) throw new Error('a record did not fit into a new batch sized for it');
       q.batches.push(batch);
       batch.queued = true;
       this.onReady();

@@ -33,15 +33,6 @@ export interface RecordHeaderBytes {
   value: Buffer | null;
 }
 
-export interface RecordThunk {
-  resolve: (m: RecordMetadata) => void;
-  reject: (e: Error) => void;
-  /** send(record, callback): called instead of resolve / reject (no closures per record). */
-  callback: SendCallback | null;
-  timestamp: number;
-  keySize: number;
-  valueSize: number;
-}
 
 function sizeOfUnsignedVarint(v: number): number {
   let n = 1;
@@ -86,7 +77,10 @@ export function estimateRecordSize(key: Buffer | null, value: Buffer | null, hea
 
 export class ProducerBatch {
   readonly createdMs: number;
-  readonly thunks: RecordThunk[] = [];
+  /** Each record's callback (a flat array per batch: no object per record kept until the answer). */
+  private readonly callbacks: SendCallback[] = [];
+  /** Per record: timestamp, key size, value size (flat, unboxed). */
+  private readonly recordInfo: number[] = [];
   /** Write position (end of the last record) in `buffer`. */
   private pos = RECORD_BATCH_OVERHEAD;
   private baseTimestamp = 0;
@@ -122,7 +116,7 @@ export class ProducerBatch {
   }
 
   get recordCount(): number {
-    return this.thunks.length;
+    return this.callbacks.length;
   }
 
   get hasSequence(): boolean {
@@ -135,9 +129,9 @@ export class ProducerBatch {
   }
 
   /** Appends a record when it fits; false when it does not (the batch is then full). */
-  tryAppend(timestamp: number, key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null, thunk: RecordThunk): boolean {
+  tryAppend(timestamp: number, key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null, callback: SendCallback): boolean {
     if (this.bytes) return false;
-    const offsetDelta = this.thunks.length;
+    const offsetDelta = this.callbacks.length;
     if (offsetDelta === 0) this.baseTimestamp = timestamp;
     const tsDelta = timestamp - this.baseTimestamp;
     const size = recordSize(tsDelta, offsetDelta, key, value, headers);
@@ -171,7 +165,8 @@ export class ProducerBatch {
     }
     this.pos = p;
     if (timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
-    this.thunks.push(thunk);
+    this.callbacks.push(callback);
+    this.recordInfo.push(timestamp, key ? key.length : -1, value ? value.length : -1);
     if (buf.length - p < 16) this.full = true;
     return true;
   }
@@ -193,10 +188,10 @@ export class ProducerBatch {
     out.writeInt32BE(-1, PARTITION_LEADER_EPOCH_OFFSET);
     out.writeInt8(CURRENT_MAGIC, MAGIC_OFFSET);
     out.writeInt16BE(this.compression, ATTRIBUTES_OFFSET);
-    out.writeInt32BE(this.thunks.length - 1, LAST_OFFSET_DELTA_OFFSET);
+    out.writeInt32BE(this.callbacks.length - 1, LAST_OFFSET_DELTA_OFFSET);
     out.writeBigInt64BE(BigInt(this.baseTimestamp), BASE_TIMESTAMP_OFFSET);
     out.writeBigInt64BE(BigInt(this.maxTimestamp), MAX_TIMESTAMP_OFFSET);
-    out.writeInt32BE(this.thunks.length, RECORDS_COUNT_OFFSET);
+    out.writeInt32BE(this.callbacks.length, RECORDS_COUNT_OFFSET);
     this.bytes = out;
     this.writeProducerState();
     return out;
@@ -218,33 +213,44 @@ export class ProducerBatch {
     out.writeUInt32BE(computeBatchCrc(out), CRC_OFFSET);
   }
 
-  /** Resolves every record's promise (offsets from baseOffset). */
+  /** Calls every record's callback with its metadata (offsets from baseOffset). */
   complete(baseOffset: bigint, logAppendTime: number): void {
     if (this.done) return;
     this.done = true;
-    const n = this.thunks.length;
+    const n = this.callbacks.length;
+    const info = this.recordInfo;
+    let thrown: { err: unknown } | undefined;
     for (let i = 0; i < n; i++) {
-      const t = this.thunks[i]!;
       const m: RecordMetadata = {
         topic: this.topic,
         partition: this.partition,
         offset: baseOffset < 0n ? -1n : baseOffset + (i < SMALL_BIGINTS.length ? SMALL_BIGINTS[i]! : BigInt(i)),
-        timestamp: logAppendTime >= 0 ? logAppendTime : t.timestamp,
-        serializedKeySize: t.keySize,
-        serializedValueSize: t.valueSize,
+        timestamp: logAppendTime >= 0 ? logAppendTime : info[3 * i]!,
+        serializedKeySize: info[3 * i + 1]!,
+        serializedValueSize: info[3 * i + 2]!,
       };
-      if (t.callback) t.callback(null, m);
-      else t.resolve(m);
+      try {
+        this.callbacks[i]!(null, m);
+      } catch (err) {
+        // a throwing callback does not keep the records after it from theirs
+        thrown ??= { err };
+      }
     }
+    if (thrown) throw thrown.err;
   }
 
   fail(err: Error): void {
     if (this.done) return;
     this.done = true;
-    for (const t of this.thunks) {
-      if (t.callback) t.callback(err, null);
-      else t.reject(err);
+    let thrown: { err: unknown } | undefined;
+    for (const cb of this.callbacks) {
+      try {
+        cb(err, null);
+      } catch (e) {
+        thrown ??= { err: e };
+      }
     }
+    if (thrown) throw thrown.err;
   }
 }
 

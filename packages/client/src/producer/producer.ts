@@ -10,7 +10,7 @@ import { CompressionType, KafkaError } from '@samsa/protocol';
 import { Cluster } from '../cluster.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { RecordAccumulator, type AppendResult } from './accumulator.js';
-import type { RecordHeaderBytes, RecordThunk } from './batch.js';
+import type { RecordHeaderBytes } from './batch.js';
 import { resolveProducerConfig, type ProducerConfig, type ProducerConfigInput } from './config.js';
 import { InterceptorChain, type ProducerInterceptor } from './interceptors.js';
 import { ProducerMetadata } from './metadata.js';
@@ -23,12 +23,6 @@ import type { ProducerRecord, RecordMetadata, SendCallback, TopicPartitionInfo }
 const COMPRESSION = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD } as const;
 const RECORD_BATCH_OVERHEAD = 61;
 
-const NOOP = (): void => undefined;
-
-function failRecord(callback: SendCallback | null, reject: (e: Error) => void, err: Error): void {
-  if (callback) callback(err, null);
-  else reject(err);
-}
 
 export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   readonly config: ProducerConfig;
@@ -128,7 +122,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       );
       return;
     }
-    this.appendRecord(record, known.partitions, NOOP, NOOP, callback);
+    this.appendRecord(record, known.partitions, callback);
   }
 
   private doSend(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
@@ -153,20 +147,11 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   }
 
   private sendWithPartitions(record: ProducerRecord<K, V>, partitions: readonly TopicPartitionInfo[]): Promise<RecordMetadata> {
-    return new Promise<RecordMetadata>((resolve, reject) => this.appendRecord(record, partitions, resolve, reject, null));
+    return new Promise<RecordMetadata>((resolve, reject) => this.appendRecord(record, partitions, (err, m) => (err ? reject(err) : resolve(m!))));
   }
 
-  /**
-   * Serializes, partitions and appends a record; `callback`, when given, else `resolve` / `reject`
-   * settle it (exactly one, once).
-   */
-  private appendRecord(
-    record: ProducerRecord<K, V>,
-    partitions: readonly TopicPartitionInfo[],
-    resolve: (m: RecordMetadata) => void,
-    reject: (e: Error) => void,
-    callback: SendCallback | null,
-  ): void {
+  /** Serializes, partitions and appends a record; `callback` is called once with the outcome. */
+  private appendRecord(record: ProducerRecord<K, V>, partitions: readonly TopicPartitionInfo[], callback: SendCallback): void {
     const { topic } = record;
     let key: Buffer | null;
     let value: Buffer | null;
@@ -178,34 +163,33 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         headers = record.headers.map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: h.value === null ? null : typeof h.value === 'string' ? Buffer.from(h.value, 'utf8') : h.value }));
       }
     } catch (err) {
-      return failRecord(callback, reject, new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }));
+      return callback(new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }), null);
     }
     const size = RECORD_BATCH_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0) + 32;
     if (size > this.config.maxRequestSize) {
-      return failRecord(callback, reject, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`));
+      return callback(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`), null);
     }
     if (size > this.config.bufferMemory) {
-      return failRecord(callback, reject, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`));
+      return callback(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`), null);
     }
     let partition: number;
     const explicit = record.partition !== undefined && record.partition !== null;
     if (explicit) {
       partition = record.partition!;
       if (partition < 0 || partition >= partitions.length) {
-        return failRecord(callback, reject, new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`));
+        return callback(new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`), null);
       }
     } else {
       partition = this.partitioner.partition(topic, key, partitions);
     }
     const timestamp = record.timestamp ?? Date.now();
-    const thunk: RecordThunk = { resolve, reject, callback, timestamp, keySize: key?.length ?? -1, valueSize: value?.length ?? -1 };
     const sticky = !explicit && this.partitioner.onNewBatch !== undefined;
     try {
-      const res = this.accumulator.append(topic, partition, timestamp, key, value, headers, thunk, sticky);
+      const res = this.accumulator.append(topic, partition, timestamp, key, value, headers, callback, sticky);
       // the usual case, appended to an open batch, allocates nothing more
-      if (res instanceof Promise || 'abortForNewBatch' in res) this.continueAppend(res, topic, partitions, partition, key, value, headers, thunk);
+      if (res instanceof Promise || 'abortForNewBatch' in res) this.continueAppend(res, topic, partitions, partition, key, value, headers, timestamp, callback);
     } catch (err) {
-      failRecord(callback, reject, err as Error);
+      callback(err as Error, null);
     }
   }
 
@@ -218,15 +202,16 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     key: Buffer | null,
     value: Buffer | null,
     headers: RecordHeaderBytes[] | null,
-    thunk: RecordThunk,
+    timestamp: number,
+    callback: SendCallback,
   ): void {
-    const fail = (err: Error): void => failRecord(thunk.callback, thunk.reject, err);
+    const fail = (err: Error): void => callback(err, null);
     const onAppended = (r: AppendResult): void => {
       if (!('abortForNewBatch' in r)) return;
       // the sticky partition's batch is full: pick another partition, then append there
       this.partitioner.onNewBatch!(topic, partitions, partition);
       const next = this.partitioner.partition(topic, key, partitions);
-      const again = this.accumulator.append(topic, next, thunk.timestamp, key, value, headers, thunk, false);
+      const again = this.accumulator.append(topic, next, timestamp, key, value, headers, callback, false);
       if (again instanceof Promise) again.catch(fail);
     };
     if (res instanceof Promise) res.then(onAppended).catch(fail);
