@@ -44,29 +44,32 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       return { responses: topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS)) })), throttleTimeMs: 0, nodeEndpoints: [] };
     }
     const rm = s.replicaManager;
-    const results = new Map<string, ProduceResponsePartition>();
-    const toAppend: Array<{ topic: string; partition: number; records: Buffer }> = [];
-    for (const t of topicData) {
-      for (const p of t.partitionData) {
-        const k = `${t.name}\u0000${p.index}`;
+    // answers by position (topic index, partition index), as the request lists them
+    const results: Array<Array<ProduceResponsePartition | undefined>> = topicData.map((t) => new Array(t.partitionData.length));
+    const toAppend: Array<{ topic: string; partition: number; records: Buffer; ti: number; pi: number }> = [];
+    for (let ti = 0; ti < topicData.length; ti++) {
+      const t = topicData[ti]!;
+      const out = results[ti]!;
+      for (let pi = 0; pi < t.partitionData.length; pi++) {
+        const p = t.partitionData[pi]!;
         if (INTERNAL_TOPICS.has(t.name)) {
-          results.set(k, partitionResponse(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`));
-          continue;
-        }
-        if (!s.metadata.hasTopic(t.name) && !rm.getPartition(t.name, p.index)) {
-          results.set(k, partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          out[pi] = partitionResponse(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`);
           continue;
         }
         const partition = rm.getPartition(t.name, p.index);
+        if (!partition && !s.metadata.hasTopic(t.name)) {
+          out[pi] = partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          continue;
+        }
         if (!partition || !partition.isLeader) {
-          results.set(k, partitionResponse(p.index, ErrorCode.NOT_LEADER_OR_FOLLOWER));
+          out[pi] = partitionResponse(p.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
           continue;
         }
         if (!p.records || p.records.length === 0) {
-          results.set(k, partitionResponse(p.index, ErrorCode.CORRUPT_MESSAGE, 'empty record set'));
+          out[pi] = partitionResponse(p.index, ErrorCode.CORRUPT_MESSAGE, 'empty record set');
           continue;
         }
-        const ts = await rm.settingsFor(t.name);
+        const ts = rm.cachedSettings(t.name) ?? (await rm.settingsFor(t.name));
         const v = validateRecords(p.records, {
           produceVersion: req.apiVersion,
           maxMessageBytes: ts.logConfig.maxMessageBytes,
@@ -81,21 +84,23 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
         if (!v.ok) {
           const r = partitionResponse(p.index, v.errorCode, v.message);
           r.recordErrors = v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
-          results.set(k, r);
+          out[pi] = r;
           continue;
         }
-        toAppend.push({ topic: t.name, partition: p.index, records: p.records });
+        toAppend.push({ topic: t.name, partition: p.index, records: p.records, ti, pi });
       }
     }
     const tAppend = latencyTrace?.now() ?? 0;
     const appended = await rm.appendRecords(acks, toAppend);
     if (latencyTrace) latencyTrace.since('produce.append', tAppend);
     const waiting: ProducePartitionStatus[] = [];
-    const waitingResponse = new Map<ProducePartitionStatus, ProduceResponsePartition>();
-    for (const a of appended) {
-      const k = `${a.topic}\u0000${a.partition}`;
+    const waitingResponse: ProduceResponsePartition[] = [];
+    for (let i = 0; i < appended.length; i++) {
+      // appendRecords answers each entry, in order
+      const a = appended[i]!;
+      const { ti, pi } = toAppend[i]!;
       if (a.errorCode !== 0 || !a.info) {
-        results.set(k, partitionResponse(a.partition, a.errorCode, a.errorMessage));
+        results[ti]![pi] = partitionResponse(a.partition, a.errorCode, a.errorMessage);
         continue;
       }
       // counted per partition append from the batch headers' totals, never per record
@@ -110,17 +115,17 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
         errorMessage: null,
         currentLeader: NO_LEADER,
       };
-      results.set(k, r);
+      results[ti]![pi] = r;
       const partition = rm.getPartition(a.topic, a.partition);
       if (acks === -1 && partition && !UNSAFE_ACK_BEFORE_HW) {
         const st: ProducePartitionStatus = {
           partition,
           requiredOffset: a.info.lastOffset + 1n,
-          minInsyncReplicas: (await rm.settingsFor(a.topic)).minInsyncReplicas,
+          minInsyncReplicas: (rm.cachedSettings(a.topic) ?? (await rm.settingsFor(a.topic))).minInsyncReplicas,
           errorCode: undefined,
         };
         waiting.push(st);
-        waitingResponse.set(st, r);
+        waitingResponse.push(r);
       }
     }
     // producer_byte_rate (Kafka's quotas.produce): the data is appended, then the client is throttled
@@ -148,16 +153,18 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       });
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       if (latencyTrace) latencyTrace.since('produce.awaitHw', tWait);
-      for (const [st, r] of waitingResponse) {
+      for (let i = 0; i < waiting.length; i++) {
+        const st = waiting[i]!;
+        const r = waitingResponse[i]!;
         if (st.errorCode !== 0 && st.errorCode !== undefined) {
           r.errorCode = st.errorCode;
           if (st.errorCode !== ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) r.baseOffset = -1n;
         }
       }
     }
-    const responses: ProduceResponseTopic[] = topicData.map((t) => ({
+    const responses: ProduceResponseTopic[] = topicData.map((t, ti) => ({
       name: t.name,
-      partitionResponses: t.partitionData.map((p) => results.get(`${t.name}\u0000${p.index}`) ?? partitionResponse(p.index, ErrorCode.UNKNOWN_SERVER_ERROR)),
+      partitionResponses: t.partitionData.map((p, pi) => results[ti]![pi] ?? partitionResponse(p.index, ErrorCode.UNKNOWN_SERVER_ERROR)),
     }));
     await throttle(ctx, req.apiVersion, PRODUCE_KIP219_VERSION, throttleTimeMs);
     return { responses, throttleTimeMs, nodeEndpoints: [] };

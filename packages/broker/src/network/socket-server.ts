@@ -285,8 +285,17 @@ class Connection {
         if (traced && latencyTrace) traced.started = latencyTrace.now();
         const startedAt = performance.now();
         const timing: RequestTiming = { receivedAt, startedAt, handledAt: startedAt, sendStartedAt: startedAt, remoteMs: 0, throttleMs: 0, apiKey: -1 };
-        let release!: () => void;
-        const released = new Promise<void>((r) => (release = r));
+        // the next request waits until this one is answered or has released the connection: one
+        // gate opened by whichever comes first (Promise.race would settle its result twice, which
+        // V8 reports to Node as a multiple resolve each time)
+        let openGate!: () => void;
+        let gateOpen = false;
+        const gate = new Promise<void>((r) => (openGate = r));
+        const release = (): void => {
+          if (gateOpen) return;
+          gateOpen = true;
+          openGate();
+        };
         // settled at once: a rejection waiting behind earlier responses is not an unhandled one
         const result = this.o.handle(frame, this.info, timing, release).then(
           (response) => {
@@ -303,9 +312,11 @@ class Connection {
           });
         this.writeTail = written;
         this.unanswered.push(written);
-        void written.then(() => this.unanswered.shift());
-        // the next request waits until this one is answered, or has released the connection
-        await Promise.race([written, released]);
+        void written.then(() => {
+          this.unanswered.shift();
+          release();
+        });
+        await gate;
         // a throttled client's channel stays muted for its throttle time (Kafka's KIP-219)
         const muted = (this.info.mutedUntilMs ?? 0) - Date.now();
         if (muted > 0 && !this.closed) await new Promise((r) => setTimeout(r, muted));
