@@ -352,23 +352,27 @@ export class Connection {
     this.pending.set(correlationId, { correlationId, apiName, version, timeoutMs: ms, deadline, decode, settle });
     if (deadline < this.timeoutTimerAt) this.armTimeout(deadline);
     this.log.trace({ api: apiName, version, correlationId }, 'request');
-    // the requests written in one go (a drain sending to several partitions' leaders, or the next
-    // requests after responses that arrived together) leave in one vectored write: corked until
-    // the current callback is done, not until a later turn of the event loop
-    if (!this.corked) {
-      this.corked = true;
+    if (Array.isArray(frame)) {
+      // one vectored write for header and records
       this.socket.cork();
-      process.nextTick(this.uncork);
+      for (const c of frame) this.socket.write(c);
+      this.socket.uncork();
+    } else {
+      this.socket.write(frame);
     }
-    if (Array.isArray(frame)) for (const c of frame) this.socket.write(c);
-    else this.socket.write(frame);
   }
 
-  private corked = false;
-  private readonly uncork = (): void => {
-    this.corked = false;
+  /**
+   * Holds this connection's writes until uncork() (calls nest): requests written in between leave
+   * in one vectored write. The producer's sender corks while one drain writes its requests.
+   */
+  cork(): void {
+    this.socket.cork();
+  }
+
+  uncork(): void {
     this.socket.uncork();
-  };
+  }
 
   private armTimeout(at: number): void {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);

@@ -37,6 +37,8 @@ export class Sender {
   /** Settles of batches acknowledged by the responses being handled (run by afterResponse). */
   private acknowledged: Array<() => void> = [];
   private refreshing = false;
+  /** Connections corked by the current runOnce (uncorked at its end). */
+  private readonly corked: Connection[] = [];
   running = true;
   /** Called when the last queued/in-flight batch is done (flush waits on it). */
   onIdle: () => void = () => undefined;
@@ -108,13 +110,19 @@ export class Sender {
     // again while a round sent something, so a node gets up to max.in.flight requests at once
     // rather than one per turn of the event loop.
     let nextCheck = Infinity;
-    for (let sent = true; sent; ) {
-      sent = false;
-      nextCheck = Infinity;
-      for (const [node, chosen] of this.drain(now, idem, (t) => (nextCheck = Math.min(nextCheck, t)))) {
-        this.send(node, chosen);
-        sent = true;
+    try {
+      for (let sent = true; sent; ) {
+        sent = false;
+        nextCheck = Infinity;
+        for (const [node, chosen] of this.drain(now, idem, (t) => (nextCheck = Math.min(nextCheck, t)))) {
+          this.send(node, chosen);
+          sent = true;
+        }
       }
+    } finally {
+      // the requests this run wrote to a connection leave together, before anything else runs
+      for (const c of this.corked) c.uncork();
+      this.corked.length = 0;
     }
     if (nextCheck < Infinity) this.wakeupAt(Math.max(1, nextCheck));
     if (this.idle) this.onIdle();
@@ -251,7 +259,13 @@ export class Sender {
     };
     // an open connection is written to now, before the callbacks of what was just acknowledged
     const ready = this.cluster.readyConnection(node);
-    if (ready) issue(ready);
+    if (ready) {
+      if (!this.corked.includes(ready)) {
+        ready.cork();
+        this.corked.push(ready);
+      }
+      issue(ready);
+    }
     else
       this.cluster.connectionTo(node).then(issue, (err: unknown) => {
         failed(err);
