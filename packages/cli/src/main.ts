@@ -1,43 +1,42 @@
 import { Command } from 'commander';
-import { registerBrokerCommands } from './commands/broker.js';
-import { registerClusterCommands } from './commands/cluster.js';
-import { registerTopicsCommand } from './commands/topics.js';
-import { registerLeaderElectionCommand } from './commands/leader-election.js';
-import { registerConsumerGroupsCommand } from './commands/consumer-groups.js';
-import { registerReassignPartitionsCommand } from './commands/reassign-partitions.js';
-import { registerDeleteRecordsCommand } from './commands/delete-records.js';
-import { registerConfigsCommand } from './commands/configs.js';
-import { registerConsoleProducerCommand } from './commands/console-producer.js';
-import { registerProducerPerfTestCommand } from './commands/producer-perf-test.js';
-import { registerConsoleConsumerCommand } from './commands/console-consumer.js';
-import { registerConsumerPerfTestCommand } from './commands/consumer-perf-test.js';
-import { registerEndToEndLatencyCommand } from './commands/end-to-end-latency.js';
-import { registerConsoleCommand } from './commands/console.js';
-import { registerVerifyCommand } from './commands/verify.js';
-import { registerChaosCommand } from './commands/chaos.js';
-import { registerDumpLogCommand } from './commands/dump-log.js';
 
-const program = new Command();
-program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
-registerClusterCommands(program);
-registerTopicsCommand(program);
-registerLeaderElectionCommand(program);
-registerConsumerGroupsCommand(program);
-registerReassignPartitionsCommand(program);
-registerDeleteRecordsCommand(program);
-registerConfigsCommand(program);
-registerBrokerCommands(program);
-registerConsoleProducerCommand(program);
-registerProducerPerfTestCommand(program);
-registerConsoleConsumerCommand(program);
-registerConsumerPerfTestCommand(program);
-registerEndToEndLatencyCommand(program);
-registerConsoleCommand(program);
-registerVerifyCommand(program);
-registerChaosCommand(program);
-registerDumpLogCommand(program);
+type Register = (program: Command) => void;
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+/**
+ * Each top-level command and the module that defines it, in `samsa --help` order. Only the module
+ * of the command being run is loaded (the broker, the console and the client are large: loading
+ * all of them cost every invocation half a second of start-up and its JIT work); help, version and
+ * unknown commands load them all.
+ */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
+  ['cluster', async () => (await import('./commands/cluster.js')).registerClusterCommands],
+  ['topics', async () => (await import('./commands/topics.js')).registerTopicsCommand],
+  ['leader-election', async () => (await import('./commands/leader-election.js')).registerLeaderElectionCommand],
+  ['consumer-groups', async () => (await import('./commands/consumer-groups.js')).registerConsumerGroupsCommand],
+  ['reassign-partitions', async () => (await import('./commands/reassign-partitions.js')).registerReassignPartitionsCommand],
+  ['delete-records', async () => (await import('./commands/delete-records.js')).registerDeleteRecordsCommand],
+  ['configs', async () => (await import('./commands/configs.js')).registerConfigsCommand],
+  ['broker', async () => (await import('./commands/broker.js')).registerBrokerCommands],
+  ['console-producer', async () => (await import('./commands/console-producer.js')).registerConsoleProducerCommand],
+  ['producer-perf-test', async () => (await import('./commands/producer-perf-test.js')).registerProducerPerfTestCommand],
+  ['console-consumer', async () => (await import('./commands/console-consumer.js')).registerConsoleConsumerCommand],
+  ['consumer-perf-test', async () => (await import('./commands/consumer-perf-test.js')).registerConsumerPerfTestCommand],
+  ['end-to-end-latency', async () => (await import('./commands/end-to-end-latency.js')).registerEndToEndLatencyCommand],
+  ['console', async () => (await import('./commands/console.js')).registerConsoleCommand],
+  ['verify', async () => (await import('./commands/verify.js')).registerVerifyCommand],
+  ['chaos', async () => (await import('./commands/chaos.js')).registerChaosCommand],
+  ['dump-log', async () => (await import('./commands/dump-log.js')).registerDumpLogCommand],
+];
+
+async function main(argv: string[]): Promise<void> {
+  const program = new Command();
+  program.name('samsa').description("Samsa: Apache Kafka's ZooKeeper-mode architecture in TypeScript").version('0.1.0');
+  const invoked = COMMANDS.find(([name]) => name === argv[2]);
+  for (const [, load] of invoked ? [invoked] : COMMANDS) (await load())(program);
+  await program.parseAsync(argv);
+}
+
+main(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

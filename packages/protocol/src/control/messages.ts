@@ -5,9 +5,14 @@
  * The TypeScript interfaces below mirror the .proto (protobufjs camelCases field names). int64 fields
  * are bigint; absent proto3 `optional` fields decode as null.
  */
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import { ControlFrameError } from './errors.js';
+
+/** protobufjs, loaded on the first control message (clients and tools never need it). */
+let protobufjs: typeof protobuf | undefined;
+const loadProtobuf = (): typeof protobuf => (protobufjs ??= createRequire(import.meta.url)('protobufjs') as typeof protobuf);
 
 export const ControlMessageType = {
   LEADER_AND_ISR_REQUEST: 1,
@@ -175,7 +180,7 @@ const types = new Map<ControlMessageType, protobuf.Type>();
 function typeFor(type: ControlMessageType): protobuf.Type {
   let t = types.get(type);
   if (!t) {
-    root ??= protobuf.loadSync(CONTROL_PROTO_PATH);
+    root ??= loadProtobuf().loadSync(CONTROL_PROTO_PATH);
     t = root.lookupType(`samsa.control.${TYPE_NAMES[type]}`);
     types.set(type, t);
   }
