@@ -103,10 +103,10 @@ export async function runPerfTest(o: { props: Record<string, string>; topic: str
   const payload = Buffer.allocUnsafe(o.recordSize);
   for (let i = 0; i < payload.length; i++) payload[i] = 65 + Math.floor(Math.random() * 26);
   const stats = new PerfStats(o.numRecords, o.out);
-  const bufferMemory = producer.config.bufferMemory;
-  const blockAt = bufferMemory * 0.9;
-  const resumeAt = Math.max(0, blockAt - Math.max(producer.config.batchSize, o.recordSize));
-  let outstanding = 0;
+  // Java's send() blocks while buffer.memory has no room for a new batch; here the loop waits
+  // (on acknowledgements) instead of handing the producer sends that would each wait for memory
+  const batchSize = Math.max(producer.config.batchSize, o.recordSize + 128);
+  let waiting = false;
   let wake: (() => void) | undefined;
   let firstError: Error | undefined;
   const start = Date.now();
@@ -116,11 +116,13 @@ export async function runPerfTest(o: { props: Record<string, string>; topic: str
       const wait = due - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
-    // the Java producer blocks in send() when buffer.memory is full; wait for acknowledgements here
-    while (outstanding * o.recordSize >= blockAt) await new Promise<void>((r) => (wake = r));
+    if (producer.bufferAvailableBytes < batchSize) {
+      waiting = true;
+      while (producer.bufferAvailableBytes < batchSize) await new Promise<void>((r) => (wake = r));
+      waiting = false;
+    }
     const sendMs = Date.now();
     const iter = i;
-    outstanding++;
     // Kafka's perf test passes a callback to send(): no promise per record
     producer.send({ topic: o.topic, value: payload }, (err) => {
       if (err) firstError ??= err;
@@ -128,11 +130,9 @@ export async function runPerfTest(o: { props: Record<string, string>; topic: str
         const now = Date.now();
         stats.record(iter, now - sendMs, o.recordSize, now);
       }
-      outstanding--;
-      // as Java's send() blocked on buffer.memory, which goes on once a batch's memory is freed:
-      // wake the loop when a batch's worth is free (waking it per acknowledged record cost a
-      // promise per record)
-      if (wake && outstanding * o.recordSize >= resumeAt) return;
+      // acknowledged batches have freed their memory by now: wake the loop once a few batches'
+      // worth is free (waking it per acknowledged record cost a promise per record)
+      if (!waiting || producer.bufferAvailableBytes < 2 * batchSize) return;
       const w = wake;
       wake = undefined;
       w?.();

@@ -183,14 +183,14 @@ export class ProducerBatch {
       out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + payload.length);
       payload.copy(out, RECORD_BATCH_OVERHEAD);
     }
-    out.writeBigInt64BE(0n, BASE_OFFSET_OFFSET);
+    writeInt64(out, 0, BASE_OFFSET_OFFSET);
     out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
     out.writeInt32BE(-1, PARTITION_LEADER_EPOCH_OFFSET);
     out.writeInt8(CURRENT_MAGIC, MAGIC_OFFSET);
     out.writeInt16BE(this.compression, ATTRIBUTES_OFFSET);
     out.writeInt32BE(this.callbacks.length - 1, LAST_OFFSET_DELTA_OFFSET);
-    out.writeBigInt64BE(BigInt(this.baseTimestamp), BASE_TIMESTAMP_OFFSET);
-    out.writeBigInt64BE(BigInt(this.maxTimestamp), MAX_TIMESTAMP_OFFSET);
+    writeInt64(out, this.baseTimestamp, BASE_TIMESTAMP_OFFSET);
+    writeInt64(out, this.maxTimestamp, MAX_TIMESTAMP_OFFSET);
     out.writeInt32BE(this.callbacks.length, RECORDS_COUNT_OFFSET);
     this.bytes = out;
     this.writeProducerState();
@@ -207,7 +207,9 @@ export class ProducerBatch {
 
   private writeProducerState(): void {
     const out = this.bytes!;
-    out.writeBigInt64BE(this.producerId, PRODUCER_ID_OFFSET);
+    const id = this.producerId;
+    if (id >= MIN_SAFE && id <= MAX_SAFE) writeInt64(out, Number(id), PRODUCER_ID_OFFSET);
+    else out.writeBigInt64BE(id, PRODUCER_ID_OFFSET);
     out.writeInt16BE(this.producerEpoch, PRODUCER_EPOCH_OFFSET);
     out.writeInt32BE(this.baseSequence, BASE_SEQUENCE_OFFSET);
     out.writeUInt32BE(computeBatchCrc(out), CRC_OFFSET);
@@ -252,6 +254,16 @@ export class ProducerBatch {
     }
     if (thrown) throw thrown.err;
   }
+}
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Writes a safe integer as a big-endian int64 (no BigInt made, as writeBigInt64BE does). */
+function writeInt64(buf: Buffer, n: number, offset: number): void {
+  const hi = Math.floor(n / 0x1_0000_0000);
+  buf.writeInt32BE(hi, offset);
+  buf.writeUInt32BE(n - hi * 0x1_0000_0000, offset + 4);
 }
 
 /** BigInt(i) for offset deltas, made once. */

@@ -77,6 +77,14 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     );
   }
 
+  /**
+   * Kafka's buffer-available-bytes metric: buffer.memory not held by batches (a send that needs a
+   * new batch waits, up to max.block.ms, while this is below batch.size).
+   */
+  get bufferAvailableBytes(): number {
+    return this.accumulator.pool.availableMemory;
+  }
+
   /** The producer id / epoch in use (idempotence), or -1. */
   get producerId(): { id: bigint; epoch: number } {
     return { id: this.idempotence?.producerId ?? -1n, epoch: this.idempotence?.producerEpoch ?? -1 };

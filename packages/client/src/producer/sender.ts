@@ -135,7 +135,8 @@ export class Sender {
    */
   private drain(now: number, idem: IdempotenceManager | undefined, later: (ms: number) => void): Array<[number, ProducerBatch[]]> {
     const out: Array<[number, ProducerBatch[]]> = [];
-    const perNode = new Map<number, ProducerBatch[]>();
+    // per node (a short list searched in place: no Map per drain)
+    const perNode: Array<[number, ProducerBatch[]]> = [];
     for (const q of this.accumulator.allQueues()) {
       const batch = q.batches[0];
       if (!batch) continue;
@@ -157,9 +158,10 @@ export class Sender {
         const limit = idem.hasAcked(q.topic, q.partition) ? 5 : 1;
         if (inflight.length >= limit || (batch.hasSequence && batch.producerEpoch === idem.producerEpoch && batch.producerId === idem.producerId && inflight.length > 0)) continue;
       }
-      let list = perNode.get(leader);
-      if (!list) perNode.set(leader, (list = []));
-      list.push(batch);
+      let entry: [number, ProducerBatch[]] | undefined;
+      for (const e of perNode) if (e[0] === leader) entry = e;
+      if (!entry) perNode.push((entry = [leader, []]));
+      entry[1].push(batch);
     }
     for (const [node, batches] of perNode) {
       if ((this.nodeInFlight.get(node) ?? 0) >= this.cfg.maxInFlight) continue;
@@ -207,13 +209,14 @@ export class Sender {
   private send(node: number, batches: ProducerBatch[]): void {
     this.nodeInFlight.set(node, (this.nodeInFlight.get(node) ?? 0) + 1);
     this.inFlightBatches += batches.length;
-    const byTopic = new Map<string, ProduceRequestTopic>();
+    const topicData: ProduceRequestTopic[] = [];
     for (const b of batches) {
-      let t = byTopic.get(b.topic);
-      if (!t) byTopic.set(b.topic, (t = { name: b.topic, partitionData: [] }));
+      let t: ProduceRequestTopic | undefined;
+      for (const x of topicData) if (x.name === b.topic) t = x;
+      if (!t) topicData.push((t = { name: b.topic, partitionData: [] }));
       t.partitionData.push({ index: b.partition, records: b.bytes! });
     }
-    const body = { transactionalId: null, acks: this.cfg.acks, timeoutMs: this.cfg.requestTimeoutMs, topicData: [...byTopic.values()] };
+    const body = { transactionalId: null, acks: this.cfg.acks, timeoutMs: this.cfg.requestTimeoutMs, topicData };
     // the sealed batches go out by reference (no copy into the frame): they stay untouched until
     // the response, and go back to the pool only after it
     const byReference: Buffer[] = [];
