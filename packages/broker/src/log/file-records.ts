@@ -70,12 +70,18 @@ export class FileRecords {
   }
 
   /** Appends `buf` at the end of the file; returns the bytes written. */
-  async append(buf: Buffer): Promise<number> {
+  /** Appends `buf`; synchronous (no promise) when it is small enough to be written in place. */
+  append(buf: Buffer): number | Promise<number> {
     const start = this.size;
-    if (buf.length <= SYNC_IO_MAX_BYTES) this.fh.writeFullySync(buf, 0, buf.length, start);
-    else await this.fh.writeFully(buf, 0, buf.length, start);
-    this.size = start + buf.length;
-    return buf.length;
+    if (buf.length <= SYNC_IO_MAX_BYTES) {
+      this.fh.writeFullySync(buf, 0, buf.length, start);
+      this.size = start + buf.length;
+      return buf.length;
+    }
+    return this.fh.writeFully(buf, 0, buf.length, start).then(() => {
+      this.size = start + buf.length;
+      return buf.length;
+    });
   }
 
   /** Reads up to `length` bytes at `position` into target[offset..]; returns the bytes read (less at EOF). */

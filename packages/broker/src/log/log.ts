@@ -227,13 +227,17 @@ export class Log {
       if (duplicate) return this.duplicateAppendInfo(duplicate);
       const logAppendTime = this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? this.clock.now() : -1;
       const { lastOffset, maxTimestamp: maxTs, offsetOfMaxTimestamp: offsetOfMaxTs } = assignOffsetsInPlace(records, firstOffset, leaderEpoch, logAppendTime);
-      const segment = await this.maybeRoll(records.length, firstOffset, lastOffset, maxTs);
+      // no await where nothing is waited for (a roll, a large write, a new epoch entry): each would
+      // cost the append a turn of the microtask queue
+      const rolled = this.maybeRoll(records.length, firstOffset, lastOffset, maxTs);
+      const segment = rolled instanceof Promise ? await rolled : rolled;
       const position = segment.size;
-      await segment.append(lastOffset, maxTs, offsetOfMaxTs, records);
+      const written = segment.append(lastOffset, maxTs, offsetOfMaxTs, records);
+      if (written) await written;
       this.recent.record(segment, position, records);
       this.advanceLogEnd(lastOffset + 1n, segment);
       this.producerState.update(records, this.logEndOffset);
-      if (leaderEpoch >= 0) await this.maybeAssignEpoch(leaderEpoch, firstOffset);
+      if (leaderEpoch >= 0 && !this.epochCurrent(leaderEpoch, firstOffset)) await this.epochs.assign(leaderEpoch, firstOffset);
       return {
         firstOffset,
         lastOffset,
@@ -328,9 +332,14 @@ export class Log {
   }
 
   private async maybeAssignEpoch(epoch: number, startOffset: bigint): Promise<void> {
-    const latest = this.epochs.latestEntry;
-    if (latest && latest.epoch === epoch && startOffset >= latest.startOffset) return;
+    if (this.epochCurrent(epoch, startOffset)) return;
     await this.epochs.assign(epoch, startOffset);
+  }
+
+  /** Whether the epoch cache's latest entry already covers `epoch` from `startOffset`. */
+  private epochCurrent(epoch: number, startOffset: bigint): boolean {
+    const latest = this.epochs.latestEntry;
+    return latest !== undefined && latest !== null && latest.epoch === epoch && startOffset >= latest.startOffset;
   }
 
   private advanceLogEnd(next: bigint, segment: LogSegment): void {
@@ -339,7 +348,7 @@ export class Log {
 
   // ---- roll / flush ------------------------------------------------------------------------
 
-  private async maybeRoll(messagesSize: number, firstOffset: bigint, maxOffset: bigint, maxTimestamp: number): Promise<LogSegment> {
+  private maybeRoll(messagesSize: number, firstOffset: bigint, maxOffset: bigint, maxTimestamp: number): LogSegment | Promise<LogSegment> {
     const seg = this.activeSegment;
     const now = this.clock.now();
     if (!seg.shouldRoll({ messagesSize, maxTimestampInMessages: maxTimestamp, maxOffsetInMessages: maxOffset, now })) return seg;

@@ -328,7 +328,8 @@ export class LogSegment {
    * last offset) and a time index entry for each batch that starts more than index.interval.bytes
    * after the previous entry. One positional write for the records, one per index that changed.
    */
-  async append(largestOffset: bigint, largestTimestamp: number, offsetOfMaxTimestamp: bigint, records: Buffer): Promise<void> {
+  /** Appends batches whose offsets are assigned; a promise only when the write is asynchronous. */
+  append(largestOffset: bigint, largestTimestamp: number, offsetOfMaxTimestamp: bigint, records: Buffer): void | Promise<void> {
     if (records.length === 0) return;
     const physicalPosition = this.log.sizeInBytes;
     if (physicalPosition === 0) {
@@ -357,7 +358,8 @@ export class LogSegment {
     // Index entries stay in memory (dirty) and reach the file on flush, roll and close: a small
     // positional write per append cost as much as the append itself. After a crash, segments past
     // the recovery point (the last flush) have their indexes rebuilt, so nothing relies on them.
-    await this.log.append(records);
+    const written = this.log.append(records);
+    if (typeof written !== 'number') return written.then(() => undefined);
   }
 
   /**
