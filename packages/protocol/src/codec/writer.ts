@@ -4,6 +4,8 @@ import type { TaggedField } from './types.js';
 const MAX_STRING_BYTES = 0x7fff;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * A growable output buffer. Values are written at `offset`; the buffer doubles when full.
@@ -148,7 +150,15 @@ export class Writer {
   writeInt64(v: bigint): void {
     if (v < INT64_MIN || v > INT64_MAX) throw new ProtocolEncodeError(`int64 out of range: ${v}`);
     this.ensure(8);
-    this.buf.writeBigInt64BE(v, this.offset);
+    if (v >= SAFE_MIN && v <= SAFE_MAX) {
+      // offsets, timestamps, ids: as two 32-bit halves of a Number (writeBigInt64BE makes BigInts)
+      const n = Number(v);
+      const hi = Math.floor(n / 0x1_0000_0000);
+      this.buf.writeInt32BE(hi, this.offset);
+      this.buf.writeUInt32BE(n - hi * 0x1_0000_0000, this.offset + 4);
+    } else {
+      this.buf.writeBigInt64BE(v, this.offset);
+    }
     this.offset += 8;
   }
 
