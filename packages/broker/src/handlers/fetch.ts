@@ -115,7 +115,8 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
         throttleTimeMs = Math.max(throttleTimeMs, requestThrottleMs);
       }
     }
-    const byKey = new Map(results.map((r) => [`${r.topic}\u0000${r.partition}`, r]));
+    // the read answers each entry in order, and entries follow the request's known topics in order
+    let next = 0;
     const buffers: Buffer[] = [];
     const responses: FetchResponseTopic[] = [];
     for (const { t, name } of resolved) {
@@ -125,8 +126,8 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
           partitions.push(emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_ID));
           continue;
         }
-        const r = byKey.get(`${name}\u0000${p.partition}`);
-        if (!r) {
+        const r = results[next++];
+        if (!r || r.topic !== name || r.partition !== p.partition) {
           partitions.push(emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
           continue;
         }
@@ -140,11 +141,16 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
           s.metrics?.fetched(name, records.length, follower);
         }
         partitions.push({
-          ...emptyPartition(p.partition, r.errorCode),
+          partitionIndex: p.partition,
+          errorCode: r.errorCode,
           highWatermark: r.highWatermark,
           lastStableOffset: r.lastStableOffset,
           logStartOffset: r.logStartOffset,
+          divergingEpoch: EPOCH_END,
+          currentLeader: NO_LEADER,
+          snapshotId: NO_SNAPSHOT,
           abortedTransactions: v >= 4 ? [] : null,
+          preferredReadReplica: -1,
           records,
         });
       }

@@ -489,9 +489,8 @@ export class ReplicaManager {
     const out: ReadResult[] = [];
     for (const e of entries) {
       const p = this.partitions.get(key(e.topic, e.partition));
-      const base = { topic: e.topic, partition: e.partition, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined };
       if (!p || !p.log) {
-        out.push({ ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+        out.push({ topic: e.topic, partition: e.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined });
         continue;
       }
       const log = p.log;
@@ -506,7 +505,7 @@ export class ReplicaManager {
       } catch (err) {
         const code = errorCodeOf(err);
         if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: e.topic, partition: e.partition }, 'read failed');
-        out.push({ ...base, errorCode: code, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark });
+        out.push({ topic: e.topic, partition: e.partition, errorCode: code, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark, data: undefined });
       }
     }
     return out;
