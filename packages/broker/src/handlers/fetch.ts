@@ -12,6 +12,8 @@ const EPOCH_END = { epoch: -1, endOffset: -1n };
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 const NO_SNAPSHOT = { endOffset: -1n, epoch: -1 };
 const EMPTY = Buffer.alloc(0);
+/** No aborted transactions (no transactions are kept): one shared, frozen list for every answer. */
+const NO_ABORTED: FetchResponsePartition['abortedTransactions'] = Object.freeze([]) as unknown as FetchResponsePartition['abortedTransactions'];
 
 function emptyPartition(partitionIndex: number, errorCode: number): FetchResponsePartition {
   return {
@@ -149,7 +151,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
           divergingEpoch: EPOCH_END,
           currentLeader: NO_LEADER,
           snapshotId: NO_SNAPSHOT,
-          abortedTransactions: v >= 4 ? [] : null,
+          abortedTransactions: v >= 4 ? NO_ABORTED : null,
           preferredReadReplica: -1,
           records,
         });
