@@ -4,8 +4,8 @@ import {
   ConfigType,
   DeleteTopicsTopicZNode,
   TopicZNode,
-  ZkCode,
-  isZkError,
+  controllerFencedDelete,
+  controllerFencedDeleteRecursive,
   type KafkaZk,
   type TopicPartition,
 } from '@samsa/zk-paths';
@@ -44,14 +44,14 @@ export class TopicDeletionManager {
     if (!this.d.deleteTopicEnable) {
       for (const t of children) {
         log.info({ topic: t }, 'delete.topic.enable is false: removing the deletion request');
-        await kzk.zk.delete(DeleteTopicsTopicZNode.path(t)).catch(() => undefined);
+        await controllerFencedDelete(kzk.zk, ctx.epochZkVersion, DeleteTopicsTopicZNode.path(t)).catch(() => undefined);
       }
       return;
     }
     for (const t of children) {
       if (!ctx.hasTopic(t)) {
         // not a topic (anymore): drop the marker
-        await kzk.zk.delete(DeleteTopicsTopicZNode.path(t)).catch(() => undefined);
+        await controllerFencedDelete(kzk.zk, ctx.epochZkVersion, DeleteTopicsTopicZNode.path(t)).catch(() => undefined);
         continue;
       }
       if (!ctx.topicsToBeDeleted.has(t)) {
@@ -156,14 +156,11 @@ export class TopicDeletionManager {
     await rsm.handleStateChanges(this.replicasOf(topic), 'NonExistentReplica');
     await psm.handleStateChanges(tps, 'OfflinePartition');
     await psm.handleStateChanges(tps, 'NonExistentPartition');
-    // Kafka's order: the topic znode (with its partition states), its config, then the marker
-    await kzk.zk.deleteRecursive(TopicZNode.path(topic));
+    // Kafka's order: the topic znode (with its partition states), its config, then the marker; each
+    // delete fenced by the controller epoch (a deposed controller deletes nothing)
+    await controllerFencedDeleteRecursive(kzk.zk, ctx.epochZkVersion, TopicZNode.path(topic));
     for (const path of [ConfigEntityZNode.path(ConfigType.Topic, topic), DeleteTopicsTopicZNode.path(topic)]) {
-      try {
-        await kzk.zk.delete(path);
-      } catch (err) {
-        if (!isZkError(err, ZkCode.NO_NODE)) throw err;
-      }
+      await controllerFencedDelete(kzk.zk, ctx.epochZkVersion, path);
     }
     ctx.removeTopic(topic);
     log.info({ topic }, 'deletion of topic finished');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controllerFencedMulti } from './fenced.js';
+import { controllerFencedDeleteRecursive, controllerFencedMulti } from './fenced.js';
 import { FakeZkClient, FakeZkServer } from './fake-zk-client.js';
 import { CreateMode } from './zk-client.js';
 import { ControllerMovedError, ZkCode, ZkMultiError } from './zk-errors.js';
@@ -17,6 +17,19 @@ describe('fake zk client', () => {
     expect(await zk.exists('/a')).toBeNull();
     await controllerFencedMulti(zk, 0, [{ type: 'create', path: '/x' }]);
     expect(await zk.exists('/x')).not.toBeNull();
+  });
+
+  it('fake zk client – a fenced recursive delete removes a tree children first, and nothing for a deposed controller', async () => {
+    const zk = new FakeZkClient();
+    await zk.create('/controller_epoch', Buffer.from('1'));
+    await zk.create('/brokers/topics/t/partitions/0/state', Buffer.from('{}'), { mkdirp: true });
+    await zk.create('/brokers/topics/t/partitions/1/state', Buffer.from('{}'), { mkdirp: true });
+    await expect(controllerFencedDeleteRecursive(zk, 7, '/brokers/topics/t')).rejects.toBeInstanceOf(ControllerMovedError);
+    expect(await zk.exists('/brokers/topics/t/partitions/0/state')).not.toBeNull();
+    await controllerFencedDeleteRecursive(zk, 0, '/brokers/topics/t');
+    expect(await zk.exists('/brokers/topics/t')).toBeNull();
+    expect(await zk.exists('/brokers/topics')).not.toBeNull();
+    await controllerFencedDeleteRecursive(zk, 0, '/brokers/topics/t'); // gone already: no error
   });
 
   it('fake zk client – ephemerals vanish with their session; sequential names; armed watches see changes', async () => {

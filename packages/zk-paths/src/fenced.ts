@@ -1,7 +1,7 @@
 import { ControllerEpochZNode } from './znodes.js';
 import type { ZkOp, ZkOpResult } from './zk-client.js';
 import type { ZkClientApi } from './zk-api.js';
-import { ControllerMovedError, ZkMultiError } from './zk-errors.js';
+import { ControllerMovedError, ZkCode, ZkMultiError, isZkError } from './zk-errors.js';
 
 /**
  * Every controller write goes through here: `multi[check(/controller_epoch, epochZkVersion), ...ops]`.
@@ -27,3 +27,29 @@ export async function controllerFencedMulti(zk: ZkClientApi, epochZkVersion: num
   }
 }
 
+
+/**
+ * Deletes `path` if it exists, fenced by the controller epoch (Kafka's deletePath with
+ * expectedControllerEpochZkVersion). A missing node is not an error; a moved controller is.
+ */
+export async function controllerFencedDelete(zk: ZkClientApi, epochZkVersion: number, path: string): Promise<void> {
+  try {
+    await controllerFencedMulti(zk, epochZkVersion, [{ type: 'delete', path }]);
+  } catch (err) {
+    if (err instanceof ZkMultiError && err.code === ZkCode.NO_NODE) return;
+    throw err;
+  }
+}
+
+/** Deletes `path` and everything below it, children first, each delete fenced by the controller epoch. */
+export async function controllerFencedDeleteRecursive(zk: ZkClientApi, epochZkVersion: number, path: string): Promise<void> {
+  let children: string[];
+  try {
+    children = await zk.getChildren(path);
+  } catch (err) {
+    if (isZkError(err, ZkCode.NO_NODE)) return;
+    throw err;
+  }
+  for (const c of children) await controllerFencedDeleteRecursive(zk, epochZkVersion, `${path === '/' ? '' : path}/${c}`);
+  await controllerFencedDelete(zk, epochZkVersion, path);
+}
