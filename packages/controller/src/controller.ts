@@ -12,6 +12,7 @@ import {
   TopicZNode,
   TopicsZNode,
   ZkSessionEvent,
+  controllerFencedDelete,
   newTopicId,
   type BrokerInfo,
   type KafkaZk,
@@ -495,7 +496,8 @@ export class KafkaController {
           this.log.warn({ path, err: err.message }, 'ignoring a malformed ISR change notification');
         }
       }
-      await zk.delete(path).catch(() => undefined);
+      // fenced, as Kafka's deleteIsrChangeNotifications
+      await controllerFencedDelete(zk, this.ctx.epochZkVersion, path).catch(() => undefined);
     }
     const tps = [...changed.values()].filter((tp) => this.ctx.assignment(tp) && !this.ctx.topicsToBeDeleted.has(tp.topic));
     if (tps.length === 0) return;
@@ -602,7 +604,8 @@ export class KafkaController {
     const known = partitions.filter((tp) => this.ctx.assignment(tp));
     const results = await this.electLeadersNow(known, ElectionType.PREFERRED);
     this.o.stateChangeLogger.info({ partitions: known.length, elected: [...results.values()].filter((r) => r.errorCode === 0).length }, 'preferred replica election (admin znode)');
-    await zk.delete(PreferredReplicaElectionZNode.path).catch(() => undefined);
+    // fenced, as Kafka's deletePreferredReplicaElection
+    await controllerFencedDelete(zk, this.ctx.epochZkVersion, PreferredReplicaElectionZNode.path).catch(() => undefined);
   }
 
   /** auto.leader.rebalance.enable: give leadership back to preferred replicas on imbalanced brokers. */
