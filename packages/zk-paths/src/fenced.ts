@@ -1,7 +1,7 @@
 import { ControllerEpochZNode } from './znodes.js';
-import type { ZkOp, ZkOpResult } from './zk-client.js';
+import { deleteTree, type ZkOp, type ZkOpResult } from './zk-client.js';
 import type { ZkClientApi } from './zk-api.js';
-import { ControllerMovedError, ZkCode, ZkMultiError, isZkError } from './zk-errors.js';
+import { ControllerMovedError, ZkCode, ZkMultiError } from './zk-errors.js';
 
 /**
  * Every controller write goes through here: `multi[check(/controller_epoch, epochZkVersion), ...ops]`.
@@ -42,14 +42,6 @@ export async function controllerFencedDelete(zk: ZkClientApi, epochZkVersion: nu
 }
 
 /** Deletes `path` and everything below it, children first, each delete fenced by the controller epoch. */
-export async function controllerFencedDeleteRecursive(zk: ZkClientApi, epochZkVersion: number, path: string): Promise<void> {
-  let children: string[];
-  try {
-    children = await zk.getChildren(path);
-  } catch (err) {
-    if (isZkError(err, ZkCode.NO_NODE)) return;
-    throw err;
-  }
-  for (const c of children) await controllerFencedDeleteRecursive(zk, epochZkVersion, `${path === '/' ? '' : path}/${c}`);
-  await controllerFencedDelete(zk, epochZkVersion, path);
+export function controllerFencedDeleteRecursive(zk: ZkClientApi, epochZkVersion: number, path: string): Promise<void> {
+  return deleteTree(zk, path, (p) => controllerFencedDelete(zk, epochZkVersion, p));
 }

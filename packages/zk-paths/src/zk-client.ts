@@ -469,20 +469,14 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
   }
 
   /** Deletes a subtree, children first. Missing nodes are ignored. */
-  async deleteRecursive(path: string): Promise<void> {
-    let children: string[];
-    try {
-      children = await this.getChildren(path);
-    } catch (err) {
-      if (isZkError(err, ZkCode.NO_NODE)) return;
-      throw err;
-    }
-    for (const c of children) await this.deleteRecursive(`${path === '/' ? '' : path}/${c}`);
-    try {
-      await this.delete(path);
-    } catch (err) {
-      if (!isZkError(err, ZkCode.NO_NODE)) throw err;
-    }
+  deleteRecursive(path: string): Promise<void> {
+    return deleteTree(this, path, async (p) => {
+      try {
+        await this.delete(p);
+      } catch (err) {
+        if (!isZkError(err, ZkCode.NO_NODE)) throw err;
+      }
+    });
   }
 
   /** One-shot watch on a node's data: resolves with the data (or null) and calls `onEvent` once. */
@@ -669,4 +663,20 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
     });
     this.abandon(inner);
   }
+}
+
+/**
+ * Deletes the subtree at `path` children first with `deleteOne` (which should ignore a node
+ * already gone); a missing `path` is nothing to do.
+ */
+export async function deleteTree(zk: { getChildren(path: string): Promise<string[]> }, path: string, deleteOne: (path: string) => Promise<void>): Promise<void> {
+  let children: string[];
+  try {
+    children = await zk.getChildren(path);
+  } catch (err) {
+    if (isZkError(err, ZkCode.NO_NODE)) return;
+    throw err;
+  }
+  for (const c of children) await deleteTree(zk, `${path === '/' ? '' : path}/${c}`, deleteOne);
+  await deleteOne(path);
 }
