@@ -247,8 +247,7 @@ export class Connection {
     let version: number;
     let b: ApiRequestMap[K];
     try {
-      if (this.closedError) throw this.closedFor(getApi(apiKey)?.name ?? `api key ${apiKey}`);
-      version = this.negotiatedVersion(apiKey, opts);
+      version = this.usableVersion(apiKey, opts);
       b = typeof body === 'function' ? (body as (v: number) => ApiRequestMap[K])(version) : body;
     } catch (err) {
       return Promise.reject(err);
@@ -267,8 +266,7 @@ export class Connection {
   sendWithCallback<K extends ApiKey>(apiKey: K, body: ApiRequestMap[K], opts: RequestOptions, callback: RequestCallback<ApiResponseMap[K]>): void {
     let version: number;
     try {
-      if (this.closedError) throw this.closedFor(getApi(apiKey)?.name ?? `api key ${apiKey}`);
-      version = this.negotiatedVersion(apiKey, opts);
+      version = this.usableVersion(apiKey, opts);
     } catch (err) {
       callback(err, undefined);
       return;
@@ -282,8 +280,7 @@ export class Connection {
    */
   sendOneWay<K extends ApiKey>(apiKey: K, body: RequestBody<K>, opts: RequestOptions = {}): Promise<void> {
     try {
-      if (this.closedError) throw this.closedFor(getApi(apiKey)?.name ?? `api key ${apiKey}`);
-      const version = this.negotiatedVersion(apiKey, opts);
+      const version = this.usableVersion(apiKey, opts);
       const b = typeof body === 'function' ? (body as (v: number) => ApiRequestMap[K])(version) : body;
       const frame = encodeRequest(apiKey, version, this.nextCorrelationId, this.clientId, b as never);
       this.nextCorrelationId = (this.nextCorrelationId + 1) & 0x7fffffff;
@@ -312,6 +309,12 @@ export class Connection {
   }
 
   // ---- internals ----------------------------------------------------------------------
+
+  /** The version a request will use; throws when the connection is closed or no version fits. */
+  private usableVersion(apiKey: number, opts: RequestOptions): number {
+    if (this.closedError) throw this.closedFor(getApi(apiKey)?.name ?? `api key ${apiKey}`);
+    return this.negotiatedVersion(apiKey, opts);
+  }
 
   private closedFor(apiName: string): ConnectionError {
     const cause = this.closedError;

@@ -27,7 +27,6 @@ export async function controllerFencedMulti(zk: ZkClientApi, epochZkVersion: num
   }
 }
 
-
 /**
  * Deletes `path` if it exists, fenced by the controller epoch (Kafka's deletePath with
  * expectedControllerEpochZkVersion). A missing node is not an error; a moved controller is.

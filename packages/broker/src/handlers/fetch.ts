@@ -15,20 +15,30 @@ const EMPTY = Buffer.alloc(0);
 /** No aborted transactions (no transactions are kept): one shared, frozen list for every answer. */
 const NO_ABORTED: FetchResponsePartition['abortedTransactions'] = Object.freeze([]) as unknown as FetchResponsePartition['abortedTransactions'];
 
-function emptyPartition(partitionIndex: number, errorCode: number): FetchResponsePartition {
+function partitionAnswer(
+  partitionIndex: number,
+  errorCode: number,
+  offsets: { highWatermark: bigint; lastStableOffset: bigint; logStartOffset: bigint } | null,
+  abortedTransactions: FetchResponsePartition['abortedTransactions'],
+  records: Buffer,
+): FetchResponsePartition {
   return {
     partitionIndex,
     errorCode,
-    highWatermark: -1n,
-    lastStableOffset: -1n,
-    logStartOffset: -1n,
+    highWatermark: offsets ? offsets.highWatermark : -1n,
+    lastStableOffset: offsets ? offsets.lastStableOffset : -1n,
+    logStartOffset: offsets ? offsets.logStartOffset : -1n,
     divergingEpoch: EPOCH_END,
     currentLeader: NO_LEADER,
     snapshotId: NO_SNAPSHOT,
-    abortedTransactions: null,
+    abortedTransactions,
     preferredReadReplica: -1,
-    records: EMPTY,
+    records,
   };
+}
+
+function emptyPartition(partitionIndex: number, errorCode: number): FetchResponsePartition {
+  return partitionAnswer(partitionIndex, errorCode, null, null, EMPTY);
 }
 
 /** Record buffers the response holds by reference (not copied into the frame). */
@@ -142,19 +152,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
           buffers.push(records);
           s.metrics?.fetched(name, records.length, follower);
         }
-        partitions.push({
-          partitionIndex: p.partition,
-          errorCode: r.errorCode,
-          highWatermark: r.highWatermark,
-          lastStableOffset: r.lastStableOffset,
-          logStartOffset: r.logStartOffset,
-          divergingEpoch: EPOCH_END,
-          currentLeader: NO_LEADER,
-          snapshotId: NO_SNAPSHOT,
-          abortedTransactions: v >= 4 ? NO_ABORTED : null,
-          preferredReadReplica: -1,
-          records,
-        });
+        partitions.push(partitionAnswer(p.partition, r.errorCode, r, v >= 4 ? NO_ABORTED : null, records));
       }
       responses.push({ topic: name ?? t.topic, topicId: useIds ? t.topicId : ZERO_UUID, partitions });
     }

@@ -69,8 +69,10 @@ export class FileRecords {
     return this.fh.isOpen;
   }
 
-  /** Appends `buf` at the end of the file; returns the bytes written. */
-  /** Appends `buf`; synchronous (no promise) when it is small enough to be written in place. */
+  /**
+   * Appends `buf` at the end of the file; returns the bytes written — at once when it is small
+   * enough to be written in place, else through a promise.
+   */
   append(buf: Buffer): number | Promise<number> {
     const start = this.size;
     if (buf.length <= SYNC_IO_MAX_BYTES) {

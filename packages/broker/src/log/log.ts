@@ -339,7 +339,7 @@ export class Log {
   /** Whether the epoch cache's latest entry already covers `epoch` from `startOffset`. */
   private epochCurrent(epoch: number, startOffset: bigint): boolean {
     const latest = this.epochs.latestEntry;
-    return latest !== undefined && latest !== null && latest.epoch === epoch && startOffset >= latest.startOffset;
+    return latest !== undefined && latest.epoch === epoch && startOffset >= latest.startOffset;
   }
 
   private advanceLogEnd(next: bigint, segment: LogSegment): void {

@@ -326,9 +326,9 @@ export class LogSegment {
   /**
    * Appends validated, offset-assigned batches. Adds an offset index entry (keyed by the batch's
    * last offset) and a time index entry for each batch that starts more than index.interval.bytes
-   * after the previous entry. One positional write for the records, one per index that changed.
+   * after the previous entry (kept in memory until a flush, see below). One positional write for
+   * the records; a promise only when that write is asynchronous.
    */
-  /** Appends batches whose offsets are assigned; a promise only when the write is asynchronous. */
   append(largestOffset: bigint, largestTimestamp: number, offsetOfMaxTimestamp: bigint, records: Buffer): void | Promise<void> {
     if (records.length === 0) return;
     const physicalPosition = this.log.sizeInBytes;

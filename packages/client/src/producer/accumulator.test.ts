@@ -3,13 +3,13 @@ import { RecordBatch } from '@samsa/protocol';
 import { RecordAccumulator } from './accumulator.js';
 import { BufferPool } from './buffer-pool.js';
 
-const thunk = () => (): void => undefined;
+const noCallback = () => (): void => undefined;
 const opts = { batchSize: 1024, lingerMs: 50, bufferMemory: 4096, compression: 0 as const, maxBlockMs: 100 };
 
 describe('RecordAccumulator', () => {
   it('accumulator – a batch is sendable after linger.ms, or at once when full', () => {
     const acc = new RecordAccumulator(opts);
-    const r = acc.append('t', 0, 1000, null, Buffer.alloc(10), null, thunk(), false);
+    const r = acc.append('t', 0, 1000, null, Buffer.alloc(10), null, noCallback(), false);
     if (r instanceof Promise || 'abortForNewBatch' in r) throw new Error('unexpected');
     const q = acc.queue('t', 0);
     expect(acc.isSendable(q, r.batch, r.batch.createdMs + 10)).toBe(false);
@@ -18,7 +18,7 @@ describe('RecordAccumulator', () => {
     // fill past batch.size: a second batch starts and the first is full
     let n = 1;
     while (q.batches.length === 1) {
-      acc.append('t', 0, 1000, null, Buffer.alloc(10), null, thunk(), false);
+      acc.append('t', 0, 1000, null, Buffer.alloc(10), null, noCallback(), false);
       n++;
     }
     expect(q.batches[0]!.full).toBe(true);
@@ -33,8 +33,8 @@ describe('RecordAccumulator', () => {
 
   it('accumulator – abortOnNewBatch reports a full sticky batch instead of starting one', () => {
     const acc = new RecordAccumulator(opts);
-    acc.append('t', 0, 1000, null, Buffer.alloc(900), null, thunk(), false);
-    expect(acc.append('t', 0, 1000, null, Buffer.alloc(900), null, thunk(), true)).toEqual({ abortForNewBatch: true });
+    acc.append('t', 0, 1000, null, Buffer.alloc(900), null, noCallback(), false);
+    expect(acc.append('t', 0, 1000, null, Buffer.alloc(900), null, noCallback(), true)).toEqual({ abortForNewBatch: true });
   });
 
   it('accumulator – buffer.memory exhausted: append waits for freed memory, fails after max.block.ms', async () => {

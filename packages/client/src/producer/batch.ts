@@ -24,6 +24,8 @@ import {
   RECORD_BATCH_OVERHEAD,
   compress,
   computeBatchCrc,
+  writeInt64BE,
+  writeSafeInt64BE,
   type CompressionType,
 } from '@samsa/protocol';
 import type { RecordMetadata, SendCallback } from './types.js';
@@ -32,7 +34,6 @@ export interface RecordHeaderBytes {
   key: Buffer;
   value: Buffer | null;
 }
-
 
 function sizeOfUnsignedVarint(v: number): number {
   let n = 1;
@@ -183,14 +184,14 @@ export class ProducerBatch {
       out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + payload.length);
       payload.copy(out, RECORD_BATCH_OVERHEAD);
     }
-    writeInt64(out, 0, BASE_OFFSET_OFFSET);
+    writeSafeInt64BE(out, 0, BASE_OFFSET_OFFSET);
     out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
     out.writeInt32BE(-1, PARTITION_LEADER_EPOCH_OFFSET);
     out.writeInt8(CURRENT_MAGIC, MAGIC_OFFSET);
     out.writeInt16BE(this.compression, ATTRIBUTES_OFFSET);
     out.writeInt32BE(this.callbacks.length - 1, LAST_OFFSET_DELTA_OFFSET);
-    writeInt64(out, this.baseTimestamp, BASE_TIMESTAMP_OFFSET);
-    writeInt64(out, this.maxTimestamp, MAX_TIMESTAMP_OFFSET);
+    writeSafeInt64BE(out, this.baseTimestamp, BASE_TIMESTAMP_OFFSET);
+    writeSafeInt64BE(out, this.maxTimestamp, MAX_TIMESTAMP_OFFSET);
     out.writeInt32BE(this.callbacks.length, RECORDS_COUNT_OFFSET);
     this.bytes = out;
     this.writeProducerState();
@@ -207,9 +208,7 @@ export class ProducerBatch {
 
   private writeProducerState(): void {
     const out = this.bytes!;
-    const id = this.producerId;
-    if (id >= MIN_SAFE && id <= MAX_SAFE) writeInt64(out, Number(id), PRODUCER_ID_OFFSET);
-    else out.writeBigInt64BE(id, PRODUCER_ID_OFFSET);
+    writeInt64BE(out, this.producerId, PRODUCER_ID_OFFSET);
     out.writeInt16BE(this.producerEpoch, PRODUCER_EPOCH_OFFSET);
     out.writeInt32BE(this.baseSequence, BASE_SEQUENCE_OFFSET);
     out.writeUInt32BE(computeBatchCrc(out), CRC_OFFSET);
@@ -254,16 +253,6 @@ export class ProducerBatch {
     }
     if (thrown) throw thrown.err;
   }
-}
-
-const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Writes a safe integer as a big-endian int64 (no BigInt made, as writeBigInt64BE does). */
-function writeInt64(buf: Buffer, n: number, offset: number): void {
-  const hi = Math.floor(n / 0x1_0000_0000);
-  buf.writeInt32BE(hi, offset);
-  buf.writeUInt32BE(n - hi * 0x1_0000_0000, offset + 4);
 }
 
 /** BigInt(i) for offset deltas, made once. */

@@ -23,7 +23,6 @@ import type { ProducerRecord, RecordMetadata, SendCallback, TopicPartitionInfo }
 const COMPRESSION = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD } as const;
 const RECORD_BATCH_OVERHEAD = 61;
 
-
 export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   readonly config: ProducerConfig;
   private readonly cluster: Cluster;

@@ -235,6 +235,10 @@ export class Sender {
       this.inFlightBatches -= batches.length;
       this.afterResponse();
     };
+    const failedAndDone = (err: unknown): void => {
+      failed(err);
+      done();
+    };
     const issue = (conn: Connection): void => {
       if (this.cfg.acks === 0) {
         conn.sendOneWay(API_KEYS.Produce, body, opts).then(
@@ -242,10 +246,7 @@ export class Sender {
             for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
             done();
           },
-          (err: unknown) => {
-            failed(err);
-            done();
-          },
+          failedAndDone,
         );
         return;
       }
@@ -262,18 +263,15 @@ export class Sender {
     };
     // an open connection is written to now, before the callbacks of what was just acknowledged
     const ready = this.cluster.readyConnection(node);
-    if (ready) {
-      if (!this.corked.includes(ready)) {
-        ready.cork();
-        this.corked.push(ready);
-      }
-      issue(ready);
+    if (!ready) {
+      this.cluster.connectionTo(node).then(issue, failedAndDone);
+      return;
     }
-    else
-      this.cluster.connectionTo(node).then(issue, (err: unknown) => {
-        failed(err);
-        done();
-      });
+    if (!this.corked.includes(ready)) {
+      ready.cork();
+      this.corked.push(ready);
+    }
+    issue(ready);
   }
 
   /**

@@ -7,6 +7,22 @@ const INT64_MAX = 2n ** 63n - 1n;
 const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
 const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
+/** Writes a safe integer as a big-endian int64 without making a BigInt (Buffer.writeBigInt64BE does). */
+export function writeSafeInt64BE(buf: Buffer, n: number, offset: number): void {
+  const hi = Math.floor(n / 0x1_0000_0000);
+  buf.writeInt32BE(hi, offset);
+  buf.writeUInt32BE(n - hi * 0x1_0000_0000, offset + 4);
+}
+
+/**
+ * Buffer.writeBigInt64BE without its BigInt arithmetic for the usual values (offsets, timestamps,
+ * producer ids are safe integers): those go through writeSafeInt64BE.
+ */
+export function writeInt64BE(buf: Buffer, v: bigint, offset: number): void {
+  if (v >= SAFE_MIN && v <= SAFE_MAX) writeSafeInt64BE(buf, Number(v), offset);
+  else buf.writeBigInt64BE(v, offset);
+}
+
 /**
  * A growable output buffer. Values are written at `offset`; the buffer doubles when full.
  * `finish()` returns a view of the bytes written so far.
@@ -150,15 +166,7 @@ export class Writer {
   writeInt64(v: bigint): void {
     if (v < INT64_MIN || v > INT64_MAX) throw new ProtocolEncodeError(`int64 out of range: ${v}`);
     this.ensure(8);
-    if (v >= SAFE_MIN && v <= SAFE_MAX) {
-      // offsets, timestamps, ids: as two 32-bit halves of a Number (writeBigInt64BE makes BigInts)
-      const n = Number(v);
-      const hi = Math.floor(n / 0x1_0000_0000);
-      this.buf.writeInt32BE(hi, this.offset);
-      this.buf.writeUInt32BE(n - hi * 0x1_0000_0000, this.offset + 4);
-    } else {
-      this.buf.writeBigInt64BE(v, this.offset);
-    }
+    writeInt64BE(this.buf, v, this.offset);
     this.offset += 8;
   }
 
