@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Reader } from './reader.js';
-import { Writer } from './writer.js';
+import { Writer, writeInt64BE, writeSafeInt64BE } from './writer.js';
 import { ProtocolDecodeError, ProtocolEncodeError } from './errors.js';
 import { ZERO_UUID, isZeroUuid, uuidFromBase64, uuidToBase64 } from './types.js';
 
@@ -50,6 +50,28 @@ describe('codec', () => {
     expect(bytesOf((w) => w.writeInt16(0x1234))).toEqual(hex('1234'));
     expect(bytesOf((w) => w.writeInt32(-2))).toEqual(hex('fffffffe'));
     expect(bytesOf((w) => w.writeInt64(1n))).toEqual(hex('0000000000000001'));
+  });
+
+  it('codec – int64 writes without BigInt arithmetic give the bytes Buffer.writeBigInt64BE gives', () => {
+    const reference = (v: bigint) => {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64BE(v);
+      return b;
+    };
+    const edges = [0n, 1n, -1n, -2n, 0xffffffffn, 0x100000000n, -0x100000000n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)];
+    const check = (v: bigint) => {
+      const b = Buffer.alloc(8);
+      writeInt64BE(b, v, 0);
+      expect(b).toEqual(reference(v));
+      if (v >= -(2n ** 53n - 1n) && v <= 2n ** 53n - 1n) {
+        const c = Buffer.alloc(8);
+        writeSafeInt64BE(c, Number(v), 0);
+        expect(c).toEqual(reference(v));
+      }
+    };
+    for (const v of edges) check(v);
+    fc.assert(fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), (v) => check(v)));
+    fc.assert(fc.property(fc.maxSafeInteger(), (n) => check(BigInt(n))));
   });
 
   it('codec – out-of-range writes throw ProtocolEncodeError', () => {
