@@ -4,7 +4,7 @@
  * 5-second window lines and final summary (records/sec, MB/sec, avg/max latency, percentiles).
  */
 import type { Command } from 'commander';
-import { Producer } from '@samsa/client';
+import { Producer, type Callback, type RecordMetadata } from '@samsa/client';
 import { producerProps, toConfig } from './producer-options.js';
 
 interface Opts {
@@ -98,6 +98,53 @@ export function registerProducerPerfTestCommand(program: Command): void {
     });
 }
 
+/**
+ * One record's callback (the Java perf test's PerfCallback): an object with the record's number and
+ * send time, smaller than a closure with its context, and held per record until its batch is
+ * answered. Send times are milliseconds since the run's start, small integers (not boxed).
+ */
+class PerfCallback implements Callback {
+  constructor(
+    private readonly run: PerfRun,
+    private readonly iter: number,
+    private readonly sentAt: number,
+  ) {}
+
+  onCompletion(_metadata: RecordMetadata | null, exception: Error | null): void {
+    this.run.completed(this.iter, this.sentAt, exception);
+  }
+}
+
+/** The send loop's state shared by every record's callback. */
+class PerfRun {
+  readonly start = Date.now();
+  waiting = false;
+  wake: (() => void) | undefined;
+  firstError: Error | undefined;
+
+  constructor(
+    private readonly producer: Producer<Buffer, Buffer>,
+    private readonly stats: PerfStats,
+    private readonly recordSize: number,
+    /** Buffer memory needed for one more batch. */
+    readonly batchSize: number,
+  ) {}
+
+  completed(iter: number, sentAt: number, err: Error | null): void {
+    if (err) this.firstError ??= err;
+    else {
+      const now = Date.now();
+      this.stats.record(iter, now - this.start - sentAt, this.recordSize, now);
+    }
+    // acknowledged batches have freed their memory by now: wake the loop once a few batches'
+    // worth is free (waking it per acknowledged record cost a promise per record)
+    if (!this.waiting || this.producer.bufferAvailableBytes < 2 * this.batchSize) return;
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+}
+
 export async function runPerfTest(o: { props: Record<string, string>; topic: string; numRecords: number; recordSize: number; throughput: number; out: (line: string) => void }): Promise<number> {
   const producer = new Producer<Buffer, Buffer>({ ...toConfig(o.props), 'bootstrap.servers': o.props['bootstrap.servers']! });
   const payload = Buffer.allocUnsafe(o.recordSize);
@@ -105,11 +152,8 @@ export async function runPerfTest(o: { props: Record<string, string>; topic: str
   const stats = new PerfStats(o.numRecords, o.out);
   // Java's send() blocks while buffer.memory has no room for a new batch; here the loop waits
   // (on acknowledgements) instead of handing the producer sends that would each wait for memory
-  const batchSize = Math.max(producer.config.batchSize, o.recordSize + 128);
-  let waiting = false;
-  let wake: (() => void) | undefined;
-  let firstError: Error | undefined;
-  const start = Date.now();
+  const run = new PerfRun(producer, stats, o.recordSize, Math.max(producer.config.batchSize, o.recordSize + 128));
+  const { start, batchSize } = run;
   for (let i = 0; i < o.numRecords; i++) {
     if (o.throughput > 0) {
       const due = start + (i * 1000) / o.throughput;
@@ -117,29 +161,15 @@ export async function runPerfTest(o: { props: Record<string, string>; topic: str
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
     if (producer.bufferAvailableBytes < batchSize) {
-      waiting = true;
-      while (producer.bufferAvailableBytes < batchSize) await new Promise<void>((r) => (wake = r));
-      waiting = false;
+      run.waiting = true;
+      while (producer.bufferAvailableBytes < batchSize) await new Promise<void>((r) => (run.wake = r));
+      run.waiting = false;
     }
-    const sendMs = Date.now();
-    const iter = i;
     // Kafka's perf test passes a callback to send(): no promise per record
-    producer.send({ topic: o.topic, value: payload }, (err) => {
-      if (err) firstError ??= err;
-      else {
-        const now = Date.now();
-        stats.record(iter, now - sendMs, o.recordSize, now);
-      }
-      // acknowledged batches have freed their memory by now: wake the loop once a few batches'
-      // worth is free (waking it per acknowledged record cost a promise per record)
-      if (!waiting || producer.bufferAvailableBytes < 2 * batchSize) return;
-      const w = wake;
-      wake = undefined;
-      w?.();
-    });
+    producer.send({ topic: o.topic, value: payload }, new PerfCallback(run, i, Date.now() - start));
     if (i % 500 === 499) await new Promise((r) => setImmediate(r));
   }
   await producer.close();
-  if (firstError) process.stderr.write(`Error: ${firstError.message}\n`);
+  if (run.firstError) process.stderr.write(`Error: ${run.firstError.message}\n`);
   return stats.printTotal();
 }

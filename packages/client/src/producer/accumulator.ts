@@ -7,7 +7,7 @@
  */
 import type { CompressionType } from '@samsa/protocol';
 import { ProducerBatch, estimateRecordSize, type RecordHeaderBytes } from './batch.js';
-import type { SendCallback } from './types.js';
+import type { Completion } from './types.js';
 import { BufferPool } from './buffer-pool.js';
 
 export interface AccumulatorOptions {
@@ -68,7 +68,7 @@ export class RecordAccumulator {
     key: Buffer | null,
     value: Buffer | null,
     headers: readonly RecordHeaderBytes[] | null,
-    callback: SendCallback,
+    callback: Completion,
     abortOnNewBatch: boolean,
   ): AppendResult | Promise<AppendResult> {
     const q = this.queue(topic, partition);

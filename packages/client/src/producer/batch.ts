@@ -28,7 +28,7 @@ import {
   writeSafeInt64BE,
   type CompressionType,
 } from '@samsa/protocol';
-import type { RecordMetadata, SendCallback } from './types.js';
+import { notify, type Completion, type RecordMetadata } from './types.js';
 
 export interface RecordHeaderBytes {
   key: Buffer;
@@ -79,7 +79,7 @@ export function estimateRecordSize(key: Buffer | null, value: Buffer | null, hea
 export class ProducerBatch {
   readonly createdMs: number;
   /** Each record's callback (a flat array per batch: no object per record kept until the answer). */
-  private readonly callbacks: SendCallback[] = [];
+  private readonly callbacks: Completion[] = [];
   /** Per record: timestamp, key size, value size (flat, unboxed). */
   private readonly recordInfo: number[] = [];
   /** Write position (end of the last record) in `buffer`. */
@@ -130,7 +130,7 @@ export class ProducerBatch {
   }
 
   /** Appends a record when it fits; false when it does not (the batch is then full). */
-  tryAppend(timestamp: number, key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null, callback: SendCallback): boolean {
+  tryAppend(timestamp: number, key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null, callback: Completion): boolean {
     if (this.bytes) return false;
     const offsetDelta = this.callbacks.length;
     if (offsetDelta === 0) this.baseTimestamp = timestamp;
@@ -231,7 +231,7 @@ export class ProducerBatch {
         serializedValueSize: info[3 * i + 2]!,
       };
       try {
-        this.callbacks[i]!(null, m);
+        notify(this.callbacks[i]!, null, m);
       } catch (err) {
         // a throwing callback does not keep the records after it from theirs
         thrown ??= { err };
@@ -246,7 +246,7 @@ export class ProducerBatch {
     let thrown: { err: unknown } | undefined;
     for (const cb of this.callbacks) {
       try {
-        cb(err, null);
+        notify(cb, err, null);
       } catch (e) {
         thrown ??= { err: e };
       }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEYS, RecordBatch } from '@samsa/protocol';
+import { API_KEYS, KafkaError, RecordBatch } from '@samsa/protocol';
 import { FakeCluster } from '../testing/fake-cluster.js';
 import { keyPartition } from './partitioner.js';
 import { Producer } from './producer.js';
@@ -84,6 +84,32 @@ describe('Producer', () => {
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(results).toEqual(Array.from({ length: 10 }, () => null));
     expect(f.appended.reduce((n, a) => n + a.count, 0)).toBe(10);
+  });
+
+  it('producer – a Callback object (Kafka\'s onCompletion(metadata, exception)) is told each record\'s outcome, as a function callback is', async () => {
+    const f = await fakeWithProduce();
+    fc = f.fc;
+    const p = new Producer({ 'bootstrap.servers': fc.bootstrapServers, 'max.request.size': 2000 });
+    await p.send({ topic: 't', partition: 0, value: 'first' }); // metadata known: the callback path
+    const seen: Array<{ offset: bigint | null; error: string | null }> = [];
+    class Recorder {
+      onCompletion(metadata: { offset: bigint } | null, exception: Error | null): void {
+        seen.push({ offset: metadata?.offset ?? null, error: exception instanceof KafkaError ? exception.errorName : exception ? String(exception) : null });
+      }
+    }
+    for (let i = 0; i < 3; i++) p.send({ topic: 't', partition: 0, value: `v${i}` }, new Recorder());
+    p.send({ topic: 't', partition: 0, value: Buffer.alloc(3000) }, new Recorder()); // over max.request.size
+    const fn: Array<bigint | null> = [];
+    p.send({ topic: 't', partition: 0, value: 'v3' }, (err, m) => fn.push(err ? null : m!.offset));
+    await p.flush();
+    await p.close();
+    expect(seen).toEqual([
+      { offset: null, error: 'MESSAGE_TOO_LARGE' }, // fails at once, before the others are acknowledged
+      { offset: 1n, error: null },
+      { offset: 2n, error: null },
+      { offset: 3n, error: null },
+    ]);
+    expect(fn).toEqual([4n]);
   });
 
   it('producer – sends to an explicit partition and numbers sequences per partition', async () => {

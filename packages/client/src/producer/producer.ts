@@ -18,7 +18,7 @@ import { createPartitioner, type Partitioner } from './partitioner.js';
 import { Sender } from './sender.js';
 import { bufferSerializer, type Serializer } from './serializers.js';
 import { IdempotenceManager } from './transaction-manager/idempotence.js';
-import type { ProducerRecord, RecordMetadata, SendCallback, TopicPartitionInfo } from './types.js';
+import { notify, type Completion, type ProducerRecord, type RecordMetadata, type TopicPartitionInfo } from './types.js';
 
 const COMPRESSION = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD } as const;
 const RECORD_BATCH_OVERHEAD = 61;
@@ -100,8 +100,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
    * (null, metadata) or (error, null): no promise per record, for senders of many records.
    */
   send(record: ProducerRecord<K, V>): Promise<RecordMetadata>;
-  send(record: ProducerRecord<K, V>, callback: SendCallback): void;
-  send(record: ProducerRecord<K, V>, callback?: SendCallback): Promise<RecordMetadata> | void {
+  send(record: ProducerRecord<K, V>, callback: Completion): void;
+  send(record: ProducerRecord<K, V>, callback?: Completion): Promise<RecordMetadata> | void {
     if (callback) return this.sendWithCallback(record, callback);
     if (this.closed) return Promise.reject(new KafkaError('UNKNOWN_SERVER_ERROR', 'Cannot perform operation after producer has been closed'));
     const r = this.interceptors.empty ? record : this.interceptors.onSend(record);
@@ -119,13 +119,13 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     );
   }
 
-  private sendWithCallback(record: ProducerRecord<K, V>, callback: SendCallback): void {
+  private sendWithCallback(record: ProducerRecord<K, V>, callback: Completion): void {
     const known = this.closed || !this.interceptors.empty || this.waitingSends ? undefined : this.metadata.get(record.topic);
     if (!known || known.partitions.length === 0) {
       // the general path (closed, interceptors, metadata to wait for), settled into the callback
       this.send(record).then(
-        (m) => callback(null, m),
-        (err: Error) => callback(err, null),
+        (m) => notify(callback, null, m),
+        (err: Error) => notify(callback, err, null),
       );
       return;
     }
@@ -158,7 +158,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   }
 
   /** Serializes, partitions and appends a record; `callback` is called once with the outcome. */
-  private appendRecord(record: ProducerRecord<K, V>, partitions: readonly TopicPartitionInfo[], callback: SendCallback): void {
+  private appendRecord(record: ProducerRecord<K, V>, partitions: readonly TopicPartitionInfo[], callback: Completion): void {
     const { topic } = record;
     let key: Buffer | null;
     let value: Buffer | null;
@@ -170,21 +170,21 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         headers = record.headers.map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: h.value === null ? null : typeof h.value === 'string' ? Buffer.from(h.value, 'utf8') : h.value }));
       }
     } catch (err) {
-      return callback(new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }), null);
+      return notify(callback, new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }), null);
     }
     const size = RECORD_BATCH_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0) + 32;
     if (size > this.config.maxRequestSize) {
-      return callback(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`), null);
+      return notify(callback, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`), null);
     }
     if (size > this.config.bufferMemory) {
-      return callback(new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`), null);
+      return notify(callback, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`), null);
     }
     let partition: number;
     const explicit = record.partition !== undefined && record.partition !== null;
     if (explicit) {
       partition = record.partition!;
       if (partition < 0 || partition >= partitions.length) {
-        return callback(new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`), null);
+        return notify(callback, new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`), null);
       }
     } else {
       partition = this.partitioner.partition(topic, key, partitions);
@@ -196,7 +196,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       // the usual case, appended to an open batch, allocates nothing more
       if (res instanceof Promise || 'abortForNewBatch' in res) this.continueAppend(res, topic, partitions, partition, key, value, headers, timestamp, callback);
     } catch (err) {
-      callback(err as Error, null);
+      notify(callback, err as Error, null);
     }
   }
 
@@ -210,9 +210,9 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     value: Buffer | null,
     headers: RecordHeaderBytes[] | null,
     timestamp: number,
-    callback: SendCallback,
+    callback: Completion,
   ): void {
-    const fail = (err: Error): void => callback(err, null);
+    const fail = (err: Error): void => notify(callback, err, null);
     const onAppended = (r: AppendResult): void => {
       if (!('abortForNewBatch' in r)) return;
       // the sticky partition's batch is full: pick another partition, then append there

@@ -34,3 +34,22 @@ export interface TopicPartitionInfo {
 
 /** Kafka's producer Callback: (null, metadata) once acknowledged, (error, null) when the record failed. */
 export type SendCallback = (error: Error | null, metadata: RecordMetadata | null) => void;
+
+/**
+ * Kafka's Callback interface: `onCompletion(metadata, null)` once acknowledged, `(null, exception)`
+ * when the record failed. For senders of many records an object of a class (the Java perf test's
+ * PerfCallback) is smaller than a closure and the context it captures: what is held per record
+ * until its batch is answered.
+ */
+export interface Callback {
+  onCompletion(metadata: RecordMetadata | null, exception: Error | null): void;
+}
+
+/** What send() takes as a callback: a function or a Callback object. */
+export type Completion = SendCallback | Callback;
+
+/** Calls a send()'s callback in whichever form it was given. */
+export function notify(cb: Completion, error: Error | null, metadata: RecordMetadata | null): void {
+  if (typeof cb === 'function') cb(error, metadata);
+  else cb.onCompletion(metadata, error);
+}
