@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { BrokerProcess, ManagedProcess, SAMSA_BIN, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
+import { BrokerProcess, ManagedProcess, SAMSA_BIN, ZooKeeperEnsemble, brokerNodeFlags, freePorts } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient, newTopicId } from '@samsa/zk-paths';
 import { onCleanup, tempDirCleanup } from './cleanup.mjs';
 
@@ -19,7 +19,10 @@ export async function until(f, what, timeoutMs = 30_000) {
   }
 }
 
-/** BrokerProcess with extra node flags (`--cpu-prof` is not allowed in NODE_OPTIONS). */
+/**
+ * BrokerProcess with extra node flags (`--cpu-prof` is not allowed in NODE_OPTIONS), after the
+ * brokers' own (SAMSA_NODE_PERFORMANCE_OPTS, default --single-threaded-gc; set it empty to compare).
+ */
 class BrokerWithNodeFlags extends BrokerProcess {
   constructor(o, nodeFlags) {
     super(o);
@@ -31,11 +34,12 @@ class BrokerWithNodeFlags extends BrokerProcess {
     await mkdir(this.o.dir, { recursive: true });
     const text = Object.entries(this.properties()).map(([k, v]) => `${k}=${v}`).join('\n');
     await writeFile(this.configFile, `# written by bench/lib/cluster.mjs\n${text}\n`);
+    const env = { ...process.env, ...this.o.env };
     this.process = new ManagedProcess({
       name: `broker-${this.o.id}`,
       command: process.execPath,
-      args: [...this.nodeFlags, SAMSA_BIN, 'broker', 'start', this.configFile],
-      env: { ...process.env, ...this.o.env },
+      args: [...brokerNodeFlags(env), ...this.nodeFlags, SAMSA_BIN, 'broker', 'start', this.configFile],
+      env,
       logFile: join(this.o.dir, 'broker.log'),
     });
   }

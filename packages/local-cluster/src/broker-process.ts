@@ -29,6 +29,18 @@ export interface BrokerProcessOptions {
   netns?: string;
 }
 
+/**
+ * Node flags for a broker process, as Kafka's KAFKA_JVM_PERFORMANCE_OPTS: the environment's
+ * SAMSA_NODE_PERFORMANCE_OPTS (space-separated; empty for none), else `--single-threaded-gc`.
+ * V8's parallel scavenges and concurrent marking hand GC work to helper threads; with several
+ * brokers (and clients) sharing a few cores those threads wait for a CPU while the event loop waits
+ * for them, and the tail latency of acks=all requests grew by a third (docs/operations.md).
+ */
+export const DEFAULT_NODE_PERFORMANCE_OPTS = '--single-threaded-gc';
+
+export function brokerNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.SAMSA_NODE_PERFORMANCE_OPTS ?? DEFAULT_NODE_PERFORMANCE_OPTS).split(/\s+/).filter(Boolean);
+}
 
 /** One Samsa broker as a real process (`samsa broker start server.properties`). */
 export class BrokerProcess {
@@ -86,10 +98,11 @@ export class BrokerProcess {
       .map(([k, v]) => `${k}=${v}`)
       .join('\n');
     await writeFile(this.configFile, `# written by @samsa/local-cluster\n${text}\n`);
+    const env = { ...process.env, ...this.o.env };
     this.process = new ManagedProcess({
       name: `broker-${this.o.id}`,
-      ...inNetns(this.o.netns, process.execPath, [SAMSA_BIN, 'broker', 'start', this.configFile]),
-      env: { ...process.env, ...this.o.env },
+      ...inNetns(this.o.netns, process.execPath, [...brokerNodeFlags(env), SAMSA_BIN, 'broker', 'start', this.configFile]),
+      env,
       ...(this.o.onLine ? { onLine: this.o.onLine } : {}),
       ...(this.o.logToFile ? { logFile: join(resolve(this.o.dir), 'broker.log') } : {}),
     });

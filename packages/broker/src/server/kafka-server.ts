@@ -389,7 +389,7 @@ export class KafkaServer {
       if (e === ZkSessionEvent.NewSession && !this.stopping) void this.reregister();
     });
     this.controller.startup();
-    this.log.info({ brokerId: this.brokerId }, 'started');
+    this.log.info({ brokerId: this.brokerId, nodeVersion: process.version, nodeFlags: process.execArgv }, 'started');
   }
 
   /**
