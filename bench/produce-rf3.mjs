@@ -11,6 +11,7 @@
 //     their due time, consumers long-poll Fetch on the leaders; p50/p99/p99.9 in ms.
 // The load average (1/5/15 min) is recorded before the run and after each phase: the box may be
 // shared, and our own 3 brokers + ZooKeeper + load generator are part of it.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,16 @@ function printLatencyTraces(cluster, since) {
 
 const load = () => loadavg().map((x) => round(x, 2));
 const loadText = (l) => `load average ${l.join(', ')}`;
+
+/** Dirty page cache in MB (/proc/meminfo), or -1 where unknown. */
+function dirtyMegabytes() {
+  try {
+    const m = /^Dirty:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : -1;
+  } catch {
+    return -1;
+  }
+}
 
 export async function run(opts, report) {
   const o = { ...defaults, ...opts };
@@ -221,6 +232,12 @@ export async function run(opts, report) {
     );
   }
   loads.afterThroughput = load();
+  // the throughput rounds leave gigabytes of dirty page cache (3 replicas x --mib per round): write
+  // it out first, so the latency phase measures 10 MB/s, not the kernel's writeback of the rounds
+  const dirtyMb = dirtyMegabytes();
+  const syncStart = Date.now();
+  execFileSync('sync');
+  log(`sync before the latency phase: ${dirtyMb} MB dirty, written out in ${round((Date.now() - syncStart) / 1000, 1)} s`);
 
   // 3. end-to-end latency at a paced rate
   const latTopic = 'bench-rf3-latency';
