@@ -4,8 +4,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { BrokerProcess, ManagedProcess, SAMSA_BIN, ZooKeeperEnsemble, brokerNodeFlags, freePorts } from '@samsa/local-cluster';
+import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient, newTopicId } from '@samsa/zk-paths';
 import { onCleanup, tempDirCleanup } from './cleanup.mjs';
 
@@ -16,32 +15,6 @@ export async function until(f, what, timeoutMs = 30_000) {
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/**
- * BrokerProcess with extra node flags (`--cpu-prof` is not allowed in NODE_OPTIONS), after the
- * brokers' own (SAMSA_NODE_PERFORMANCE_OPTS, default --single-threaded-gc; set it empty to compare).
- */
-class BrokerWithNodeFlags extends BrokerProcess {
-  constructor(o, nodeFlags) {
-    super(o);
-    this.nodeFlags = nodeFlags;
-  }
-
-  async launch() {
-    if (this.nodeFlags.length === 0) return super.launch();
-    await mkdir(this.o.dir, { recursive: true });
-    const text = Object.entries(this.properties()).map(([k, v]) => `${k}=${v}`).join('\n');
-    await writeFile(this.configFile, `# written by bench/lib/cluster.mjs\n${text}\n`);
-    const env = { ...process.env, ...this.o.env };
-    this.process = new ManagedProcess({
-      name: `broker-${this.o.id}`,
-      command: process.execPath,
-      args: [...brokerNodeFlags(env), ...this.nodeFlags, SAMSA_BIN, 'broker', 'start', this.configFile],
-      env,
-      logFile: join(this.o.dir, 'broker.log'),
-    });
   }
 }
 
@@ -67,7 +40,7 @@ export async function startCluster({ brokers: count = 1, nodeFlags = [], overrid
   const brokers = [];
   const stops = [];
   for (let id = 0; id < count; id++) {
-    const broker = new BrokerWithNodeFlags({
+    const broker = new BrokerProcess({
       id,
       port: ports[2 * id],
       controlPort: ports[2 * id + 1],
@@ -76,7 +49,8 @@ export async function startCluster({ brokers: count = 1, nodeFlags = [], overrid
       overrides,
       env,
       logToFile: true,
-    }, nodeFlags);
+      nodeFlags,
+    });
     stops.push(onCleanup(`stop broker ${id}`, () => broker.stop(15_000)));
     brokers.push(broker);
   }

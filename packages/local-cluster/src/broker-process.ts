@@ -27,6 +27,8 @@ export interface BrokerProcessOptions {
   env?: NodeJS.ProcessEnv;
   /** Run the broker inside this network namespace (`ip netns exec NS node ...`; root only). */
   netns?: string;
+  /** Extra node flags, after brokerNodeFlags() (e.g. --cpu-prof, which NODE_OPTIONS does not allow). */
+  nodeFlags?: string[];
 }
 
 /**
@@ -101,7 +103,7 @@ export class BrokerProcess {
     const env = { ...process.env, ...this.o.env };
     this.process = new ManagedProcess({
       name: `broker-${this.o.id}`,
-      ...inNetns(this.o.netns, process.execPath, [...brokerNodeFlags(env), SAMSA_BIN, 'broker', 'start', this.configFile]),
+      ...inNetns(this.o.netns, process.execPath, [...brokerNodeFlags(env), ...(this.o.nodeFlags ?? []), SAMSA_BIN, 'broker', 'start', this.configFile]),
       env,
       ...(this.o.onLine ? { onLine: this.o.onLine } : {}),
       ...(this.o.logToFile ? { logFile: join(resolve(this.o.dir), 'broker.log') } : {}),
