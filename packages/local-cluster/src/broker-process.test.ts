@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { BrokerProcess, DEFAULT_NODE_PERFORMANCE_OPTS, brokerNodeFlags } from './broker-process.js';
 
 describe('broker process', () => {
-  it('broker process – node flags default to --single-threaded-gc; SAMSA_NODE_PERFORMANCE_OPTS replaces them, empty for none', () => {
-    expect(DEFAULT_NODE_PERFORMANCE_OPTS).toBe('--single-threaded-gc');
-    expect(brokerNodeFlags({})).toEqual(['--single-threaded-gc']);
+  it('broker process – node flags default to --single-threaded-gc --initial-old-space-size=128; SAMSA_NODE_PERFORMANCE_OPTS replaces them, empty for none', () => {
+    expect(DEFAULT_NODE_PERFORMANCE_OPTS).toBe('--single-threaded-gc --initial-old-space-size=128');
+    expect(brokerNodeFlags({})).toEqual(['--single-threaded-gc', '--initial-old-space-size=128']);
     expect(brokerNodeFlags({ SAMSA_NODE_PERFORMANCE_OPTS: ' --max-semi-space-size=32  --single-threaded-gc ' })).toEqual(['--max-semi-space-size=32', '--single-threaded-gc']);
     expect(brokerNodeFlags({ SAMSA_NODE_PERFORMANCE_OPTS: '' })).toEqual([]);
   });

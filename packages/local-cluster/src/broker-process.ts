@@ -33,12 +33,17 @@ export interface BrokerProcessOptions {
 
 /**
  * Node flags for a broker process, as Kafka's KAFKA_JVM_PERFORMANCE_OPTS: the environment's
- * SAMSA_NODE_PERFORMANCE_OPTS (space-separated; empty for none), else `--single-threaded-gc`.
- * V8's parallel scavenges and concurrent marking hand GC work to helper threads; with several
- * brokers (and clients) sharing a few cores those threads wait for a CPU while the event loop waits
- * for them, and the tail latency of acks=all requests grew by a third (docs/operations.md).
+ * SAMSA_NODE_PERFORMANCE_OPTS (space-separated; empty for none), else the default below
+ * (docs/operations.md).
+ * - `--single-threaded-gc`: V8's parallel scavenges and concurrent marking hand GC work to helper
+ *   threads; with several brokers (and clients) sharing a few cores those threads wait for a CPU
+ *   while the event loop waits for them, and the tail latency of acks=all requests grew by a third.
+ * - `--initial-old-space-size=128` (as Kafka's -Xms): a broker's live heap is small (~16 MB) and
+ *   V8 sizes the old generation's limit from it, so that limit stayed within one young generation
+ *   of the heap and V8 started incremental marking after nearly every scavenge — a full
+ *   mark-compact every ~120 ms under load, ~17% of the brokers' CPU in produce-rf3.
  */
-export const DEFAULT_NODE_PERFORMANCE_OPTS = '--single-threaded-gc';
+export const DEFAULT_NODE_PERFORMANCE_OPTS = '--single-threaded-gc --initial-old-space-size=128';
 
 export function brokerNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
   return (env.SAMSA_NODE_PERFORMANCE_OPTS ?? DEFAULT_NODE_PERFORMANCE_OPTS).split(/\s+/).filter(Boolean);
