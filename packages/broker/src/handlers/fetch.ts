@@ -6,6 +6,7 @@ import type { BrokerServices } from '../server/services.js';
 import type { ReadResult } from '../replica/replica-manager.js';
 import type { Partition } from '../replica/partition.js';
 import { latencyTrace } from '../trace/latency-trace.js';
+import { SlabPool } from '../network/slab-pool.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 const EPOCH_END = { epoch: -1, endOffset: -1n };
@@ -43,6 +44,19 @@ function emptyPartition(partitionIndex: number, errorCode: number): FetchRespons
 
 /** Record buffers the response holds by reference (not copied into the frame). */
 const referenced = new WeakMap<FetchResponse, Buffer[]>();
+/** Where record data is read into: it lives until the response is written. */
+const recordBuffers = new SlabPool();
+
+function bytesRead(results: ReadResult[]): number {
+  let n = 0;
+  for (const r of results) n += r.data?.records.sizeInBytes ?? 0;
+  return n;
+}
+
+function anyError(results: ReadResult[]): boolean {
+  for (const r of results) if (r.errorCode !== 0) return true;
+  return false;
+}
 
 /**
  * Fetch. Consumers read each partition from its leader log up to the high watermark; followers
@@ -83,9 +97,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     const tRead = latencyTrace?.now() ?? 0;
     let results: ReadResult[] = await read();
     if (latencyTrace) latencyTrace.since(follower ? 'fetch.follower.read' : 'fetch.consumer.read', tRead);
-    const bytes = () => results.reduce((n, r) => n + (r.data?.records.sizeInBytes ?? 0), 0);
-    const anyError = () => results.some((r) => r.errorCode !== 0);
-    if (b.maxWaitMs > 0 && entries.length > 0 && bytes() < Math.max(1, b.minBytes) && !anyError()) {
+    if (b.maxWaitMs > 0 && entries.length > 0 && bytesRead(results) < Math.max(1, b.minBytes) && !anyError(results)) {
       // the seed's DelayedFetch: completed by HW growth (consumers) / appends (followers), a leadership change, or max_wait_ms
       const waitStarted = performance.now();
       const tWait = latencyTrace?.now() ?? 0;
@@ -115,7 +127,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     let throttleTimeMs = 0;
     if (s.quotas && !follower) {
       const user = principalOf(ctx);
-      const n = bytes();
+      const n = bytesRead(results);
       throttleTimeMs = s.quotas.fetch.recordAndGetThrottleTimeMs(user, ctx.clientId ?? '', n);
       const t = ctx.timing;
       const handlerMs = t ? performance.now() - t.startedAt - t.remoteMs : 0;
@@ -143,11 +155,12 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
           partitions.push(emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
           continue;
         }
-        let records = EMPTY;
+        let records: Buffer = EMPTY;
         const slice = r.data?.records;
         if (slice && slice.sizeInBytes > 0) {
-          records = Buffer.allocUnsafe(slice.sizeInBytes);
-          const n = await slice.readInto(records);
+          records = recordBuffers.take(slice.sizeInBytes);
+          const read = slice.readIntoNow(records);
+          const n = typeof read === 'number' ? read : await read;
           if (n < records.length) records = records.subarray(0, n);
           buffers.push(records);
           s.metrics?.fetched(name, records.length, follower);
@@ -156,7 +169,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       }
       responses.push({ topic: name ?? t.topic, topicId: useIds ? t.topicId : ZERO_UUID, partitions });
     }
-    await throttle(ctx, v, FETCH_KIP219_VERSION, throttleTimeMs);
+    if (throttleTimeMs > 0) await throttle(ctx, v, FETCH_KIP219_VERSION, throttleTimeMs);
     const response: FetchResponse = { throttleTimeMs, errorCode: 0, sessionId: 0, responses, nodeEndpoints: [] };
     referenced.set(response, buffers);
     return response;

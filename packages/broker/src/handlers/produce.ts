@@ -166,7 +166,7 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       name: t.name,
       partitionResponses: t.partitionData.map((p, pi) => results[ti]![pi] ?? partitionResponse(p.index, ErrorCode.UNKNOWN_SERVER_ERROR)),
     }));
-    await throttle(ctx, req.apiVersion, PRODUCE_KIP219_VERSION, throttleTimeMs);
+    if (throttleTimeMs > 0) await throttle(ctx, req.apiVersion, PRODUCE_KIP219_VERSION, throttleTimeMs);
     return { responses, throttleTimeMs, nodeEndpoints: [] };
   },
   errorResponse(req, code) {

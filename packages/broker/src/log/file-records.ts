@@ -88,13 +88,20 @@ export class FileRecords {
 
   /** Reads up to `length` bytes at `position` into target[offset..]; returns the bytes read (less at EOF). */
   readInto(target: Buffer, offset: number, length: number, position: number): Promise<number> {
-    if (length <= SYNC_IO_MAX_BYTES && position + length > this.size - HOT_TAIL_BYTES) {
-      try {
-        return Promise.resolve(this.fh.readFullySync(target, offset, length, position));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
+    try {
+      const n = this.readIntoNow(target, offset, length, position);
+      return typeof n === 'number' ? Promise.resolve(n) : n;
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
+  }
+
+  /**
+   * As `readInto`, but a small read of the file's hot tail (page cache) is done on the calling
+   * thread and its count returned at once (errors thrown); other reads return a promise.
+   */
+  readIntoNow(target: Buffer, offset: number, length: number, position: number): number | Promise<number> {
+    if (length <= SYNC_IO_MAX_BYTES && position + length > this.size - HOT_TAIL_BYTES) return this.fh.readFullySync(target, offset, length, position);
     return this.fh.readFully(target, offset, length, position);
   }
 
@@ -170,15 +177,33 @@ export class FileRecordsSlice {
    * file was truncated meanwhile.
    */
   async readInto(target: Buffer, offset = 0): Promise<number> {
+    return this.readIntoNow(target, offset);
+  }
+
+  /**
+   * As `readInto`, but a read the file can do on the calling thread (a small read of its hot tail)
+   * returns its count at once; errors of such a read are thrown, not rejected.
+   */
+  readIntoNow(target: Buffer, offset = 0): number | Promise<number> {
     if (this.sizeInBytes === 0 || !this.file) return 0;
     if (target.length - offset < this.sizeInBytes) {
       throw new RangeError(`Target has ${target.length - offset} bytes from ${offset}, slice needs ${this.sizeInBytes}`);
     }
+    let n: number | Promise<number>;
     try {
-      return await this.file.readInto(target, offset, this.sizeInBytes, this.position);
+      n = this.file.readIntoNow(target, offset, this.sizeInBytes, this.position);
     } catch (err) {
-      throw new KafkaStorageError(`Failed to read ${this.sizeInBytes} bytes at ${this.position} of ${this.file.path}`, { cause: err });
+      throw this.failed(err);
     }
+    return typeof n === 'number'
+      ? n
+      : n.catch((err: unknown) => {
+          throw this.failed(err);
+        });
+  }
+
+  private failed(err: unknown): KafkaStorageError {
+    return new KafkaStorageError(`Failed to read ${this.sizeInBytes} bytes at ${this.position} of ${this.file?.path}`, { cause: err });
   }
 
   /** The slice's bytes in a new Buffer (one copy; a subarray if the file shrank meanwhile). */

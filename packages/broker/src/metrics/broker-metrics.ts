@@ -78,6 +78,8 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
   private readonly zkLatency: Histogram;
   private readonly requestSeries = new Map<number, RequestSeries>();
   private readonly errorSeries = new Map<number, CounterSeries>();
+  /** Reused by onResponse for each response's error counts (emptied after each). */
+  private readonly countsScratch = new Map<number, number>();
   private readonly topicSeries = new Map<string, { bytesIn: CounterSeries; messagesIn: CounterSeries; bytesOut: CounterSeries }>();
 
   constructor(sources: MetricsSources) {
@@ -329,15 +331,20 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
 
   onResponse(apiKey: number, body: unknown): void {
     if (body === null) return;
-    for (const [code, n] of countErrorCodes(body)) {
-      // apiKey < 2^16, code < 2^16 (int16): one number keys the pair
-      const k = apiKey * 65_536 + (code & 0xffff);
-      let c = this.errorSeries.get(k);
-      if (!c) {
-        c = this.errors.child(apiName(apiKey), errorName(code));
-        this.errorSeries.set(k, c);
+    const counts = countErrorCodes(body, this.countsScratch);
+    try {
+      for (const [code, n] of counts) {
+        // apiKey < 2^16, code < 2^16 (int16): one number keys the pair
+        const k = apiKey * 65_536 + (code & 0xffff);
+        let c = this.errorSeries.get(k);
+        if (!c) {
+          c = this.errors.child(apiName(apiKey), errorName(code));
+          this.errorSeries.set(k, c);
+        }
+        c.inc(n);
       }
-      c.inc(n);
+    } finally {
+      counts.clear();
     }
   }
 

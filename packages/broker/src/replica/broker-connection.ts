@@ -12,7 +12,14 @@ export class BrokerConnection {
   private readonly chunks: Buffer[] = [];
   private buffered = 0;
   private correlationId = 0;
-  private pending: { id: number; resolve: (frame: Buffer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | undefined;
+  private pending: { id: number; resolve: (frame: Buffer) => void; reject: (e: Error) => void; sentAt: number } | undefined;
+  /**
+   * One timer for the connection's requests, re-armed per request (`refresh`) rather than a new
+   * setTimeout and clearTimeout for each; when it fires after its request was answered, it re-arms
+   * for the one pending by then, if any, and otherwise stays idle. Unref'd: the socket of a pending
+   * request keeps the process alive, the timer alone does not.
+   */
+  private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -46,7 +53,10 @@ export class BrokerConnection {
     s.on('data', (d: Buffer) => this.onData(d));
     s.on('error', () => undefined);
     s.on('close', () => {
-      if (this.socket === s) this.socket = undefined;
+      // a socket already replaced (dropped after a timeout) has no request left to fail: the one
+      // pending now went out on its successor
+      if (this.socket !== s) return;
+      this.socket = undefined;
       this.failPending(new Error(`connection to ${this.host}:${this.port} closed`));
     });
     this.socket = s;
@@ -71,7 +81,6 @@ export class BrokerConnection {
       const p = this.pending;
       if (p && frame.readInt32BE(0) === p.id) {
         this.pending = undefined;
-        clearTimeout(p.timer);
         p.resolve(frame);
       }
     }
@@ -88,20 +97,32 @@ export class BrokerConnection {
     const p = this.pending;
     if (!p) return;
     this.pending = undefined;
-    clearTimeout(p.timer);
     p.reject(err);
   }
 
+  private onTimer(): void {
+    const p = this.pending;
+    if (!p) return;
+    const left = p.sentAt + this.timeoutMs - Date.now();
+    if (left > 0) {
+      // the request pending now was sent after the one the timer was armed for
+      this.timer = setTimeout(() => this.onTimer(), left).unref();
+      return;
+    }
+    const s = this.socket;
+    this.failPending(new Error(`request to ${this.host}:${this.port} timed out after ${this.timeoutMs} ms`));
+    s?.destroy();
+  }
+
   async send<K extends ApiKey>(apiKey: K, version: number, body: ApiRequestMap[K]): Promise<ApiResponseMap[K]> {
-    const s = await this.ensure();
+    const live = this.socket;
+    const s = live && !live.destroyed ? live : await this.ensure();
     if (this.pending) throw new Error('a request is already in flight');
     const id = (this.correlationId = (this.correlationId + 1) & 0x7fffffff);
     const frame = await new Promise<Buffer>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.failPending(new Error(`request ${apiKey} to ${this.host}:${this.port} timed out after ${this.timeoutMs} ms`));
-        s.destroy();
-      }, this.timeoutMs);
-      this.pending = { id, resolve, reject, timer };
+      this.pending = { id, resolve, reject, sentAt: Date.now() };
+      if (this.timer) this.timer.refresh();
+      else this.timer = setTimeout(() => this.onTimer(), this.timeoutMs).unref();
       s.write(encodeRequest(apiKey, version, id, this.clientId, body));
     });
     return decodeResponse(apiKey, version, frame).body;
@@ -109,6 +130,8 @@ export class BrokerConnection {
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.failPending(new Error('connection closed'));
     this.socket?.destroy();
     this.socket = undefined;

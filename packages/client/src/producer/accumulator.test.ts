@@ -24,7 +24,7 @@ describe('RecordAccumulator', () => {
     expect(q.batches[0]!.full).toBe(true);
     expect(acc.isSendable(q, q.batches[0]!, q.batches[0]!.createdMs)).toBe(true);
     // the sealed bytes are a valid RecordBatch v2 holding every record of the first batch
-    const bytes = q.batches[0]!.seal();
+    const bytes = q.batches[0]!.wireBytes();
     const batch = new RecordBatch(bytes);
     expect(batch.recordCount).toBe(n - 1);
     expect(bytes.length).toBeLessThanOrEqual(1024);

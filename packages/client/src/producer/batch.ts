@@ -3,7 +3,8 @@
  * buffer from the BufferPool (header space reserved, records appended in place — no per-record
  * objects or copies besides the key/value bytes themselves). `seal()` writes the header (and
  * compresses the records when compression.type is set); `setProducerState()` stamps producer id,
- * epoch and base sequence and recomputes the CRC (used again after an epoch bump).
+ * epoch and base sequence (again after an epoch bump). The CRC covers those fields, so it is computed
+ * once, when the bytes leave (`wireBytes()`), not at sealing and again at stamping.
  */
 import {
   ATTRIBUTES_OFFSET,
@@ -88,8 +89,9 @@ export class ProducerBatch {
   private maxTimestamp = -1;
   /** Set when a record did not fit: the batch is ready to be sent. */
   full = false;
-  /** The sealed RecordBatch bytes (set by seal()). */
+  /** The sealed RecordBatch bytes (set by seal()); their CRC is current only after wireBytes(). */
   bytes: Buffer | undefined;
+  private crcCurrent = false;
   attempts = 0;
   /** Date.now() of the last send attempt (retry backoff). */
   lastAttemptMs = 0;
@@ -198,7 +200,17 @@ export class ProducerBatch {
     return out;
   }
 
-  /** Stamps producer id / epoch / base sequence (idempotence) and recomputes the CRC. */
+  /** The sealed bytes with their CRC computed over the header as it stands (seals first if needed). */
+  wireBytes(): Buffer {
+    const out = this.seal();
+    if (!this.crcCurrent) {
+      out.writeUInt32BE(computeBatchCrc(out), CRC_OFFSET);
+      this.crcCurrent = true;
+    }
+    return out;
+  }
+
+  /** Stamps producer id / epoch / base sequence (idempotence); the CRC follows in wireBytes(). */
   setProducerState(producerId: bigint, epoch: number, baseSequence: number): void {
     this.producerId = producerId;
     this.producerEpoch = epoch;
@@ -211,7 +223,7 @@ export class ProducerBatch {
     writeInt64BE(out, this.producerId, PRODUCER_ID_OFFSET);
     out.writeInt16BE(this.producerEpoch, PRODUCER_EPOCH_OFFSET);
     out.writeInt32BE(this.baseSequence, BASE_SEQUENCE_OFFSET);
-    out.writeUInt32BE(computeBatchCrc(out), CRC_OFFSET);
+    this.crcCurrent = false;
   }
 
   /** Calls every record's callback with its metadata (offsets from baseOffset). */
