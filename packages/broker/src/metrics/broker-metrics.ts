@@ -17,7 +17,7 @@ import { GroupState } from '../coordinator/group-metadata.js';
 import type { RequestTiming } from '../network/socket-server.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { ResponseObserver } from '../server/request-handler.js';
-import { countErrorCodes, errorName } from './error-counts.js';
+import { countResponseErrors, errorName } from './error-counts.js';
 import { consumerLag } from './lag.js';
 import { replicaStats } from './partition-stats.js';
 import type { TopicMetricsSink } from './topic-metrics.js';
@@ -331,7 +331,7 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
 
   onResponse(apiKey: number, body: unknown): void {
     if (body === null) return;
-    const counts = countErrorCodes(body, this.countsScratch);
+    const counts = countResponseErrors(apiKey, body, this.countsScratch);
     try {
       for (const [code, n] of counts) {
         // apiKey < 2^16, code < 2^16 (int16): one number keys the pair

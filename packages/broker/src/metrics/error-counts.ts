@@ -36,3 +36,29 @@ function walk(v: object, into: Map<number, number>): void {
     }
   }
 }
+
+function add(into: Map<number, number>, code: unknown): void {
+  if (typeof code === 'number') into.set(code, (into.get(code) ?? 0) + 1);
+}
+
+/**
+ * countErrorCodes for a response of `apiKey`: Produce and Fetch (most of a broker's responses) are
+ * counted along their known shape — Kafka's ProduceResponse / FetchResponse.errorCounts: each
+ * partition's error, and Fetch's top-level one — with the same result as the generic walk, which
+ * every other API gets.
+ */
+export function countResponseErrors(apiKey: number, body: unknown, into = new Map<number, number>()): Map<number, number> {
+  if (body === null || typeof body !== 'object') return into;
+  const b = body as { errorCode?: unknown; responses?: unknown };
+  if ((apiKey === 0 || apiKey === 1) && Array.isArray(b.responses)) {
+    if (apiKey === 1) add(into, b.errorCode);
+    const field = apiKey === 0 ? 'partitionResponses' : 'partitions';
+    for (const t of b.responses as Array<Record<string, unknown>>) {
+      const parts = t[field];
+      if (!Array.isArray(parts)) continue;
+      for (const p of parts as Array<{ errorCode?: unknown }>) add(into, p.errorCode);
+    }
+    return into;
+  }
+  return countErrorCodes(body, into);
+}
