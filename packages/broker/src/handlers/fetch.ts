@@ -44,7 +44,7 @@ function emptyPartition(partitionIndex: number, errorCode: number): FetchRespons
 
 /** Record buffers the response holds by reference (not copied into the frame). */
 const referenced = new WeakMap<FetchResponse, Buffer[]>();
-/** Where record data is read into: it lives until the response is written. */
+/** Where record data is read into (answers up to 16 KiB share 64 KiB slabs): it lives until the response is written. */
 const recordBuffers = new SlabPool();
 
 function bytesRead(results: ReadResult[]): number {

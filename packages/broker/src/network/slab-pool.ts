@@ -5,12 +5,14 @@
  * sweeping by the garbage collector; from a slab it costs a view. A slab is never handed out twice:
  * its memory is freed by the garbage collector once no view of it is left, so a buffer stays valid
  * for as long as anything holds it. Requests larger than a quarter of a slab get their own Buffer.
+ * The price is that a live view keeps its whole slab: a response stuck behind a client that does
+ * not read pins at most one slab (64 KiB by default) besides its own bytes.
  */
 export class SlabPool {
   private slab: Buffer;
   private offset = 0;
 
-  constructor(private readonly slabSize = 256 * 1024) {
+  constructor(private readonly slabSize = 64 * 1024) {
     this.slab = Buffer.allocUnsafeSlow(slabSize);
   }
 
