@@ -12,7 +12,7 @@ export class BrokerConnection {
   private readonly chunks: Buffer[] = [];
   private buffered = 0;
   private correlationId = 0;
-  private pending: { id: number; resolve: (frame: Buffer) => void; reject: (e: Error) => void; sentAt: number } | undefined;
+  private pending: { id: number; apiKey: number; resolve: (frame: Buffer) => void; reject: (e: Error) => void; sentAt: number } | undefined;
   /**
    * One timer for the connection's requests, re-armed per request (`refresh`) rather than a new
    * setTimeout and clearTimeout for each; when it fires after its request was answered, it re-arms
@@ -110,7 +110,7 @@ export class BrokerConnection {
       return;
     }
     const s = this.socket;
-    this.failPending(new Error(`request to ${this.host}:${this.port} timed out after ${this.timeoutMs} ms`));
+    this.failPending(new Error(`request ${p.apiKey} to ${this.host}:${this.port} timed out after ${this.timeoutMs} ms`));
     s?.destroy();
   }
 
@@ -120,7 +120,7 @@ export class BrokerConnection {
     if (this.pending) throw new Error('a request is already in flight');
     const id = (this.correlationId = (this.correlationId + 1) & 0x7fffffff);
     const frame = await new Promise<Buffer>((resolve, reject) => {
-      this.pending = { id, resolve, reject, sentAt: Date.now() };
+      this.pending = { id, apiKey, resolve, reject, sentAt: Date.now() };
       if (this.timer) this.timer.refresh();
       else this.timer = setTimeout(() => this.onTimer(), this.timeoutMs).unref();
       s.write(encodeRequest(apiKey, version, id, this.clientId, body));
