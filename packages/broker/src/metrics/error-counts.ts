@@ -1,4 +1,4 @@
-import { ErrorCode } from '@samsa/protocol';
+import { API_KEYS, ErrorCode } from '@samsa/protocol';
 
 const NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code as number, name]));
 
@@ -50,9 +50,9 @@ function add(into: Map<number, number>, code: unknown): void {
 export function countResponseErrors(apiKey: number, body: unknown, into = new Map<number, number>()): Map<number, number> {
   if (body === null || typeof body !== 'object') return into;
   const b = body as { errorCode?: unknown; responses?: unknown };
-  if ((apiKey === 0 || apiKey === 1) && Array.isArray(b.responses)) {
-    if (apiKey === 1) add(into, b.errorCode);
-    const field = apiKey === 0 ? 'partitionResponses' : 'partitions';
+  if ((apiKey === API_KEYS.Produce || apiKey === API_KEYS.Fetch) && Array.isArray(b.responses)) {
+    if (apiKey === API_KEYS.Fetch) add(into, b.errorCode);
+    const field = apiKey === API_KEYS.Produce ? 'partitionResponses' : 'partitions';
     for (const t of b.responses as Array<Record<string, unknown>>) {
       const parts = t[field];
       if (!Array.isArray(parts)) continue;

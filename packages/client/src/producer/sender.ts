@@ -210,17 +210,18 @@ export class Sender {
     this.nodeInFlight.set(node, (this.nodeInFlight.get(node) ?? 0) + 1);
     this.inFlightBatches += batches.length;
     const topicData: ProduceRequestTopic[] = [];
+    // the sealed batches go out by reference (no copy into the frame): they stay untouched until
+    // the response, and go back to the pool only after it
+    const byReference: Buffer[] = [];
     for (const b of batches) {
       let t: ProduceRequestTopic | undefined;
       for (const x of topicData) if (x.name === b.topic) t = x;
       if (!t) topicData.push((t = { name: b.topic, partitionData: [] }));
-      t.partitionData.push({ index: b.partition, records: b.wireBytes() });
+      const records = b.wireBytes();
+      t.partitionData.push({ index: b.partition, records });
+      byReference.push(records);
     }
     const body = { transactionalId: null, acks: this.cfg.acks, timeoutMs: this.cfg.requestTimeoutMs, topicData };
-    // the sealed batches go out by reference (no copy into the frame): they stay untouched until
-    // the response, and go back to the pool only after it
-    const byReference: Buffer[] = [];
-    for (const b of batches) byReference.push(b.wireBytes());
     const opts = { minVersion: 3, timeoutMs: this.cfg.requestTimeoutMs, byReference };
     const failed = (err: unknown): void => {
       // the whole request failed: lost connection, timeout, unknown broker
