@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { cleanupAll, installSignalHandlers } from '../bench/lib/cleanup.mjs';
+import { probePageCacheWrites } from '../bench/lib/page-cache-probe.mjs';
 import { Report, log } from '../bench/lib/report.mjs';
 import { REPO_ROOT } from '../bench/lib/script.mjs';
 
@@ -71,8 +72,10 @@ async function main() {
   const errors = {};
   const started = new Date();
   log(`node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}; running ${selected.join(', ')}`);
+  const pageCache = {};
   for (const name of selected) {
     const t0 = Date.now();
+    const before = probePageCacheWrites();
     try {
       const m = mods[name];
       const mine = Object.fromEntries(Object.entries(opts).filter(([k]) => k in m.defaults));
@@ -83,7 +86,9 @@ async function main() {
     } finally {
       await cleanupAll();
     }
-    log(`${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const after = probePageCacheWrites();
+    pageCache[name] = { beforeMbps: before.mbps, afterMbps: after.mbps };
+    log(`${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s; page-cache writes (64 MiB in 16 KiB, new file) ${before.mbps} MB/s before, ${after.mbps} MB/s after`);
   }
   const out = join(REPO_ROOT, 'bench', 'results.json');
   const results = {
@@ -95,6 +100,7 @@ async function main() {
     mbIs: '10^6 bytes',
     benchmarks: selected,
     options: opts,
+    pageCacheWriteMbps: pageCache,
     figures: report.figures,
     details: report.details,
     errors,

@@ -1,6 +1,6 @@
-import { connect, type Socket } from 'node:net';
+import { Socket, connect } from 'node:net';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CloseConnection, SocketServer, type FrameResponse } from './socket-server.js';
 
 const logger = pino({ level: 'silent' });
@@ -195,5 +195,41 @@ describe('socket server', () => {
     const got = await r.waitFor(4);
     expect(got.map((f) => f[0])).toEqual([0, 1, 2, 3]);
     expect(maxActive).toBe(1);
+  });
+
+  it('socket server – answers to requests that arrived together leave in one vectored write', async () => {
+    const s = await start(async (f) => {
+      await Promise.resolve();
+      return frame(f);
+    });
+    const r = reader(s);
+    const writev = vi.spyOn(Socket.prototype as unknown as { _writev: (chunks: unknown[], cb: () => void) => void }, '_writev');
+    try {
+      s.write(Buffer.concat([0, 1, 2, 3].map((i) => frame(Buffer.from([i])))));
+      const got = await r.waitFor(4);
+      expect(got.map((f) => f[0])).toEqual([0, 1, 2, 3]);
+      // the client's single write is no writev; the server's four answers are one
+      const batches = writev.mock.calls.map((c) => c[0].length);
+      expect(batches).toEqual([4]);
+    } finally {
+      writev.mockRestore();
+    }
+  });
+
+  it('socket server – an answer is not held back while a later request of the same arrival waits', async () => {
+    let releaseB!: () => void;
+    const bWaits = new Promise<void>((res) => (releaseB = res));
+    const s = await start(async (f) => {
+      if (f[0] === 1) await bWaits;
+      return frame(f);
+    });
+    const r = reader(s);
+    s.write(Buffer.concat([0, 1, 2].map((i) => frame(Buffer.from([i])))));
+    // A's answer arrives while B is still waiting (C queues behind B: answers go in order)
+    const first = await r.waitFor(1);
+    expect(first.map((f) => f[0])).toEqual([0]);
+    releaseB();
+    const all = await r.waitFor(3);
+    expect(all.map((f) => f[0])).toEqual([0, 1, 2]);
   });
 });
