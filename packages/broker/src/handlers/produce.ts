@@ -147,10 +147,15 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       // appended: the connection's next Produce may go ahead while this one waits (answers stay in
       // order); a throttled client's does not: its channel is muted once this answer is out
       if (throttleTimeMs <= 0) ctx.release?.();
-      await new Promise<void>((resolve) => {
-        const op = new DelayedProduce(timeoutMs, waiting, resolve);
-        rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));
-      });
+      let wake: (() => void) | undefined;
+      const op = new DelayedProduce(timeoutMs, waiting, () => wake?.());
+      // already covered by the high watermark (an ISR of one, followers ahead): no promise, no watch
+      if (!op.tryComplete()) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));
+        });
+      }
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       if (latencyTrace) latencyTrace.since('produce.awaitHw', tWait);
       for (let i = 0; i < waiting.length; i++) {
