@@ -147,15 +147,13 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       // appended: the connection's next Produce may go ahead while this one waits (answers stay in
       // order); a throttled client's does not: its channel is muted once this answer is out
       if (throttleTimeMs <= 0) ctx.release?.();
+      // completed by a later event (HW growth, leadership loss, the timer), never synchronously
+      // after tryCompleteElseWatch returned false: `wake` is set by then
       let wake: (() => void) | undefined;
       const op = new DelayedProduce(timeoutMs, waiting, () => wake?.());
-      // already covered by the high watermark (an ISR of one, followers ahead): no promise, no watch
-      if (!op.tryComplete()) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          rm.producePurgatory.tryCompleteElseWatch(op, waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`));
-        });
-      }
+      const keys = waiting.map((w) => `${w.partition.topic}-${w.partition.partition}`);
+      // already covered by the high watermark (an ISR of one, followers ahead): no promise to await
+      if (!rm.producePurgatory.tryCompleteElseWatch(op, keys)) await new Promise<void>((resolve) => (wake = resolve));
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       if (latencyTrace) latencyTrace.since('produce.awaitHw', tWait);
       for (let i = 0; i < waiting.length; i++) {

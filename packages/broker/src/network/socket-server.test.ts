@@ -232,4 +232,24 @@ describe('socket server', () => {
     const all = await r.waitFor(3);
     expect(all.map((f) => f[0])).toEqual([0, 1, 2]);
   });
+
+  it('socket server – a size prefix split over reads is put together; a negative one split so still closes', async () => {
+    const s = await start(async (f) => frame(f));
+    const r = reader(s);
+    const payload = Buffer.from('x'.repeat(300));
+    const whole = frame(payload);
+    // the pauses shape the input (each piece its own read on the server), they wait for no result
+    for (const part of [whole.subarray(0, 1), whole.subarray(1, 3), whole.subarray(3)]) {
+      s.write(part);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    expect((await r.waitFor(1)).map((f) => f.length)).toEqual([300]);
+    const negative = Buffer.alloc(4);
+    negative.writeInt32BE(-5, 0);
+    s.write(negative.subarray(0, 2));
+    await new Promise((res) => setTimeout(res, 20));
+    s.write(negative.subarray(2));
+    expect(await r.waitClosed()).toBe(true);
+  });
 });
+

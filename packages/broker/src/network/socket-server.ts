@@ -284,8 +284,14 @@ class Connection {
   private peekSize(): number {
     const head = this.chunks[0]!;
     if (head.length >= 4) return head.readInt32BE(0);
-    const four = Buffer.concat(this.chunks, this.buffered).subarray(0, 4);
-    return four.readInt32BE(0);
+    // the prefix spans chunks: gather its four bytes only (not every buffered byte)
+    let size = 0;
+    let got = 0;
+    for (const c of this.chunks) {
+      for (let i = 0; i < c.length && got < 4; i++, got++) size = size * 256 + c[i]!;
+      if (got === 4) break;
+    }
+    return size | 0;
   }
 
   /** Tracing only: when the last byte of the frame just taken arrived. */
@@ -327,8 +333,8 @@ class Connection {
           gateOpen = true;
           openGate();
         };
-        // settled at once: a rejection waiting behind earlier responses is not an unhandled one
         this.holdWrites();
+        // settled at once: a rejection waiting behind earlier responses is not an unhandled one
         const result = this.o.handle(frame, this.info, timing, release).then(
           (response) => {
             timing.handledAt = performance.now();
