@@ -4,10 +4,13 @@
  * high watermark, bounded by offsets.commit.timeout.ms); loads read the leader's log to its end.
  */
 import { ErrorCode } from '@samsa/protocol';
-import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
+import { AppendOrigin } from '../replica/produce-response.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { OffsetsLog } from './group-metadata-manager.js';
 import { GROUP_METADATA_TOPIC_NAME } from './offsets-topic.js';
+
+/** Coordinator appends are not validated as a client's are; the version only has to be a current one. */
+const COORDINATOR_PRODUCE_VERSION = 9;
 
 export class ReplicaOffsetsLog implements OffsetsLog {
   constructor(private readonly rm: ReplicaManager) {}
@@ -20,22 +23,14 @@ export class ReplicaOffsetsLog implements OffsetsLog {
     return this.partition(p)?.log !== undefined;
   }
 
-  async append(p: number, records: Buffer, requiredAcks: number, timeoutMs: number): Promise<{ errorCode: number; baseOffset: bigint }> {
-    const [r] = await this.rm.appendRecords(requiredAcks, [{ topic: GROUP_METADATA_TOPIC_NAME, partition: p, records }]);
-    if (!r || r.errorCode !== ErrorCode.NONE || !r.info) return { errorCode: r?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR, baseOffset: -1n };
-    const baseOffset = r.info.firstOffset;
-    const partition = this.partition(p);
-    if (requiredAcks !== -1 || !partition) return { errorCode: ErrorCode.NONE, baseOffset };
-    const status: ProducePartitionStatus = {
-      partition,
-      requiredOffset: r.info.lastOffset + 1n,
-      minInsyncReplicas: (await this.rm.settingsFor(GROUP_METADATA_TOPIC_NAME)).minInsyncReplicas,
-      errorCode: undefined,
-    };
-    await new Promise<void>((resolve) => {
-      this.rm.producePurgatory.tryCompleteElseWatch(new DelayedProduce(timeoutMs, [status], resolve), [`${GROUP_METADATA_TOPIC_NAME}-${p}`]);
-    });
-    return { errorCode: status.errorCode ?? ErrorCode.NONE, baseOffset };
+  append(p: number, records: Buffer, requiredAcks: number, timeoutMs: number): Promise<{ errorCode: number; baseOffset: bigint }> {
+    const entries = [{ name: GROUP_METADATA_TOPIC_NAME, partitionData: [{ index: p, records }] }];
+    return new Promise((resolve) =>
+      this.rm.appendRecords(timeoutMs, requiredAcks, AppendOrigin.Coordinator, COORDINATOR_PRODUCE_VERSION, entries, ([t]) => {
+        const r = t?.partitionResponses[0];
+        resolve(r ? { errorCode: r.errorCode, baseOffset: r.baseOffset } : { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, baseOffset: -1n });
+      }),
+    );
   }
 
   logStartOffset(p: number): bigint | undefined {

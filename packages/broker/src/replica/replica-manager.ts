@@ -5,23 +5,30 @@ import {
   errorCodeOf,
   type LeaderAndIsrRequest,
   type LeaderAndIsrResponse,
+  validateRecords,
   type PartitionError,
+  type ProduceRequestTopic,
+  type ProduceResponsePartition,
+  type ProduceResponseTopic,
   type StopReplicaRequest,
   type StopReplicaResponse,
 } from '@samsa/protocol';
-import type { Log, LogAppendInfo } from '../log/log.js';
+import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
+import type { Log } from '../log/log.js';
 import type { LogConfig } from '../log/config.js';
 import type { FetchDataInfo } from '../log/segment.js';
-import { CreateMode, IsrChangeNotificationSequenceZNode, type KafkaZk } from '@samsa/zk-paths';
-import { dirname, join, resolve } from 'node:path';
-import { OffsetCheckpointFile } from '../log/checkpoint.js';
+import type { KafkaZk } from '@samsa/zk-paths';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import { ReplicationQuotaManager, type QuotaWindow } from './replication-quota.js';
 import type { FetcherOptions } from './replica-fetcher.js';
 import { Partition } from './partition.js';
+import { AppendOrigin, answerAll, partitionResponse, validationOptions } from './produce-response.js';
+import { readHighWatermarks, writeHighWatermarks } from './high-watermark-checkpoint.js';
+import { IsrChangePropagation, ISR_PROPAGATION_INTERVAL_MS } from './isr-change-propagation.js';
 import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
 import { SystemTimer } from '../purgatory/timing-wheel.js';
-import type { DelayedProduce } from '../purgatory/delayed-produce.js';
+import type { LatencyTrace } from '../trace/latency-trace.js';
+import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
 import type { DelayedFetch } from '../purgatory/delayed-fetch.js';
 import type { DelayedDeleteRecords } from '../purgatory/delayed-delete-records.js';
 
@@ -75,14 +82,23 @@ export interface ReplicaManagerOptions {
   onIsrChange?: (why: 'expand' | 'shrink') => void;
   /** Whether a broker is alive in the metadata cache (the DeleteRecords low watermark counts live followers only). */
   isBrokerAlive?: (brokerId: number) => boolean;
+  /** Whether the metadata cache knows a topic (a partition not here is then NOT_LEADER_OR_FOLLOWER, not UNKNOWN). */
+  hasTopic?: (topic: string) => boolean;
+  /** Told of each client append (the metrics registry counts bytes and records in per topic). */
+  onProduced?: (topic: string, bytes: number, records: number) => void;
+  /**
+   * TEST ONLY — breaks the acks=all guarantee on purpose: acks=all appends are answered as soon as
+   * they are in the leader's log, before the high watermark covers them (as acks=1 would). It exists
+   * so the chaos suite can prove that `samsa verify` catches lost acknowledged writes
+   * (SAMSA_TEST_UNSAFE_ACK_BEFORE_HW=true; test-e2e/chaos/broken-broker.chaos.test.ts). Chosen once,
+   * at construction: the produce path carries no check for it.
+   */
+  unsafeAckBeforeHighWatermark?: boolean;
+  /** Stage timings of the produce path (SAMSA_TRACE_LATENCY): wired at construction when given. */
+  latencyTrace?: LatencyTrace;
 }
 
-const REPLICATION_OFFSET_CHECKPOINT = 'replication-offset-checkpoint';
 
-/** The seed's ISR-change propagation rule: write when the last change is 5 s old, or 60 s passed. */
-const ISR_CHANGE_QUIET_MS = 5000;
-const ISR_CHANGE_MAX_DELAY_MS = 60_000;
-const ISR_PROPAGATION_INTERVAL_MS = 2500;
 
 /** A partition this broker started or stopped leading (the group coordinator follows `__consumer_offsets`). */
 export interface LeadershipChange {
@@ -93,12 +109,12 @@ export interface LeadershipChange {
   isLeader: boolean;
 }
 
-export interface AppendResult {
-  topic: string;
-  partition: number;
-  errorCode: number;
-  errorMessage: string | null;
-  info: LogAppendInfo | undefined;
+/** What appendToLocalLog hands to the acks decision. */
+interface LocalProduceResult {
+  responses: ProduceResponseTopic[];
+  /** acks=-1 appends, with their answers (same positions), for a DelayedProduce. */
+  waiting: ProducePartitionStatus[];
+  waitingResponses: ProduceResponsePartition[];
 }
 
 export interface FetchEntry {
@@ -140,9 +156,7 @@ export class ReplicaManager {
   readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
   /** DeleteRecords waiting for every replica's log start offset (Kafka's DelayedDeleteRecords). */
   readonly deleteRecordsPurgatory: DelayedOperationPurgatory<DelayedDeleteRecords>;
-  private readonly isrChangeSet = new Map<string, TopicPartition>();
-  private lastIsrChangeMs = 0;
-  private lastIsrPropagationMs = Date.now();
+  private readonly isrChanges: IsrChangePropagation;
   private timers: NodeJS.Timeout[] = [];
   private readonly leadershipListeners = new Set<(c: LeadershipChange) => void>();
 
@@ -154,6 +168,30 @@ export class ReplicaManager {
     this.producePurgatory = new DelayedOperationPurgatory('Produce', this.timer);
     this.fetchPurgatory = new DelayedOperationPurgatory('Fetch', this.timer);
     this.deleteRecordsPurgatory = new DelayedOperationPurgatory('DeleteRecords', this.timer);
+    this.isrChanges = new IsrChangePropagation(o.kzk, this.log);
+    if (o.unsafeAckBeforeHighWatermark) this.delayedProduceRequired = () => false;
+    if (o.latencyTrace) this.traceProducePath(o.latencyTrace);
+  }
+
+  /** Wraps the produce path's stages with timings: the local append, then the wait for the high watermark. */
+  private traceProducePath(trace: LatencyTrace): void {
+    const append = this.appendToLocalLog;
+    this.appendToLocalLog = async (...args) => {
+      const t = trace.now();
+      try {
+        return await append(...args);
+      } finally {
+        trace.since('produce.append', t);
+      }
+    };
+    const completeOrDelay = this.completeOrDelay;
+    this.completeOrDelay = (local, timeoutMs, requiredAcks, responseCallback, onDelayed) => {
+      const t = trace.now();
+      completeOrDelay.call(this, local, timeoutMs, requiredAcks, (r) => {
+        trace.since('produce.awaitHw', t);
+        responseCallback(r);
+      }, onDelayed);
+    };
   }
 
   /** High watermarks read from replication-offset-checkpoint at startup, applied when a partition gets its log. */
@@ -161,28 +199,12 @@ export class ReplicaManager {
 
   /** Reads every log dir's replication-offset-checkpoint (Kafka restores HWs from it). */
   async loadHighWatermarks(): Promise<void> {
-    for (const dir of this.o.logDirs) {
-      try {
-        for (const [k, hw] of await new OffsetCheckpointFile(join(dir, REPLICATION_OFFSET_CHECKPOINT)).read()) this.checkpointedHw.set(k, hw);
-      } catch (err) {
-        this.log.warn({ err, dir }, 'unreadable replication-offset-checkpoint; high watermarks start at the log start');
-      }
-    }
+    this.checkpointedHw = await readHighWatermarks(this.o.logDirs, this.log);
   }
 
   /** Writes each log dir's high watermarks (atomically, Kafka's checkpoint format). */
-  async checkpointHighWatermarks(): Promise<void> {
-    const byDir = new Map<string, Array<{ topic: string; partition: number; offset: bigint }>>();
-    for (const d of this.o.logDirs) byDir.set(resolve(d), []);
-    for (const p of this.partitions.values()) {
-      const log = p.log;
-      if (!log) continue;
-      const dir = resolve(dirname(log.dir));
-      const list = byDir.get(dir) ?? [];
-      list.push({ topic: p.topic, partition: p.partition, offset: log.highWatermark });
-      byDir.set(dir, list);
-    }
-    for (const [dir, entries] of byDir) await new OffsetCheckpointFile(join(dir, REPLICATION_OFFSET_CHECKPOINT)).write(entries);
+  checkpointHighWatermarks(): Promise<void> {
+    return writeHighWatermarks(this.o.logDirs, this.partitions.values());
   }
 
   /** Starts the isr-expiration (replica.lag.time.max.ms / 2), isr-change-propagation and HW checkpoint tasks. */
@@ -193,7 +215,7 @@ export class ReplicaManager {
     hwTask.unref();
     this.timers.push(hwTask);
     const expire = setInterval(() => void this.shrinkIsrs(), Math.max(50, Math.floor(this.o.replicaLagTimeMaxMs / 2)));
-    const propagate = setInterval(() => void this.maybePropagateIsrChanges(), ISR_PROPAGATION_INTERVAL_MS);
+    const propagate = setInterval(() => void this.isrChanges.maybePropagate(), ISR_PROPAGATION_INTERVAL_MS);
     expire.unref();
     propagate.unref();
     this.timers.push(expire, propagate);
@@ -237,30 +259,9 @@ export class ReplicaManager {
       { leader: p.leaderId, leaderEpoch: p.leaderEpoch, isr, controllerEpoch: p.controllerEpoch },
       p.partitionEpoch,
     );
-    if (v !== null) {
-      this.isrChangeSet.set(key(p.topic, p.partition), { topic: p.topic, partition: p.partition });
-      this.lastIsrChangeMs = Date.now();
-    }
+    if (v !== null) this.isrChanges.record(p.topic, p.partition);
     return v;
   };
-
-  private async maybePropagateIsrChanges(): Promise<void> {
-    const now = Date.now();
-    if (this.isrChangeSet.size === 0) return;
-    if (this.lastIsrChangeMs + ISR_CHANGE_QUIET_MS > now && this.lastIsrPropagationMs + ISR_CHANGE_MAX_DELAY_MS > now) return;
-    const parts = [...this.isrChangeSet.values()];
-    this.isrChangeSet.clear();
-    try {
-      await this.o.kzk.zk.create(IsrChangeNotificationSequenceZNode.createPath, IsrChangeNotificationSequenceZNode.encode(parts), {
-        mode: CreateMode.PersistentSequential,
-        mkdirp: true,
-      });
-      this.lastIsrPropagationMs = now;
-    } catch (err) {
-      for (const tp of parts) this.isrChangeSet.set(key(tp.topic, tp.partition), tp);
-      this.log.warn({ err }, 'could not write the ISR change notification; will retry');
-    }
-  }
 
   /** Called after each LeaderAndIsr partition state applied here and each StopReplica'd partition. */
   onLeadershipChange(l: (c: LeadershipChange) => void): () => void {
@@ -412,36 +413,131 @@ export class ReplicaManager {
     return { errorCode: 0, partitionErrors };
   }
 
-  /** Appends to leader partitions; one result per partition, errors as Kafka codes. */
-  async appendRecords(
+  /**
+   * Kafka's ReplicaManager.appendRecords: appends each partition's records on this broker's leader
+   * replica and answers through `responseCallback` — at once for acks=0/1 (and for acks=-1 when the
+   * high watermark already covers every append), else from a DelayedProduce in the produce
+   * purgatory once the high watermark passes the appended batches, the leadership moves, or
+   * `timeoutMs` ends (REQUEST_TIMED_OUT). Client appends are validated first (framing, CRC, magic,
+   * sizes, timestamps) and may not touch internal topics. A topic's settings (validation limits,
+   * min.insync.replicas) are looked up once per request. `onDelayed` is told when the answer waits
+   * in the purgatory. The callback is always called, exactly once; answers keep the request's order.
+   */
+  appendRecords(
+    timeoutMs: number,
     requiredAcks: number,
-    entries: Array<{ topic: string; partition: number; records: Buffer | null }>,
-  ): Promise<AppendResult[]> {
-    const out: AppendResult[] = [];
-    for (const e of entries) {
-      const p = this.partitions.get(key(e.topic, e.partition));
-      const fail = (code: number, message: string | null = null) => out.push({ topic: e.topic, partition: e.partition, errorCode: code, errorMessage: message, info: undefined });
-      if (!p) {
-        fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        continue;
+    origin: AppendOrigin,
+    produceVersion: number,
+    entries: readonly ProduceRequestTopic[],
+    responseCallback: (responses: ProduceResponseTopic[]) => void,
+    onDelayed?: () => void,
+  ): void {
+    if (requiredAcks !== 0 && requiredAcks !== 1 && requiredAcks !== -1) {
+      responseCallback(answerAll(entries, ErrorCode.INVALID_REQUIRED_ACKS));
+      return;
+    }
+    this.appendToLocalLog(origin, produceVersion, requiredAcks, entries).then(
+      (local) => this.completeOrDelay(local, timeoutMs, requiredAcks, responseCallback, onDelayed),
+      (err: unknown) => {
+        this.log.error({ err }, 'produce append failed');
+        responseCallback(answerAll(entries, ErrorCode.UNKNOWN_SERVER_ERROR));
+      },
+    );
+  }
+
+  /** Kafka's delayedProduceRequestRequired: acks=-1 with at least one partition appended. */
+  private delayedProduceRequired = (requiredAcks: number, local: LocalProduceResult): boolean =>
+    requiredAcks === -1 && local.waiting.length > 0;
+
+  private completeOrDelay(
+    local: LocalProduceResult,
+    timeoutMs: number,
+    requiredAcks: number,
+    responseCallback: (responses: ProduceResponseTopic[]) => void,
+    onDelayed: (() => void) | undefined,
+  ): void {
+    if (!this.delayedProduceRequired(requiredAcks, local)) {
+      responseCallback(local.responses);
+      return;
+    }
+    const { waiting, waitingResponses } = local;
+    const op = new DelayedProduce(timeoutMs, waiting, () => {
+      for (let i = 0; i < waiting.length; i++) {
+        const code = waiting[i]!.errorCode;
+        if (code === undefined || code === ErrorCode.NONE) continue;
+        const r = waitingResponses[i]!;
+        r.errorCode = code;
+        // the records are in the leader's log, only too few replicas have them: the offset stands
+        if (code !== ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) r.baseOffset = -1n;
       }
-      if (!e.records || e.records.length === 0) {
-        fail(ErrorCode.CORRUPT_MESSAGE, 'empty record set');
-        continue;
-      }
-      try {
-        // cached after the topic's first append: no await (a turn of the microtask queue) per request
-        const settings = this.cachedSettings(e.topic) ?? (await this.settingsFor(e.topic));
-        const info = await p.appendRecordsToLeader(e.records, requiredAcks, settings.minInsyncReplicas);
-        out.push({ topic: e.topic, partition: e.partition, errorCode: 0, errorMessage: null, info });
-      } catch (err) {
-        const code = errorCodeOf(err);
-        if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: e.topic, partition: e.partition }, 'append failed');
-        fail(code, (err as Error).message);
+      responseCallback(local.responses);
+    });
+    const keys = waiting.map((w) => key(w.partition.topic, w.partition.partition));
+    if (!this.producePurgatory.tryCompleteElseWatch(op, keys)) onDelayed?.();
+  }
+
+  /** Kafka's appendToLocalLog: every partition answered by position; acks=-1 appends also listed to wait on. */
+  private appendToLocalLog = async (
+    origin: AppendOrigin,
+    produceVersion: number,
+    requiredAcks: number,
+    entries: readonly ProduceRequestTopic[],
+  ): Promise<LocalProduceResult> => {
+    const responses: ProduceResponseTopic[] = new Array(entries.length);
+    const waiting: ProducePartitionStatus[] = [];
+    const waitingResponses: ProduceResponsePartition[] = [];
+    for (let ti = 0; ti < entries.length; ti++) {
+      const t = entries[ti]!;
+      const answers: ProduceResponsePartition[] = new Array(t.partitionData.length);
+      responses[ti] = { name: t.name, partitionResponses: answers };
+      let settings: TopicSettings | undefined;
+      for (let pi = 0; pi < t.partitionData.length; pi++) {
+        const { index, records } = t.partitionData[pi]!;
+        const fail = (code: number, message: string | null = null) => (answers[pi] = partitionResponse(index, code, message));
+        if (origin === AppendOrigin.Client && INTERNAL_TOPICS.has(t.name)) {
+          fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`);
+          continue;
+        }
+        const p = this.partitions.get(key(t.name, index));
+        if (!p || !p.isLeader) {
+          // Kafka's getPartitionOrException: a partition the cluster has but not here is a leadership question
+          fail(!p && !this.o.hasTopic?.(t.name) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          continue;
+        }
+        if (!records || records.length === 0) {
+          fail(ErrorCode.CORRUPT_MESSAGE, 'empty record set');
+          continue;
+        }
+        try {
+          // one lookup per topic and request: validation limits and min.insync.replicas both come from it
+          settings ??= this.cachedSettings(t.name) ?? (await this.settingsFor(t.name));
+          if (origin === AppendOrigin.Client) {
+            const v = validateRecords(records, validationOptions(produceVersion, settings));
+            if (!v.ok) {
+              fail(v.errorCode, v.message).recordErrors = v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
+              continue;
+            }
+          }
+          const info = await p.appendRecordsToLeader(records, requiredAcks, settings.minInsyncReplicas);
+          if (origin === AppendOrigin.Client) this.o.onProduced?.(t.name, info.validBytes, info.recordCount);
+          const r = partitionResponse(index, ErrorCode.NONE, null);
+          r.baseOffset = info.firstOffset;
+          r.logAppendTimeMs = info.logAppendTime;
+          r.logStartOffset = info.logStartOffset;
+          answers[pi] = r;
+          if (requiredAcks === -1) {
+            waiting.push({ partition: p, requiredOffset: info.lastOffset + 1n, minInsyncReplicas: settings.minInsyncReplicas, errorCode: undefined });
+            waitingResponses.push(r);
+          }
+        } catch (err) {
+          const code = errorCodeOf(err);
+          if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: t.name, partition: index }, 'append failed');
+          fail(code, (err as Error).message);
+        }
       }
     }
-    return out;
-  }
+    return { responses, waiting, waitingResponses };
+  };
 
   /** Reads for a consumer from each partition (leader only, up to the high watermark). */
   readFromLocalLogs(entries: FetchEntry[], maxBytes: number): Promise<ReadResult[]> {

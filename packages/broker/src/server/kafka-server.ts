@@ -1,4 +1,3 @@
-import { UNSAFE_ACK_BEFORE_HW } from '../handlers/produce.js';
 import type { Logger } from 'pino';
 import { ControllerChannelManager, KafkaController } from '@samsa/controller';
 import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker, type PartitionState } from '@samsa/protocol';
@@ -189,7 +188,8 @@ export class KafkaServer {
     this.clusterId = await kzk.getOrCreateClusterId();
     this.brokerId = cfg.brokerId >= 0 ? cfg.brokerId : await kzk.generateBrokerId(cfg.get('reserved.broker.max.id'));
     this.log.info({ brokerId: this.brokerId, clusterId: this.clusterId }, 'starting broker');
-    if (UNSAFE_ACK_BEFORE_HW) this.log.warn({ env: 'SAMSA_TEST_UNSAFE_ACK_BEFORE_HW' }, 'TEST ONLY: acks=all is acknowledged before the high watermark advances; acknowledged writes can be lost');
+    const unsafeAckBeforeHighWatermark = process.env['SAMSA_TEST_UNSAFE_ACK_BEFORE_HW'] === 'true';
+    if (unsafeAckBeforeHighWatermark) this.log.warn({ env: 'SAMSA_TEST_UNSAFE_ACK_BEFORE_HW' }, 'TEST ONLY: acks=all is acknowledged before the high watermark advances; acknowledged writes can be lost');
 
     // dynamic broker configs over the static ones (Kafka's DynamicBrokerConfig.initialize: read before logs load)
     const dyn = new DynamicBrokerConfig(cfg, this.brokerId);
@@ -227,6 +227,10 @@ export class KafkaServer {
     this.replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
       isBrokerAlive: (id) => this.metadata.isBrokerAlive(id),
+      hasTopic: (topic) => this.metadata.hasTopic(topic),
+      onProduced: (topic, bytes, records) => this.metrics.produced(topic, bytes, records),
+      unsafeAckBeforeHighWatermark,
+      ...(latencyTrace ? { latencyTrace } : {}),
       logs: this.logs,
       topicSettings: async (topic) => {
         const overrides = await kzk.getTopicConfig(topic);

@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ErrorCode, LeaderAndIsrType, type ProduceRequestTopic, type ProduceResponseTopic } from '@samsa/protocol';
+import type { KafkaZk } from '@samsa/zk-paths';
+import { logConfig } from '../log/config.js';
+import { Log } from '../log/log.js';
+import { batchOf, makeTempDir } from '../log/test-support.js';
+import { AppendOrigin } from './produce-response.js';
+import { ReplicaManager, type ReplicaManagerOptions, type TopicSettings } from './replica-manager.js';
+
+const silent = pino({ level: 'silent' });
+const settings: TopicSettings = {
+  logConfig: logConfig({ segmentBytes: 1 << 20 }),
+  minInsyncReplicas: 2,
+  timestampBeforeMaxMs: Number.POSITIVE_INFINITY,
+  timestampAfterMaxMs: Number.POSITIVE_INFINITY,
+  compacted: false,
+};
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const managers: ReplicaManager[] = [];
+const logs: Log[] = [];
+
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir('samsa-rm-'));
+});
+afterEach(async () => {
+  for (const rm of managers.splice(0)) await rm.shutdown();
+  for (const l of logs.splice(0)) if (!l.isClosed) await l.close();
+  await cleanup();
+});
+
+/** Broker 0 leading t-0..t-2 with follower 1 in the ISR: acks=all waits for broker 1's fetch. */
+async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}): Promise<ReplicaManager> {
+  const rm = new ReplicaManager({
+    brokerId: 0,
+    logs: {
+      getOrCreateLog: async (tp, config) => {
+        const log = await Log.open({ dir: join(dir, `${tp.topic}-${tp.partition}`), topicPartition: tp, config });
+        logs.push(log);
+        return log;
+      },
+      getLog: () => undefined,
+      deleteLog: async () => undefined,
+    },
+    topicSettings: async () => settings,
+    logger: silent,
+    stateChangeLogger: silent,
+    kzk: {} as KafkaZk,
+    replicaLagTimeMaxMs: 30_000,
+    interBrokerListenerName: 'PLAINTEXT',
+    fetcher: { numFetchers: 1, maxWaitMs: 500, minBytes: 1, maxBytes: 1 << 20, partitionMaxBytes: 1 << 20, backoffMs: 100, requestTimeoutMs: 30_000 },
+    logDirs: [dir],
+    highWatermarkCheckpointIntervalMs: 60_000,
+    hasTopic: (topic) => topic === 't' || topic === 'elsewhere',
+    ...extra,
+  });
+  managers.push(rm);
+  const partitionStates = [0, 1, 2].map((partition) => ({
+    topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition, controllerEpoch: 1, leader: 0, leaderEpoch: 1, isr: [0, 1], partitionEpoch: 0,
+    replicas: [0, 1], addingReplicas: [], removingReplicas: [], isNew: true, offlineReplicas: [], leaderRecoveryState: 0,
+  }));
+  const r = await rm.becomeLeaderOrFollower({ controllerId: 0, controllerEpoch: 1, brokerEpoch: 1n, type: LeaderAndIsrType.FULL, partitionStates, liveLeaders: [] });
+  expect(r.partitionErrors.map((e) => e.errorCode)).toEqual([0, 0, 0]);
+  return rm;
+}
+
+/** 3 records for each partition, each in a buffer of its own (the leader stamps offsets into it). */
+const request = (topic: string, partitions: number[]): ProduceRequestTopic[] => [
+  { name: topic, partitionData: partitions.map((index) => ({ index, records: batchOf(3) })) },
+];
+
+function produce(rm: ReplicaManager, acks: number, entries: ProduceRequestTopic[], opts: { timeoutMs?: number; origin?: AppendOrigin } = {}) {
+  let delayed = false;
+  const answered = new Promise<ProduceResponseTopic[]>((resolve) =>
+    rm.appendRecords(opts.timeoutMs ?? 30_000, acks, opts.origin ?? AppendOrigin.Client, 9, entries, resolve, () => (delayed = true)),
+  );
+  return { answered, delayed: () => delayed };
+}
+
+const codes = (r: ProduceResponseTopic[]) => r.flatMap((t) => t.partitionResponses.map((p) => p.errorCode));
+
+describe('replica manager – produce path', () => {
+  it('replica manager – a Produce request looks up its topic settings (min.insync.replicas) once, however many partitions it has', async () => {
+    const rm = await leaderOf3();
+    const cached = vi.spyOn(rm, 'cachedSettings');
+    const loaded = vi.spyOn(rm, 'settingsFor');
+    const acks1 = await produce(rm, 1, request('t', [0, 1, 2])).answered;
+    expect(codes(acks1)).toEqual([0, 0, 0]);
+    expect(cached.mock.calls.length + loaded.mock.calls.length).toBe(1);
+    cached.mockClear();
+    loaded.mockClear();
+    const all = produce(rm, -1, request('t', [0, 1, 2]));
+    await vi.waitFor(() => expect(all.delayed()).toBe(true));
+    // the follower catches up on every partition: the high watermark passes the appends
+    await rm.readForFollower(1, [0, 1, 2].map((partition) => ({ topic: 't', partition, fetchOffset: 6n, maxBytes: 1 << 20, currentLeaderEpoch: 1 })), 1 << 20);
+    expect(codes(await all.answered)).toEqual([0, 0, 0]);
+    expect(cached.mock.calls.length + loaded.mock.calls.length).toBe(1);
+  });
+
+  it('replica manager – acks=all answers only once the high watermark covers the append, with the base offset', async () => {
+    const rm = await leaderOf3();
+    await produce(rm, 1, request('t', [0])).answered;
+    let answered = false;
+    const p = produce(rm, -1, request('t', [0]));
+    void p.answered.then(() => (answered = true));
+    await vi.waitFor(() => expect(p.delayed()).toBe(true));
+    // broker 1 has fetched only the first batch: offsets 0..2, not the second append (3..5)
+    await rm.readForFollower(1, [{ topic: 't', partition: 0, fetchOffset: 3n, maxBytes: 1 << 20, currentLeaderEpoch: 1 }], 1 << 20);
+    expect(rm.getPartition('t', 0)!.highWatermark).toBe(3n);
+    expect(answered).toBe(false);
+    await rm.readForFollower(1, [{ topic: 't', partition: 0, fetchOffset: 6n, maxBytes: 1 << 20, currentLeaderEpoch: 1 }], 1 << 20);
+    const [t] = await p.answered;
+    expect(t!.partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 3n });
+  });
+
+  it('replica manager – an acks=all append the followers never fetch answers REQUEST_TIMED_OUT without an offset', async () => {
+    const rm = await leaderOf3();
+    const [t] = await produce(rm, -1, request('t', [1]), { timeoutMs: 50 }).answered;
+    expect(t!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.REQUEST_TIMED_OUT, baseOffset: -1n });
+  });
+
+  it('replica manager – the test-only unsafe ack answers acks=all at the leader append, chosen at construction', async () => {
+    const rm = await leaderOf3({ unsafeAckBeforeHighWatermark: true });
+    const p = produce(rm, -1, request('t', [0]));
+    expect(codes(await p.answered)).toEqual([0]);
+    expect(p.delayed()).toBe(false);
+    expect(rm.getPartition('t', 0)!.highWatermark).toBe(0n);
+  });
+
+  it('replica manager – bad requests get Kafka\'s error codes per partition, in the request\'s order', async () => {
+    const rm = await leaderOf3();
+    expect(codes(await produce(rm, 2, request('t', [0, 1])).answered)).toEqual([ErrorCode.INVALID_REQUIRED_ACKS, ErrorCode.INVALID_REQUIRED_ACKS]);
+    const corrupt = batchOf(2);
+    corrupt.writeUInt8(corrupt[corrupt.length - 1]! ^ 0xff, corrupt.length - 1);
+    const mixed = await produce(rm, 1, [
+      { name: '__consumer_offsets', partitionData: [{ index: 0, records: batchOf(1) }] },
+      { name: 't', partitionData: [{ index: 2, records: corrupt }, { index: 0, records: batchOf(1) }, { index: 7, records: batchOf(1) }] },
+      { name: 'elsewhere', partitionData: [{ index: 0, records: batchOf(1) }] },
+      { name: 'nowhere', partitionData: [{ index: 0, records: batchOf(1) }] },
+    ]).answered;
+    expect(codes(mixed)).toEqual([
+      ErrorCode.INVALID_TOPIC_EXCEPTION,
+      ErrorCode.CORRUPT_MESSAGE,
+      ErrorCode.NONE,
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+      ErrorCode.NOT_LEADER_OR_FOLLOWER,
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    ]);
+    expect(mixed.map((t) => t.name)).toEqual(['__consumer_offsets', 't', 'elsewhere', 'nowhere']);
+  });
+
+  it('replica manager – min.insync.replicas above the ISR refuses acks=all before writing (NOT_ENOUGH_REPLICAS)', async () => {
+    const rm = await leaderOf3({ topicSettings: async () => ({ ...settings, minInsyncReplicas: 3 }) });
+    expect(codes(await produce(rm, -1, request('t', [0])).answered)).toEqual([ErrorCode.NOT_ENOUGH_REPLICAS]);
+    expect(rm.getPartition('t', 0)!.log!.logEndOffset).toBe(0n);
+    // acks=1 does not look at the ISR
+    expect(codes(await produce(rm, 1, request('t', [0])).answered)).toEqual([ErrorCode.NONE]);
+  });
+});
