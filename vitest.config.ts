@@ -2,10 +2,13 @@ import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
 const pkgs = ['protocol', 'zk-paths', 'local-cluster', 'controller', 'broker', 'client', 'console', 'cli'];
-// Tests run against TypeScript sources; packages resolve to their src/ entry points.
-const alias = Object.fromEntries(
-  pkgs.map((p) => [`@samsa/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))]),
-);
+const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
+// Tests run against TypeScript sources; packages resolve to their src/ entry points, subpath exports
+// (`@samsa/client/testing`, `@samsa/client/verify`) to the folder's index.ts.
+const alias = [
+  { find: /^@samsa\/client\/(testing|verify)$/, replacement: src('client/src/$1/index.ts') },
+  ...pkgs.map((p) => ({ find: new RegExp(`^@samsa/${p}$`), replacement: src(`${p}/src/index.ts`) })),
+];
 
 /**
  * E2E files that measure rates or times (quota rates, reassignment throttles, producer throughput

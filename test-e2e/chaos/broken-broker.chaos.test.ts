@@ -6,7 +6,7 @@
  * acknowledged writes. The same faults against honest brokers lose nothing (acks wait for the HW).
  */
 import { afterEach, expect, it } from 'vitest';
-import type { Workload } from '@samsa/client';
+import type { Workload } from '@samsa/client/verify';
 import { TestCluster, until } from '../harness.js';
 import { describeChaos, runScenario } from './scenario.js';
 

@@ -8,7 +8,7 @@
 import kafkajs from 'kafkajs';
 import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkTopic, formatReport, parseValue, startWorkload } from '@samsa/client';
+import { checkTopic, formatReport, parseValue, startWorkload } from '@samsa/client/verify';
 import { TestCluster, until } from '../harness.js';
 import { CHAOS_FULL, createVerifyTopic, describeChaos, moreAcks } from './scenario.js';
 

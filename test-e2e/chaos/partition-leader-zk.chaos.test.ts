@@ -7,7 +7,7 @@
  * to the new leader's log and rejoins the ISR; nothing acknowledged is lost. Quick subset.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readReplicaLog } from '@samsa/client';
+import { readReplicaLog } from '@samsa/client/verify';
 import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
 import { baseSeed, moreAcks, seededRandom } from './scenario.js';

@@ -7,7 +7,7 @@
  * Each cell: 0 lost, 0 reordered, 0 divergent replicas (and no duplicates with idempotence).
  */
 import { afterAll, beforeAll, it } from 'vitest';
-import type { Workload } from '@samsa/client';
+import type { Workload } from '@samsa/client/verify';
 import { TestCluster } from '../harness.js';
 import { CHAOS_FULL, baseSeed, describeChaos, moreAcks, runScenario, seededRandom } from './scenario.js';
 

@@ -4,7 +4,8 @@
  * faults, then the checker reads everything back and compares the replicas' log files.
  */
 import { describe, expect } from 'vitest';
-import { Admin, checkTopic, formatReport, startWorkload, type VerifyCompression, type VerifyReport, type Workload } from '@samsa/client';
+import { Admin } from '@samsa/client';
+import { checkTopic, formatReport, startWorkload, type VerifyCompression, type VerifyReport, type Workload } from '@samsa/client/verify';
 import { describeCluster, until, type TestCluster } from '../harness.js';
 
 /** Whether the full matrix runs (npm run test:chaos); otherwise the quick subset. */

@@ -7,9 +7,6 @@ export * from './framing.js';
 export * from './connection.js';
 export * from './cluster.js';
 export * from './admin.js';
-// In-process fake brokers, for tests of code built on this client.
-export * from './testing/fake-broker.js';
-export * from './testing/fake-cluster.js';
 export * from './consumer-protocol.js';
 export * from './admin-groups.js';
 export * from './admin-records.js';
@@ -17,5 +14,4 @@ export * from './admin-quotas.js';
 export * from './producer/index.js';
 export * from './consumer/assignors/index.js';
 export * from './consumer/index.js';
-export * from './testing/fake-group.js';
-export * from './verify/index.js';
+// The fake brokers for tests are `@samsa/client/testing`; the verify workload and checker `@samsa/client/verify`.

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { formatReport } from '@samsa/client';
+import { formatReport } from '@samsa/client/verify';
 import { isAlive, probeLocalCluster, readState, type LocalClusterState } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 import { ElectionObserver } from './chaos-observer.js';

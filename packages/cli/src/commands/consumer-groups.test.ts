@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeCluster, encodeConsumerAssignment, type FakeBroker } from '@samsa/client';
+import { encodeConsumerAssignment } from '@samsa/client';
+import { FakeCluster, type FakeBroker } from '@samsa/client/testing';
 import type { ApiRequestMap } from '@samsa/protocol';
 import { runConsumerGroupsCommand } from './consumer-groups.js';
 

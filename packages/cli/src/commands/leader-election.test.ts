@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeCluster, KafkaError } from '@samsa/client';
+import { KafkaError } from '@samsa/client';
+import { FakeCluster } from '@samsa/client/testing';
 import {
   formatElectionResults,
   javaExceptionName,

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeCluster } from '@samsa/client';
+import { FakeCluster } from '@samsa/client/testing';
 import { runTopicsCommand, type TopicsDeps } from './topics.js';
 
 const cleanup: Array<() => Promise<void>> = [];

@@ -8,7 +8,8 @@
  */
 import type { Command } from 'commander';
 import pino from 'pino';
-import { Admin, KafkaError, checkTopic, formatReport, startWorkload, type Logger, type VerifyReport, type WorkloadOptions } from '@samsa/client';
+import { Admin, KafkaError, type Logger } from '@samsa/client';
+import { checkTopic, formatReport, startWorkload, type VerifyReport, type WorkloadOptions } from '@samsa/client/verify';
 import { parseAcks, parseCompression, parseDuration, parseIntOption, parseLogDirs } from './verify-options.js';
 
 export interface VerifyRunOptions {
