@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
-const pkgs = ['protocol', 'zk-paths', 'local-cluster', 'controller', 'broker', 'client', 'console', 'cli'];
+const pkgs = ['protocol', 'zk-paths', 'server-common', 'local-cluster', 'controller', 'broker', 'client', 'console', 'cli'];
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 // Tests run against TypeScript sources; packages resolve to their src/ entry points, subpath exports
 // (`@samsa/client/testing`, `@samsa/client/verify`) to the folder's index.ts.

@@ -1,4 +1,3 @@
-export * from './assignment.js';
 export * from './context.js';
 export * from './controller.js';
 export * from './election.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { assignReplicasToBrokers } from '@samsa/controller';
+import { assignReplicasToBrokers } from '@samsa/server-common';
 import { KafkaError } from '@samsa/protocol';
 import { DeleteTopicsTopicZNode, ZkCode, isZkError, newTopicId, type KafkaZk } from '@samsa/zk-paths';
 import type { MetadataCache } from '../metadata/metadata-cache.js';

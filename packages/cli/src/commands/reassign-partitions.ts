@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { Admin, type AdminOptions } from '@samsa/client';
-import { assignReplicasToBrokers } from '@samsa/controller';
+import { assignReplicasToBrokers } from '@samsa/server-common';
 import {
   AdminReassignBackend,
   ReassignCommandError,

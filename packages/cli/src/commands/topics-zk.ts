@@ -1,5 +1,5 @@
 import { KafkaError } from '@samsa/client';
-import { assignReplicasToBrokers } from '@samsa/controller';
+import { assignReplicasToBrokers } from '@samsa/server-common';
 import {
   DeleteTopicsTopicZNode,
   KafkaZk,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KafkaError } from '@samsa/protocol';
-import { assignReplicasToBrokers, rackAlternatedBrokerList, type BrokerMetadata } from './assignment.js';
+import { assignReplicasToBrokers, rackAlternatedBrokerList, type BrokerMetadata } from './admin-utils.js';
 
 const brokers = (ids: number[], rack?: (id: number) => string): BrokerMetadata[] => ids.map((id) => ({ id, rack: rack ? rack(id) : null }));
 const asObj = (m: Map<number, number[]>) => Object.fromEntries(m);
