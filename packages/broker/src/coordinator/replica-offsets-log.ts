@@ -4,7 +4,7 @@
  * high watermark, bounded by offsets.commit.timeout.ms); loads read the leader's log to its end.
  */
 import { ErrorCode } from '@samsa/protocol';
-import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
+import { DelayedProduce, type ProducePartitionStatus } from '../replica/delayed-produce.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { OffsetsLog } from './group-metadata-manager.js';
 import { GROUP_METADATA_TOPIC_NAME } from './offsets-topic.js';

@@ -5,10 +5,10 @@ import {
   type ProduceResponseTopic,
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
-import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
+import { DelayedProduce, type ProducePartitionStatus } from '../replica/delayed-produce.js';
 import { principalOf, throttle } from '../quota/throttle.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 import { latencyTrace } from '../trace/latency-trace.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };

@@ -21,9 +21,9 @@ import type { FetcherOptions } from './replica-fetcher.js';
 import { Partition } from './partition.js';
 import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
 import { SystemTimer } from '../purgatory/timing-wheel.js';
-import type { DelayedProduce } from '../purgatory/delayed-produce.js';
-import type { DelayedFetch } from '../purgatory/delayed-fetch.js';
-import type { DelayedDeleteRecords } from '../purgatory/delayed-delete-records.js';
+import type { DelayedProduce } from './delayed-produce.js';
+import type { DelayedFetch } from './delayed-fetch.js';
+import type { DelayedDeleteRecords } from './delayed-delete-records.js';
 
 export interface TopicPartition {
   topic: string;
