@@ -24,7 +24,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts'],
+          include: ['packages/*/src/**/*.test.ts', 'scripts/**/*.test.mjs'],
           exclude: ['packages/*/src/**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
           testTimeout: 20_000,
         },

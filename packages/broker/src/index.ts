@@ -2,6 +2,7 @@ export * from './config/index.js';
 export * from './log/index.js';
 export * from './metadata/metadata-cache.js';
 export * from './network/socket-server.js';
+export * from './api/api-handler.js';
 export * from './server/request-handler.js';
 export * from './server/kafka-server.js';
 export * from './replica/replica-manager.js';

@@ -3,8 +3,8 @@ import pino from 'pino';
 import { ErrorCode, type DecodedRequestOf } from '@samsa/protocol';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
-import type { RequestContext } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { RequestContext } from '../api/api-handler.js';
+import type { BrokerServices } from '../handlers/services.js';
 import { GROUP_METADATA_TOPIC_NAME, javaStringHashCode, kafkaAbs, offsetsTopicReplicationFactor, partitionForGroup } from './offsets-topic.js';
 import {
   decodeGroupMetadataValue,

@@ -1,7 +1,7 @@
 import { ErrorCode, errorCodeOf, type AlterClientQuotasResponseEntryData } from '@samsa/protocol';
 import { alterClientQuotaEntity } from '../admin/client-quota-admin.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * AlterClientQuotas (KIP-546), ZooKeeper mode: each entry's ops are applied to its entity's quota

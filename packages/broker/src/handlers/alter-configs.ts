@@ -1,7 +1,7 @@
 import { ErrorCode, errorCodeOf, type AlterConfigsResponseResourceResponse } from '@samsa/protocol';
-import { alterResourceConfig } from '../admin/config-admin.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import { alterResourceConfig } from './config-admin.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * AlterConfigs (the legacy API, replaced by IncrementalAlterConfigs): each resource's dynamic

@@ -1,6 +1,6 @@
 import { ErrorCode, type AlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponseReassignableTopicResponse } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 function response(errorCode: number, errorMessage: string | null, responses: AlterPartitionReassignmentsResponseReassignableTopicResponse[], allowReplicationFactorChange = true): AlterPartitionReassignmentsResponse {
   return { throttleTimeMs: 0, allowReplicationFactorChange, errorCode, errorMessage, responses };

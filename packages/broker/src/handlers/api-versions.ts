@@ -1,6 +1,6 @@
 import type { ApiVersionsResponse } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /** ApiVersions: derived from the protocol table, limited to the APIs this broker serves. */
 export function apiVersionsHandler(advertised: () => ApiVersionsResponse): ApiHandler<18, BrokerServices> {

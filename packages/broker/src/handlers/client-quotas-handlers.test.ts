@@ -9,7 +9,7 @@ import { ErrorCode, decodeResponse, encodeRequest, getApi, type ApiKey, type Api
 import { ConfigType, FakeZkClient, KafkaZk } from '@samsa/zk-paths';
 import type { ConnectionInfo } from '../network/socket-server.js';
 import { RequestHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { BrokerServices } from './services.js';
 import { alterClientQuotasHandler } from './alter-client-quotas.js';
 import { describeClientQuotasHandler } from './describe-client-quotas.js';
 

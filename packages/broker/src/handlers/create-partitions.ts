@@ -1,6 +1,6 @@
 import { ErrorCode, errorCodeOf, type CreatePartitionsResponseTopicResult } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * CreatePartitions (controller only, NOT_CONTROLLER elsewhere): new partitions are assigned and

@@ -2,8 +2,8 @@ import { ErrorCode, KafkaError, errorCodeOf, type CreateTopicsResponseCreatableT
 import { topicIdFromString } from '@samsa/zk-paths';
 import { ConfigSource } from '../config/types.js';
 import { describeTopicConfigs, parseTopicConfigs } from '../config/topic-config.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 

@@ -1,5 +1,5 @@
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * DeleteGroups v0–v2: an Empty group is deleted with its offsets (tombstones in

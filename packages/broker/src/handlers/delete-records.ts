@@ -1,7 +1,7 @@
 import { ErrorCode, KafkaError, errorCodeOf, type DeleteRecordsResponseTopicResult } from '@samsa/protocol';
-import { DelayedDeleteRecords, type DeleteRecordsPartitionStatus } from '../purgatory/delayed-delete-records.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import { DelayedDeleteRecords, type DeleteRecordsPartitionStatus } from '../replica/delayed-delete-records.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /** DeleteRecords' "up to the high watermark" offset. */
 const HIGH_WATERMARK = -1n;

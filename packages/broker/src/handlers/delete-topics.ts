@@ -1,7 +1,7 @@
 import { ErrorCode, errorCodeOf, type DeleteTopicsResponseDeletableTopicResult } from '@samsa/protocol';
 import { DeleteTopicsTopicZNode, ZkCode, isZkError, topicIdFromString } from '@samsa/zk-paths';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 

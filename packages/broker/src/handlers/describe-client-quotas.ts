@@ -1,7 +1,7 @@
 import { ErrorCode, errorCodeOf } from '@samsa/protocol';
 import { describeClientQuotas } from '../admin/client-quota-admin.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * DescribeClientQuotas (KIP-546), ZooKeeper mode: the quota entities under /config/users,

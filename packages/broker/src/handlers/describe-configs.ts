@@ -5,8 +5,8 @@ import { DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
 import { isBrokerConfigName } from '../config/definitions.js';
 import { THROTTLE_RATE_CONFIGS } from '../config/dynamic-broker-config.js';
 import { describeTopicConfigs, parseTopicConfigs } from '../config/topic-config.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const TOPIC = 2;
 const BROKER = 4;

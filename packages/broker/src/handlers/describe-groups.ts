@@ -1,6 +1,6 @@
 import type { DescribeGroupsResponseGroup } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const NO_OPS = -2147483648;
 /** Without an authorizer Kafka reports every operation a group supports: READ(3), DELETE(6), DESCRIBE(8). */

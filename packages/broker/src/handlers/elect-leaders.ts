@@ -1,6 +1,6 @@
 import { ErrorCode, type ElectLeadersResponseReplicaElectionResult } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * ElectLeaders (KIP-460): preferred (v0 always) or unclean elections run by the controller's event

@@ -1,8 +1,8 @@
 import { ErrorCode, encodeResponseChunks, type FetchResponse, type FetchResponsePartition, type FetchResponseTopic } from '@samsa/protocol';
-import { DelayedFetch } from '../purgatory/delayed-fetch.js';
+import { DelayedFetch } from '../replica/delayed-fetch.js';
 import { principalOf, throttle } from '../quota/throttle.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 import type { ReadResult } from '../replica/replica-manager.js';
 import type { Partition } from '../replica/partition.js';
 import { latencyTrace } from '../trace/latency-trace.js';

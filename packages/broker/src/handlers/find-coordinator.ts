@@ -1,7 +1,7 @@
 import { ErrorCode, errorByCode, type FindCoordinatorResponse, type FindCoordinatorResponseCoordinator } from '@samsa/protocol';
 import { GROUP_METADATA_TOPIC_NAME, offsetsTopicConfigs, offsetsTopicReplicationFactor } from '../coordinator/offsets-topic.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /** Kafka's CoordinatorType. */
 const CoordinatorType = { GROUP: 0, TRANSACTION: 1, SHARE: 2 } as const;

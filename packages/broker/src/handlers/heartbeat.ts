@@ -1,5 +1,5 @@
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * Heartbeat v0–v4: keeps a member's session alive; REBALANCE_IN_PROGRESS tells it to rejoin,

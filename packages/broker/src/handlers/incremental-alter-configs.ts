@@ -1,7 +1,7 @@
 import { ErrorCode, KafkaError, errorCodeOf, type IncrementalAlterConfigsRequestResource, type IncrementalAlterConfigsResponseResourceResponse } from '@samsa/protocol';
-import { alterResourceConfig } from '../admin/config-admin.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import { alterResourceConfig } from './config-admin.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 const OP = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
 /** Applies SET / DELETE / APPEND / SUBTRACT (the last two on list configs) to `current`. */

@@ -1,7 +1,7 @@
 import { ErrorCode, KafkaError, type InitProducerIdResponse } from '@samsa/protocol';
 import { ProducerIdManager } from '../producer-state/producer-id-manager.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /** One producer id manager per broker (services object), created on first use. */
 const managers = new WeakMap<BrokerServices, ProducerIdManager>();

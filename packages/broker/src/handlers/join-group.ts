@@ -1,8 +1,8 @@
 import type { JoinGroupResponse } from '@samsa/protocol';
 import { clientHostOf } from '../coordinator/client-host.js';
 import { joinError, UNKNOWN_MEMBER_ID, type JoinGroupResult } from '../coordinator/member-metadata.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 function response(r: JoinGroupResult, version: number): JoinGroupResponse {
   return {

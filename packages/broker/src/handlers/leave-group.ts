@@ -1,7 +1,7 @@
 import { ErrorCode, type LeaveGroupResponse } from '@samsa/protocol';
 import type { LeaveGroupResult } from '../coordinator/group-coordinator.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /** Kafka's LeaveGroupResponse(data, version): before v3 one error (the top-level one, else the member's). */
 function response(r: LeaveGroupResult, version: number): LeaveGroupResponse {

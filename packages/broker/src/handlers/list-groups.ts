@@ -1,5 +1,5 @@
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * ListGroups v0–v5: the groups this broker coordinates (COORDINATOR_LOAD_IN_PROGRESS while an

@@ -1,6 +1,6 @@
 import { KafkaError, errorCodeOf, type ListOffsetsResponsePartition } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;

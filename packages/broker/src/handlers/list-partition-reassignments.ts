@@ -1,6 +1,6 @@
 import { ErrorCode, type ListPartitionReassignmentsResponseOngoingTopicReassignment } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * ListPartitionReassignments (KIP-455): the controller's ongoing reassignments — all of them, or

@@ -1,8 +1,8 @@
 import { ErrorCode, KafkaError, type MetadataResponseTopic } from '@samsa/protocol';
 import { topicIdFromString } from '@samsa/zk-paths';
 import { INTERNAL_TOPICS, validateTopicName } from '../admin/topic-admin.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const ZERO_UUID: Buffer = Buffer.alloc(16);
 const NO_OPS = -2147483648;

@@ -1,8 +1,8 @@
 import { ErrorCode, type OffsetCommitResponseTopic } from '@samsa/protocol';
 import type { TopicPartition } from '../coordinator/group-metadata.js';
 import type { OffsetAndMetadata } from '../coordinator/records.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /** Kafka's ZooKeeper path of a v0 offset commit. */
 export const zkConsumerOffsetPath = (group: string, topic: string, partition: number) => `/consumers/${group}/offsets/${topic}/${partition}`;

@@ -1,7 +1,7 @@
 import { ErrorCode, type OffsetDeleteResponseTopic } from '@samsa/protocol';
 import type { TopicPartition } from '../coordinator/group-metadata.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /**
  * OffsetDelete v0 (KIP-496): deletes a group's committed offsets of the requested partitions.

@@ -1,8 +1,8 @@
 import { ErrorCode, type OffsetFetchResponseGroup, type OffsetFetchResponseTopic } from '@samsa/protocol';
 import type { PartitionData } from '../coordinator/group-metadata-manager.js';
 import type { TopicPartition } from '../coordinator/group-metadata.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 import { zkConsumerOffsetPath } from './offset-commit.js';
 
 type Requested = Array<{ name: string; partitionIndexes: number[] }> | null;

@@ -1,6 +1,6 @@
 import { KafkaError, errorCodeOf, type OffsetForLeaderEpochResponsePartition } from '@samsa/protocol';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const part = (partition: number, errorCode: number): OffsetForLeaderEpochResponsePartition => ({ errorCode, partition, leaderEpoch: -1, endOffset: -1n });
 

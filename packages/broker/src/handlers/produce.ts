@@ -1,8 +1,8 @@
 import type { ProduceResponseTopic } from '@samsa/protocol';
 import { AppendOrigin, answerAll } from '../replica/produce-response.js';
 import { principalOf, throttle } from '../quota/throttle.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 /** Produce v6+: clients throttle themselves on throttle_time_ms (KIP-219). */
 const PRODUCE_KIP219_VERSION = 6;

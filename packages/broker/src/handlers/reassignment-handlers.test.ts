@@ -12,7 +12,7 @@ import { buildBrokerConfig } from '../config/broker-config.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
 import type { ConnectionInfo } from '../network/socket-server.js';
 import { RequestHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { BrokerServices } from './services.js';
 import { alterPartitionReassignmentsHandler } from './alter-partition-reassignments.js';
 import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 import { listPartitionReassignmentsHandler } from './list-partition-reassignments.js';

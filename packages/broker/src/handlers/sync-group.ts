@@ -1,7 +1,7 @@
 import { ErrorCode, type SyncGroupResponse } from '@samsa/protocol';
 import { syncError, type SyncGroupResult } from '../coordinator/member-metadata.js';
-import type { ApiHandler } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import type { BrokerServices } from './services.js';
 
 const response = (r: SyncGroupResult): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode: r.error, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment });
 

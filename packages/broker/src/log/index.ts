@@ -58,8 +58,8 @@ export {
   formatMetaProperties,
   formatPartitionMetadata,
   parseMetaProperties,
-} from './manager.js';
-export type { LogManagerOptions } from './manager.js';
+} from './manager/manager.js';
+export type { LogManagerOptions } from './manager/manager.js';
 export { CLEANER_OFFSET_CHECKPOINT_FILE, DEFAULT_CLEANER_CONFIG, LogCleaningAbortedError } from './cleaner/cleaner-types.js';
 export type { CleanerConfig, LogToClean } from './cleaner/cleaner-types.js';
 export { LogCleaner } from './cleaner/log-cleaner.js';

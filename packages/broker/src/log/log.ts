@@ -1,6 +1,6 @@
 /**
  * Log: one partition's replica on disk (Kafka's UnifiedLog + LocalLog without tiered storage or
- * transactions). Its producer state (idempotent producers, `../producer-state/`) is checked and
+ * transactions). Its producer state (idempotent producers, `producer-state-manager.ts`) is checked and
  * updated under the same lock as appends, and rebuilt when the log loads or is truncated.
  *
  * Segments are kept in an array ordered by base offset (copy-on-write, so readers iterate a stable
@@ -30,7 +30,7 @@ import { planSegmentReplacement } from './segment-swap.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { RecentBatches } from './recent-batches.js';
 import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
-import { ProducerStateManager, type BatchMetadata } from '../producer-state/producer-state-manager.js';
+import { ProducerStateManager, type BatchMetadata } from './producer-state-manager.js';
 
 export type { LogAppendInfo, LogOptions, TruncationListener };
 export { ListOffsetsTimestamp, type OffsetForTimestamp };

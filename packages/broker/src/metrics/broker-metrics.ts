@@ -16,7 +16,7 @@ import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { GroupState } from '../coordinator/group-metadata.js';
 import type { RequestTiming } from '../network/socket-server.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
-import type { ResponseObserver } from '../server/request-handler.js';
+import type { ResponseObserver } from '../api/api-handler.js';
 import { countResponseErrors, errorName } from './error-counts.js';
 import { consumerLag } from './lag.js';
 import { replicaStats } from './partition-stats.js';

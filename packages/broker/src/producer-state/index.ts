@@ -1,5 +1,5 @@
-export { ProducerStateEntry, ProducerStateManager, NUM_BATCHES_TO_RETAIN, DEFAULT_PRODUCER_ID_EXPIRATION_MS } from './producer-state-manager.js';
-export type { BatchMetadata, ProducerStateOptions } from './producer-state-manager.js';
+export { ProducerStateEntry, ProducerStateManager, NUM_BATCHES_TO_RETAIN, DEFAULT_PRODUCER_ID_EXPIRATION_MS } from '../log/producer-state-manager.js';
+export type { BatchMetadata, ProducerStateOptions } from '../log/producer-state-manager.js';
 export { ProducerIdManager, PRODUCER_ID_BLOCK_SIZE } from './producer-id-manager.js';
 export type { ProducerIdManagerOptions, ProducerIdZk } from './producer-id-manager.js';
 export {
@@ -11,5 +11,5 @@ export {
   readSnapshotFile,
   snapshotFilePath,
   writeSnapshotFile,
-} from './snapshot.js';
-export type { SnapshotEntry } from './snapshot.js';
+} from '../log/snapshot.js';
+export type { SnapshotEntry } from '../log/snapshot.js';

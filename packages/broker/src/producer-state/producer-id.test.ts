@@ -3,8 +3,8 @@ import { pino } from 'pino';
 import { ErrorCode, type DecodedRequestOf } from '@samsa/protocol';
 import { ProducerIdBlockZNode, ZkCode, ZkError, type ZkStat } from '@samsa/zk-paths';
 import { initProducerIdHandler } from '../handlers/init-producer-id.js';
-import type { RequestContext } from '../server/request-handler.js';
-import type { BrokerServices } from '../server/services.js';
+import type { RequestContext } from '../api/api-handler.js';
+import type { BrokerServices } from '../handlers/services.js';
 import { ProducerIdManager, type ProducerIdZk } from './producer-id-manager.js';
 
 const stat = (version: number) => ({ version }) as ZkStat;

@@ -1,4 +1,4 @@
-import type { RequestContext, RequestThrottler } from '../server/request-handler.js';
+import type { RequestContext, RequestThrottler } from '../api/api-handler.js';
 import { ANONYMOUS_USER, ClientQuotaManager, QuotaConfigs, type QuotaWindow } from './client-quota-manager.js';
 
 /** Kafka's ClientRequestQuotaManager.NanosToPercentagePerSecond, per ms: 1 ms of handler time = 0.1 %·s. */

@@ -28,9 +28,9 @@ import { IsrChangePropagation, ISR_PROPAGATION_INTERVAL_MS } from './isr-change-
 import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
 import { SystemTimer } from '../purgatory/timing-wheel.js';
 import type { LatencyTrace } from '../trace/latency-trace.js';
-import { DelayedProduce, type ProducePartitionStatus } from '../purgatory/delayed-produce.js';
-import type { DelayedFetch } from '../purgatory/delayed-fetch.js';
-import type { DelayedDeleteRecords } from '../purgatory/delayed-delete-records.js';
+import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
+import type { DelayedFetch } from './delayed-fetch.js';
+import type { DelayedDeleteRecords } from './delayed-delete-records.js';
 
 export interface TopicPartition {
   topic: string;

@@ -4,7 +4,7 @@ import type { ConfigHandlers } from '../config/config-change-notification.js';
 import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { UNLIMITED_RATE, parseThrottledReplicas } from '../replica/replication-quota.js';
-import { topicSettingsFrom } from './topic-settings.js';
+import { topicSettingsFrom } from '../config/topic-settings.js';
 import { desanitizeEntityName } from '../admin/client-quota-admin.js';
 import type { ClientQuotas } from '../quota/throttle.js';
 

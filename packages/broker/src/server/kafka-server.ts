@@ -53,7 +53,7 @@ import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
 import { produceHandler } from '../handlers/produce.js';
-import { LogManager } from '../log/manager.js';
+import { LogManager } from '../log/manager/manager.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { MetricsHttpServer } from '../metrics/http-server.js';
 import type { StateChangeRing } from '../metrics/state-change-ring.js';
@@ -61,8 +61,8 @@ import { MetadataCache, type MetadataPartition } from '../metadata/metadata-cach
 import { SocketServer } from '../network/socket-server.js';
 import { ReplicaManager } from '../replica/replica-manager.js';
 import { RequestHandler } from './request-handler.js';
-import type { BrokerServices } from './services.js';
-import { topicSettingsFrom } from './topic-settings.js';
+import type { BrokerServices } from '../handlers/services.js';
+import { topicSettingsFrom } from '../config/topic-settings.js';
 import { latencyTrace, latencyTraceIntervalMs } from '../trace/latency-trace.js';
 
 export interface KafkaServerOptions {

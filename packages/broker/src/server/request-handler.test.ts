@@ -2,7 +2,8 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { KafkaError, decodeResponse, encodeRequest, Reader, readApiVersionsResponse, readResponseHeader } from '@samsa/protocol';
 import { CloseConnection } from '../network/socket-server.js';
-import { RequestHandler, type ApiHandler } from './request-handler.js';
+import type { ApiHandler } from '../api/api-handler.js';
+import { RequestHandler } from './request-handler.js';
 
 const logger = pino({ level: 'silent' });
 const conn = { id: 1, remote: 'test', listener: 'PLAINTEXT' };

@@ -7,5 +7,5 @@ export * from './config.js';
 export { BufferPool, BufferExhaustedError } from './buffer-pool.js';
 export { RecordAccumulator } from './accumulator.js';
 export { ProducerBatch } from './batch.js';
-export { IdempotenceManager } from './transaction-manager/idempotence.js';
+export { IdempotenceManager } from './idempotence.js';
 export { Producer } from './producer.js';

@@ -17,7 +17,7 @@ import { ProducerMetadata } from './metadata.js';
 import { createPartitioner, type Partitioner } from './partitioner.js';
 import { Sender } from './sender.js';
 import { bufferSerializer, type Serializer } from './serializers.js';
-import { IdempotenceManager } from './transaction-manager/idempotence.js';
+import { IdempotenceManager } from './idempotence.js';
 import { notify, type Completion, type ProducerRecord, type RecordMetadata, type TopicPartitionInfo } from './types.js';
 
 const COMPRESSION = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD } as const;

@@ -13,7 +13,7 @@ import type { RecordAccumulator } from './accumulator.js';
 import type { ProducerBatch } from './batch.js';
 import type { ProducerConfig } from './config.js';
 import type { ProducerMetadata } from './metadata.js';
-import type { IdempotenceManager } from './transaction-manager/idempotence.js';
+import type { IdempotenceManager } from './idempotence.js';
 
 const STALE_METADATA_ERRORS = new Set<number>([
   ErrorCode.NOT_LEADER_OR_FOLLOWER,

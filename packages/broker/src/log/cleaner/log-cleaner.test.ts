@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { logConfig, type LogConfig } from '../config.js';
 import type { Log } from '../log.js';
-import { LogManager, type LogManagerOptions } from '../manager.js';
+import { LogManager, type LogManagerOptions } from '../manager/manager.js';
 import { ManualClock, makeTempDir } from '../test-support.js';
 import { DEFAULT_CLEANER_CONFIG } from './cleaner-types.js';
 import type { LogCleaner } from './log-cleaner.js';

@@ -2,9 +2,9 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ErrorCode, KafkaError, encodeRecordBatch, errorCodeOf } from '@samsa/protocol';
-import { logConfig, type LogConfig } from '../log/config.js';
-import { Log } from '../log/log.js';
-import { ManualClock, capturingLogger, makeTempDir } from '../log/test-support.js';
+import { logConfig, type LogConfig } from './config.js';
+import { Log } from './log.js';
+import { ManualClock, capturingLogger, makeTempDir } from './test-support.js';
 import { CorruptSnapshotError, decodeSnapshot, encodeSnapshot, snapshotFilePath, type SnapshotEntry } from './snapshot.js';
 
 const INT32_MAX = 0x7fffffff;

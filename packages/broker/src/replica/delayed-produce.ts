@@ -1,6 +1,6 @@
 import { ErrorCode } from '@samsa/protocol';
-import type { Partition } from '../replica/partition.js';
-import { DelayedOperation } from './purgatory.js';
+import type { Partition } from './partition.js';
+import { DelayedOperation } from '../purgatory/purgatory.js';
 
 export interface ProducePartitionStatus {
   partition: Partition;

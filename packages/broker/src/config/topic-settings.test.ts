@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildBrokerConfig } from '../config/broker-config.js';
+import { buildBrokerConfig } from './broker-config.js';
 import { topicSettingsFrom } from './topic-settings.js';
 
 const cfg = buildBrokerConfig({ properties: { 'zookeeper.connect': '127.0.0.1:2181', 'log.retention.hours': '24', 'min.insync.replicas': '2' } });

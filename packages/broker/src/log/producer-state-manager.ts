@@ -37,7 +37,7 @@ import {
   writeSnapshotFile,
   type SnapshotEntry,
 } from './snapshot.js';
-import type { LogSegment } from '../log/segment.js';
+import type { LogSegment } from './segment.js';
 
 /** Batches remembered per producer for duplicate detection (Kafka's NumBatchesToRetain). */
 export const NUM_BATCHES_TO_RETAIN = 5;

@@ -1,5 +1,5 @@
-import type { Partition } from '../replica/partition.js';
-import { DelayedOperation } from './purgatory.js';
+import type { Partition } from './partition.js';
+import { DelayedOperation } from '../purgatory/purgatory.js';
 
 export interface FetchPartitionStatus {
   partition: Partition | undefined;

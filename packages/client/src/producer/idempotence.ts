@@ -7,8 +7,8 @@
  * UNKNOWN_PRODUCER_ID, or an expired batch whose outcome is unknown; it runs once nothing is in flight.
  */
 import { API_KEYS, KafkaError, incrementSequence } from '@samsa/protocol';
-import type { Cluster } from '../../cluster.js';
-import type { ProducerBatch } from '../batch.js';
+import type { Cluster } from '../cluster.js';
+import type { ProducerBatch } from './batch.js';
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 

@@ -11,20 +11,20 @@
  *   <topic>-<partition>.<uuid>-delete/ deleted partitions, removed after file.delete.delay.ms
  *
  * Loads every partition at startup (bounded parallelism), runs retention and checkpoint tasks and
- * the log cleaner (`./cleaner/`, for cleanup.policy=compact), and flushes, checkpoints and marks a
+ * the log cleaner (`../cleaner/`, for cleanup.policy=compact), and flushes, checkpoints and marks a
  * clean shutdown on `shutdown()`. As in Kafka, the cleaner pauses a partition while it is truncated
  * or deleted, and runs retention of compacted logs itself.
  */
 import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { OffsetCheckpointFile, writeFileAtomically, type TopicPartitionOffset } from './checkpoint.js';
-import { systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
-import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from './errors.js';
-import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './cleaner/cleaner-types.js';
-import { LogCleaner } from './cleaner/log-cleaner.js';
-import { Log, type TruncationListener } from './log.js';
-import { deleteDirName, parsePartitionDirName, topicPartitionKey, type TopicPartition } from './topic-partition.js';
+import { OffsetCheckpointFile, writeFileAtomically, type TopicPartitionOffset } from '../checkpoint.js';
+import { systemClock, validateLogConfig, type Clock, type LogConfig } from '../config.js';
+import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from '../errors.js';
+import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from '../cleaner/cleaner-types.js';
+import { LogCleaner } from '../cleaner/log-cleaner.js';
+import { Log, type TruncationListener } from '../log.js';
+import { deleteDirName, parsePartitionDirName, topicPartitionKey, type TopicPartition } from '../topic-partition.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';

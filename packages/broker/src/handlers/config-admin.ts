@@ -3,8 +3,8 @@ import { ConfigType } from '@samsa/zk-paths';
 import { DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
 import { validateBrokerEntityConfig } from '../config/dynamic-broker-config.js';
 import { TOPIC_CONFIGS, isTopicConfigName } from '../config/topic-config.js';
-import type { BrokerServices } from '../server/services.js';
-import { topicSettingsFrom } from '../server/topic-settings.js';
+import type { BrokerServices } from '../handlers/services.js';
+import { topicSettingsFrom } from '../config/topic-settings.js';
 
 /** ConfigResource.Type codes of the config APIs. */
 export const ConfigResourceType = { TOPIC: 2, BROKER: 4 } as const;

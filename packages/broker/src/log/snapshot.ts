@@ -12,7 +12,7 @@
 import { open, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '@samsa/protocol';
-import { filenamePrefixFromOffset, offsetFromFileName } from '../log/config.js';
+import { filenamePrefixFromOffset, offsetFromFileName } from './config.js';
 
 export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 export const PRODUCER_SNAPSHOT_VERSION = 1;

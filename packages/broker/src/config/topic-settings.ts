@@ -1,5 +1,5 @@
-import type { BrokerConfig } from '../config/broker-config.js';
-import { effectiveTopicConfig, parseTopicConfigs } from '../config/topic-config.js';
+import type { BrokerConfig } from './broker-config.js';
+import { effectiveTopicConfig, parseTopicConfigs } from './topic-config.js';
 import type { LogConfig, TimestampType } from '../log/config.js';
 import type { TopicSettings } from '../replica/replica-manager.js';
 

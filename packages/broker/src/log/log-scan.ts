@@ -4,7 +4,7 @@
  * bytes are skipped, never decoded; a batch bigger than a chunk costs one extra read.
  */
 import { BATCH_LENGTH_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD } from '@samsa/protocol';
-import type { LogSegment } from '../log/segment.js';
+import type { LogSegment } from './segment.js';
 
 const CHUNK = 256 * 1024;
 

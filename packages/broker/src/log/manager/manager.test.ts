@@ -1,10 +1,10 @@
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { logConfig } from './config.js';
-import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError } from './errors.js';
+import { logConfig } from '../config.js';
+import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError } from '../errors.js';
 import { CLEAN_SHUTDOWN_FILE, LogManager, parseMetaProperties, type LogManagerOptions } from './manager.js';
-import { ManualClock, batchOf, capturingLogger, makeTempDir } from './test-support.js';
+import { ManualClock, batchOf, capturingLogger, makeTempDir } from '../test-support.js';
 
 let root: string;
 let cleanup: () => Promise<void>;
