@@ -1,7 +1,20 @@
 import type { BrokerConfig } from './broker-config.js';
 import { effectiveTopicConfig, parseTopicConfigs } from './topic-config.js';
 import type { LogConfig, TimestampType } from '../log/config.js';
-import type { TopicSettings } from '../replica/replica-manager.js';
+
+
+/** Per-topic settings resolved from /config/topics/<t> over the broker defaults. */
+export interface TopicSettings {
+  logConfig: LogConfig;
+  minInsyncReplicas: number;
+  /** message.timestamp.before/after.max.ms (CreateTime checks); Infinity = unbounded. */
+  timestampBeforeMaxMs: number;
+  timestampAfterMaxMs: number;
+  /** cleanup.policy includes compact (records need keys). */
+  compacted: boolean;
+  /** cleanup.policy includes delete (DeleteRecords is refused otherwise); absent means yes. */
+  deletes?: boolean;
+}
 
 /** Longs of Long.MAX_VALUE size mean "no limit". */
 const bounded = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? Number.POSITIVE_INFINITY : n);

@@ -1,5 +1,5 @@
 import type { ProduceRequestTopic, ProduceResponsePartition, ProduceResponseTopic, RecordsValidationOptions } from '@samsa/protocol';
-import type { TopicSettings } from './replica-manager.js';
+import type { TopicSettings } from '../config/topic-settings.js';
 
 /** Who appends (Kafka's AppendOrigin): client appends are validated and kept off internal topics. */
 export const AppendOrigin = { Client: 'client', Coordinator: 'coordinator' } as const;

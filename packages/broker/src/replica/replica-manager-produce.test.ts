@@ -7,7 +7,8 @@ import { logConfig } from '../log/config.js';
 import { Log } from '../log/log.js';
 import { batchOf, makeTempDir } from '../log/test-support.js';
 import { AppendOrigin } from './produce-response.js';
-import { ReplicaManager, type ReplicaManagerOptions, type TopicSettings } from './replica-manager.js';
+import type { TopicSettings } from '../config/topic-settings.js';
+import { ReplicaManager, type ReplicaManagerOptions } from './replica-manager.js';
 
 const silent = pino({ level: 'silent' });
 const settings: TopicSettings = {

@@ -28,6 +28,7 @@ import { IsrChangePropagation, ISR_PROPAGATION_INTERVAL_MS } from './isr-change-
 import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
 import { SystemTimer } from '../purgatory/timing-wheel.js';
 import type { LatencyTrace } from '../trace/latency-trace.js';
+import type { TopicSettings } from '../config/topic-settings.js';
 import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
 import type { DelayedFetch } from './delayed-fetch.js';
 import type { DelayedDeleteRecords } from './delayed-delete-records.js';
@@ -45,19 +46,6 @@ export interface LogProvider {
   getLog(tp: TopicPartition): Log | undefined;
   /** Closes and schedules deletion (`<dir>.<uuid>-delete`, removed asynchronously). */
   deleteLog(tp: TopicPartition): Promise<void>;
-}
-
-/** Per-topic settings resolved from /config/topics/<t> over the broker defaults. */
-export interface TopicSettings {
-  logConfig: LogConfig;
-  minInsyncReplicas: number;
-  /** message.timestamp.before/after.max.ms (CreateTime checks); Infinity = unbounded. */
-  timestampBeforeMaxMs: number;
-  timestampAfterMaxMs: number;
-  /** cleanup.policy includes compact (records need keys). */
-  compacted: boolean;
-  /** cleanup.policy includes delete (DeleteRecords is refused otherwise); absent means yes. */
-  deletes?: boolean;
 }
 
 export interface ReplicaManagerOptions {
