@@ -141,7 +141,7 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     }
     if (acks === 0) return null;
     if (waiting.length > 0) {
-      // the seed's DelayedProduce: completed by HW growth, leadership loss or the timeout
+      // Kafka's DelayedProduce: completed by HW growth, leadership loss or the timeout
       const waitStarted = performance.now();
       const tWait = latencyTrace?.now() ?? 0;
       // appended: the connection's next Produce may go ahead while this one waits (answers stay in

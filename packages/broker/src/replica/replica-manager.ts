@@ -79,7 +79,7 @@ export interface ReplicaManagerOptions {
 
 const REPLICATION_OFFSET_CHECKPOINT = 'replication-offset-checkpoint';
 
-/** The seed's ISR-change propagation rule: write when the last change is 5 s old, or 60 s passed. */
+/** Kafka's ISR-change propagation rule: write when the last change is 5 s old, or 60 s passed. */
 const ISR_CHANGE_QUIET_MS = 5000;
 const ISR_CHANGE_MAX_DELAY_MS = 60_000;
 const ISR_PROPAGATION_INTERVAL_MS = 2500;
@@ -134,7 +134,7 @@ export class ReplicaManager {
   readonly fetchers: ReplicaFetcherManager;
   /** Replication throttles: leader (bytes sent to throttled followers) and follower (bytes fetched). */
   readonly quotas: { leader: ReplicationQuotaManager; follower: ReplicationQuotaManager };
-  /** The purgatory's timing wheel, and the two purgatories of the seed (keyed by partition). */
+  /** The purgatory's timing wheel, and Kafka's two purgatories, produce and fetch (keyed by partition). */
   readonly timer = new SystemTimer();
   readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
   readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
@@ -332,7 +332,7 @@ export class ReplicaManager {
         });
         this.partitions.set(key(s.topic, s.partition), p);
         const k = key(s.topic, s.partition);
-        // the seed's external events: HW growth completes produces and consumer fetches, appends follower fetches
+        // as in Kafka's ReplicaManager: HW growth completes produces and consumer fetches, appends follower fetches
         p.onHighWatermark(() => {
           this.producePurgatory.checkAndComplete(k);
           this.fetchPurgatory.checkAndComplete(k);
