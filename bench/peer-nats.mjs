@@ -1,9 +1,10 @@
-// peer-nats (only when asked by name): ../shared/bench/peer-nats/run.sh — NATS JetStream, 3 nodes
-// on loopback, file storage, R=3 — for comparison with a peer a user might pick. It installs
-// nats-server with apt-get when missing, so it is not part of the default run.
+// peer-nats (only when asked by name): peer-nats/run.sh of the reference scripts
+// (SAMSA_BENCH_REFERENCE_DIR) — NATS JetStream, 3 nodes on loopback, file storage, R=3 — for
+// comparison with a peer a user might pick. It installs nats-server with apt-get when missing, so
+// it is not part of the default run.
 import { join } from 'node:path';
 import { log } from './lib/report.mjs';
-import { runScript, sharedBench } from './lib/script.mjs';
+import { runScript, referenceScriptDir } from './lib/script.mjs';
 
 export const description = 'NATS JetStream (3 nodes, R=3, file storage) publish + ordered read (installs nats-server; by name only)';
 export const byNameOnly = true;
@@ -14,12 +15,12 @@ const PUB = /^PUB R=(\d+) inflight=(\d+) size=(\d+): (\d+) msgs (\S+)s (\d+) msg
 const SUB = /^SUB ordered consumer: (\d+) msgs (\S+)s (\d+) msg\/s (\S+) MB\/s/;
 
 /**
- * Runs ../shared/bench/peer-nats/run.sh; returns { publish: { msgsPerSec, mbps, seconds, msgs,
+ * Runs peer-nats/run.sh of the reference scripts; returns { publish: { msgsPerSec, mbps, seconds, msgs,
  * replicas, inflight, size, errors }, consume: { msgsPerSec, mbps, seconds, msgs } }.
  */
 export async function runNats(opts = {}, { timeoutMs } = {}) {
   const o = { ...defaults, ...opts };
-  const dir = sharedBench('peer-nats');
+  const dir = referenceScriptDir('peer-nats');
   log(`peer-nats: ${o.msgs} x ${o.size} B, ${o.inflight} in flight, R=${o.replicas}`);
   const lines = await runScript(join(dir, 'run.sh'), [o.msgs, o.inflight, o.size, o.replicas], {
     workDirPrefix: '/tmp/peer-nats.',

@@ -1,8 +1,9 @@
 // produce-rf3 (by name only): ZooKeeper + 3 Samsa broker processes, a topic with replication
 // factor 3 and min.insync.replicas=2 whose partitions are led by all three brokers (replicas of
 // partition p: p, p+1, p+2 mod 3, the first one leads), acks=all, 1 KiB records.
-//  1. NATS JetStream R=3 (../shared/bench/peer-nats/run.sh) publishes --nats-msgs 1 KiB messages
-//     first, before the cluster starts (so the two never share the machine).
+//  1. NATS JetStream R=3 (peer-nats/run.sh of the reference scripts, SAMSA_BENCH_REFERENCE_DIR)
+//     publishes --nats-msgs 1 KiB messages first, before the cluster starts (so the two never
+//     share the machine).
 //  2. Throughput: one connection per leader, --inflight Produce requests outstanding on each, a
 //     request carrying one batch of --records-per-batch records for each partition that broker
 //     leads; --mib of data per round in total. Printed as msgs/s and MB/s (record values,

@@ -1,8 +1,8 @@
 // produce-single: one Samsa broker process (ZooKeeper mode, a 1-partition RF=1 topic), acks=1,
 // ~1000 x 1 KiB records per Produce request, 5 requests in flight on one connection, driven by
-// bench/lib/producer.mjs. Each round runs the Node I/O floor (../shared/bench/floor) once and us
-// once (order alternating), so both see the same machine state; the figure is the median of our
-// rounds over the median floor run.
+// bench/lib/producer.mjs. Each round runs the Node I/O floor (floor/run.sh of the reference
+// scripts, SAMSA_BENCH_REFERENCE_DIR) once and us once (order alternating), so both see the same
+// machine state; the figure is the median of our rounds over the median floor run.
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSingleBroker } from './lib/cluster.mjs';
@@ -10,7 +10,7 @@ import { formatProfile, summarizeProfile } from './lib/cpuprofile.mjs';
 import { runFloor } from './lib/floor.mjs';
 import { produceLoad, waitUntilProducible } from './lib/producer.mjs';
 import { log, median, round } from './lib/report.mjs';
-import { REPO_ROOT, sharedBench } from './lib/script.mjs';
+import { REPO_ROOT, referenceScriptDir } from './lib/script.mjs';
 
 export const description = 'one broker process, acks=1, 1 KiB records, 5 x ~1 MB requests in flight, vs the Node I/O floor';
 
@@ -42,7 +42,7 @@ export const defaults = {
 
 export async function run(opts, report) {
   const o = { ...defaults, ...opts };
-  sharedBench('floor'); // fail before starting anything when ../shared/bench is missing
+  referenceScriptDir('floor'); // fail before starting anything when the reference scripts are missing
   const profDir = join(REPO_ROOT, 'bench', 'profiles');
   if (o.profile) {
     rmSync(profDir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { cleanupAll, installSignalHandlers } from '../bench/lib/cleanup.mjs';
 import { probePageCacheWrites } from '../bench/lib/page-cache-probe.mjs';
 import { Report, log } from '../bench/lib/report.mjs';
-import { REPO_ROOT } from '../bench/lib/script.mjs';
+import { REPO_ROOT, referenceDir } from '../bench/lib/script.mjs';
 
 const BENCHMARKS = {
   codec: () => import('../bench/codec.mjs'),
@@ -44,6 +44,7 @@ async function usage() {
     lines.push(`  ${name}${m.byNameOnly ? ' (by name only)' : ''}: ${m.description}`);
     lines.push(`      ${Object.entries(m.defaults).map(([k, v]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${v}`).join(' ')}`);
   }
+  lines.push('', `reference scripts (floor/, peer-nats/): ${referenceDir()} (SAMSA_BENCH_REFERENCE_DIR)`);
   return lines.join('\n');
 }
 

@@ -503,7 +503,7 @@ describeCluster('epoch-driven replication (Kafka EpochDrivenReplicationProtocolA
           await until(() => acked.length >= 20, 'first acknowledged records');
           for (let step = 0; step < 6; step++) {
             const s = await stateOf(c);
-            // mostly the leader, sometimes a follower: the seeded order is the same on every run
+            // mostly the leader, sometimes a follower: a seeded order, the same on every run
             const followers = [0, 1, 2].filter((id) => id !== s.leader);
             const victim = rnd() < 0.75 ? s.leader : followers[Math.floor(rnd() * followers.length)]!;
             plan.push(`${victim === s.leader ? 'leader' : 'follower'} ${victim} (epoch ${s.leaderEpoch})`);

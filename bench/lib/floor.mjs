@@ -1,9 +1,9 @@
-// The Node I/O floor (../shared/bench/floor/run.sh): 1 MiB frames over loopback, crc32c, appended
-// to a file, 5 in flight. Its lines look like
+// The Node I/O floor (floor/run.sh of the reference scripts, SAMSA_BENCH_REFERENCE_DIR): 1 MiB
+// frames over loopback, crc32c, appended to a file, 5 in flight. Its lines look like
 //   floor run=1 broker mode=stream crc=1 fsyncEvery=0 frames=2048 bytes=2147483648 549 MB/s cpu=104%
 // (MB = 10^6 bytes, measured on its broker side).
 import { join } from 'node:path';
-import { runScript, sharedBench } from './script.mjs';
+import { runScript, referenceScriptDir } from './script.mjs';
 
 const LINE = /^floor run=(\d+) .*?\bframes=(\d+) bytes=(\d+) (\d+(?:\.\d+)?) MB\/s cpu=(\d+)%/;
 
@@ -15,7 +15,7 @@ export function parseFloorLine(line) {
 
 /** Runs the floor `runs` times with `frames` 1 MiB frames each; one parsed result per run. */
 export async function runFloor({ frames = 2048, runs = 1, log } = {}) {
-  const dir = sharedBench('floor');
+  const dir = referenceScriptDir('floor');
   const out = [];
   const lines = await runScript(join(dir, 'run.sh'), [frames, runs], {
     workDirPrefix: '/tmp/floor.',

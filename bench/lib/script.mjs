@@ -1,6 +1,6 @@
-// Runs one of ../shared/bench's shell scripts as its own process group, so that on failure or
-// Ctrl-C the whole group (script, its node/nats children) can be stopped by its id, and the
-// mktemp work dir it was running in (read from /proc/<pid>/cwd) removed.
+// Runs one of the reference shell scripts (referenceDir below) as its own process group, so that
+// on failure or Ctrl-C the whole group (script, its node/nats children) can be stopped by its id,
+// and the mktemp work dir it was running in (read from /proc/<pid>/cwd) removed.
 import { spawn } from 'node:child_process';
 import { existsSync, readlinkSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -10,11 +10,22 @@ import { onCleanup } from './cleanup.mjs';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** `<repo>/../shared/bench/<sub>`, or an Error saying what is missing. */
-export function sharedBench(sub) {
-  const dir = resolve(REPO_ROOT, '..', 'shared', 'bench', sub);
+/**
+ * The directory of the reference scripts the benchmarks compare against (`floor/run.sh`, the Node
+ * I/O floor; `peer-nats/run.sh`, NATS JetStream): `SAMSA_BENCH_REFERENCE_DIR`, by default the
+ * directory `shared/bench` beside the checkout.
+ */
+export function referenceDir() {
+  return process.env.SAMSA_BENCH_REFERENCE_DIR
+    ? resolve(process.env.SAMSA_BENCH_REFERENCE_DIR)
+    : resolve(REPO_ROOT, '..', 'shared', 'bench');
+}
+
+/** `<reference dir>/<sub>`, or an Error saying what is missing. */
+export function referenceScriptDir(sub) {
+  const dir = join(referenceDir(), sub);
   if (!existsSync(join(dir, 'run.sh'))) {
-    throw new Error(`${join(dir, 'run.sh')} not found: the shared benchmarks are expected at ../shared/bench relative to the repo (${REPO_ROOT})`);
+    throw new Error(`${join(dir, 'run.sh')} not found: set SAMSA_BENCH_REFERENCE_DIR to the directory holding the reference scripts (floor/, peer-nats/; see bench/RESULTS.md)`);
   }
   return dir;
 }

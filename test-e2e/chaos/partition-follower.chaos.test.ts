@@ -26,7 +26,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
     const { c, net } = k!;
     const seed = baseSeed + 11;
     const ctrl = await controllerOf(c);
-    // leader and follower: the two brokers that are not the controller, in the seed's order
+    // leader and follower: the two brokers that are not the controller, in an order drawn from `seed`
     const [leader, follower] = pick(seededRandom(seed), [0, 1, 2].filter((b) => b !== ctrl)) as [number, number];
     const topic = 'follower-cut';
     let shrankAfter = 0;

@@ -40,8 +40,8 @@ export interface TopicAdminSettings {
 
 /**
  * Topic creation as Kafka's AdminZkClient does it in ZooKeeper mode: validate, assign replicas
- * with the seed's algorithm over the registered brokers, write /config/topics/<t> then
- * /brokers/topics/<t>; the controller picks it up from its watch.
+ * with Kafka's algorithm (AdminUtils.assignReplicasToBrokers) over the registered brokers, write
+ * /config/topics/<t> then /brokers/topics/<t>; the controller picks it up from its watch.
  */
 export class TopicAdmin {
   constructor(
@@ -105,8 +105,8 @@ export class TopicAdmin {
   }
 
   /**
-   * Partition increase (Kafka's AdminZkClient.createPartitions): new partitions get the seed's
-   * assignment starting after partition 0's first replica, existing ones are untouched; fewer or as
+   * Partition increase (Kafka's AdminZkClient.createPartitions): new partitions get Kafka's
+   * replica assignment starting after partition 0's first replica, existing ones are untouched; fewer or as
    * many partitions as today → INVALID_PARTITIONS. Written conditionally on the topic znode version.
    */
   async createPartitions(topic: string, count: number, assignments: number[][] | null, validateOnly = false, attempt = 0): Promise<number> {

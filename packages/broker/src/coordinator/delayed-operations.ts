@@ -1,5 +1,5 @@
 /**
- * The group coordinator's delayed operations on the seed's purgatory (timing wheel):
+ * The group coordinator's delayed operations on the purgatory (Kafka's design, on a timing wheel):
  * - DelayedJoin: PreparingRebalance waits until every known member rejoined (checked on each join,
  *   leave and expiry) or the largest rebalance timeout of the members passed;
  * - InitialDelayedJoin: the first rebalance of an Empty group waits group.initial.rebalance.delay.ms,

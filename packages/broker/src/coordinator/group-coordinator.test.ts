@@ -128,7 +128,7 @@ afterEach(async () => {
 
 describe('group state machine (transition table)', () => {
   const states = Object.values(GroupState);
-  it('allows exactly the seed’s transitions and throws on any other', () => {
+  it('allows exactly Kafka’s transitions and throws on any other', () => {
     const allowed: string[] = [];
     for (const from of states) {
       for (const to of states) {

@@ -1,7 +1,7 @@
 /**
  * A classic consumer group's state (Kafka's GroupMetadata): members, static members, the selected
  * protocol, generation and leader, committed offsets, and the group state machine, which is the
- * table below (the seed's five states; a transition not in it is a bug and throws).
+ * table below (Kafka's five states; a transition not in it is a bug and throws).
  */
 import { randomUUID } from 'node:crypto';
 import type { JoinGroupResponseMember } from '@samsa/protocol';

@@ -98,7 +98,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     let results: ReadResult[] = await read();
     if (latencyTrace) latencyTrace.since(follower ? 'fetch.follower.read' : 'fetch.consumer.read', tRead);
     if (b.maxWaitMs > 0 && entries.length > 0 && bytesRead(results) < Math.max(1, b.minBytes) && !anyError(results)) {
-      // the seed's DelayedFetch: completed by HW growth (consumers) / appends (followers), a leadership change, or max_wait_ms
+      // Kafka's DelayedFetch: completed by HW growth (consumers) / appends (followers), a leadership change, or max_wait_ms
       const waitStarted = performance.now();
       const tWait = latencyTrace?.now() ?? 0;
       let tDone = 0;

@@ -1,5 +1,5 @@
 /**
- * Kafka's hierarchical timing wheel (the seed's "时间轮 + DelayQueue"): tasks go into the bucket
+ * Kafka's hierarchical timing wheel (its TimingWheel + DelayQueue): tasks go into the bucket
  * (TimerTaskList) of the wheel level whose span covers their delay — O(1) when the bucket exists;
  * a new bucket is put into the delay queue (a heap ordered by bucket expiration, O(log n)); when the
  * earliest bucket expires the clock advances to it and its tasks run or drop to a finer wheel.

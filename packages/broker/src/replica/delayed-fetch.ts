@@ -7,7 +7,7 @@ export interface FetchPartitionStatus {
 }
 
 /**
- * The seed's DelayedFetch: a fetch that found less than min_bytes waits up to max_wait_ms. It
+ * Kafka's DelayedFetch: a fetch that found less than min_bytes waits up to max_wait_ms. It
  * completes early when enough new data is readable — past the high watermark for consumers, past
  * the log end offset for followers — or when a partition stops being led here (the re-read then
  * reports the error). Readable data is estimated in offsets, not bytes (exact for min_bytes = 1,

@@ -12,7 +12,7 @@ export interface ProducePartitionStatus {
 }
 
 /**
- * acks=-1 (the seed's DelayedProduce): one operation per request, waiting until each partition's
+ * acks=-1 (Kafka's DelayedProduce): one operation per request, waiting until each partition's
  * high watermark passes what was appended. A partition then answers NONE, or
  * NOT_ENOUGH_REPLICAS_AFTER_APPEND if its ISR fell below min.insync.replicas; a partition whose
  * leadership moved answers NOT_LEADER_OR_FOLLOWER; at the timeout the rest answer REQUEST_TIMED_OUT.

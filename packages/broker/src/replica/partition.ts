@@ -7,7 +7,7 @@ import type { FetchDataInfo } from '../log/segment.js';
 export interface RemoteReplica {
   logEndOffset: bigint;
   lastCaughtUpTimeMs: number;
-  /** The leader's LEO when this follower last fetched, and when that was (the seed's rule). */
+  /** The leader's LEO when this follower last fetched, and when that was (Kafka's Replica rule). */
   lastFetchLeaderLogEndOffset: bigint;
   lastFetchTimeMs: number;
   /** The follower's log start offset from its last fetch (-1 until it fetched). */
@@ -148,8 +148,8 @@ export class Partition {
 
   /**
    * HW = min LEO over the ISR and over followers caught up within replica.lag.time.max.ms (so a
-   * follower about to join the ISR is not left behind), never moving back (the seed's
-   * maybeIncrementLeaderHW). Followers report their LEO by fetching.
+   * follower about to join the ISR is not left behind), never moving back (Kafka's
+   * Partition.maybeIncrementLeaderHW). Followers report their LEO by fetching.
    */
   maybeIncrementHighWatermark(now = Date.now()): boolean {
     const log = this.log;
@@ -169,8 +169,8 @@ export class Partition {
   }
 
   /**
-   * A follower fetched at `fetchOffset` (its LEO) while our LEO was `leaderEndOffset`: the seed's
-   * updateLogReadResult rule for lastCaughtUpTimeMs, then ISR expansion and HW.
+   * A follower fetched at `fetchOffset` (its LEO) while our LEO was `leaderEndOffset`: Kafka's
+   * Replica.updateLogReadResult rule for lastCaughtUpTimeMs, then ISR expansion and HW.
    */
   async updateFollowerFetchState(replicaId: number, fetchOffset: bigint, leaderEndOffset: bigint, now: number, followerLogStartOffset = -1n): Promise<void> {
     const r = this.remote.get(replicaId);

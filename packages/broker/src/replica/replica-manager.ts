@@ -138,7 +138,7 @@ export class ReplicaManager {
   readonly fetchers: ReplicaFetcherManager;
   /** Replication throttles: leader (bytes sent to throttled followers) and follower (bytes fetched). */
   readonly quotas: { leader: ReplicationQuotaManager; follower: ReplicationQuotaManager };
-  /** The purgatory's timing wheel, and the two purgatories of the seed (keyed by partition). */
+  /** The purgatory's timing wheel, and Kafka's two purgatories, produce and fetch (keyed by partition). */
   readonly timer = new SystemTimer();
   readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
   readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
@@ -321,7 +321,7 @@ export class ReplicaManager {
         });
         this.partitions.set(key(s.topic, s.partition), p);
         const k = key(s.topic, s.partition);
-        // the seed's external events: HW growth completes produces and consumer fetches, appends follower fetches
+        // as in Kafka's ReplicaManager: HW growth completes produces and consumer fetches, appends follower fetches
         p.onHighWatermark(() => {
           this.producePurgatory.checkAndComplete(k);
           this.fetchPurgatory.checkAndComplete(k);

@@ -1,6 +1,6 @@
 /**
- * Partitioners. The default follows the seed notes' DefaultPartitioner with sticky partitioning
- * (Kafka 2.4+): an explicit partition wins; a keyed record goes to
+ * Partitioners. The default follows Kafka's DefaultPartitioner with sticky partitioning
+ * (Kafka 2.4+, KIP-480): an explicit partition wins; a keyed record goes to
  * `toPositive(murmur2(keyBytes)) % numPartitions` (all partitions, available or not); a record
  * without key sticks to one available partition until a batch there is full (`onNewBatch`), then a
  * different available partition is chosen at random. `round-robin` (Kafka's RoundRobinPartitioner)

@@ -6,21 +6,21 @@ import { member, run } from './testing.js';
 describe('RangeAssignor', () => {
   const range = new RangeAssignor();
 
-  it('range – 2 consumers, 2 topics of 4 partitions: each gets a consecutive half of every topic (seed example)', () => {
+  it('range – 2 consumers, 2 topics of 4 partitions: each gets a consecutive half of every topic', () => {
     expect(run(range, { t0: 4, t1: 4 }, [member('C0', ['t0', 't1']), member('C1', ['t0', 't1'])])).toEqual({
       C0: 't0p0 t0p1 t1p0 t1p1',
       C1: 't0p2 t0p3 t1p2 t1p3',
     });
   });
 
-  it('range – 2 consumers, 2 topics of 3 partitions: the first consumer gets the extra partition of each topic (seed example)', () => {
+  it('range – 2 consumers, 2 topics of 3 partitions: the first consumer gets the extra partition of each topic (RangeAssignor javadoc example)', () => {
     expect(run(range, { t0: 3, t1: 3 }, [member('C0', ['t0', 't1']), member('C1', ['t0', 't1'])])).toEqual({
       C0: 't0p0 t0p1 t1p0 t1p1',
       C1: 't0p2 t1p2',
     });
   });
 
-  it('range – unequal subscriptions give the same result as round-robin (seed example: C0 t0p0, C1 t1p0, C2 t1p1 t2p0 t2p1 t2p2)', () => {
+  it('range – unequal subscriptions give the same result as round-robin (RoundRobinAssignor javadoc example: C0 t0p0, C1 t1p0, C2 t1p1 t2p0 t2p1 t2p2)', () => {
     const members = [member('C0', ['t0']), member('C1', ['t0', 't1']), member('C2', ['t0', 't1', 't2'])];
     const expected = { C0: 't0p0', C1: 't1p0', C2: 't1p1 t2p0 t2p1 t2p2' };
     expect(run(range, { t0: 1, t1: 2, t2: 3 }, members)).toEqual(expected);

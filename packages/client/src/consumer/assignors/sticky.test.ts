@@ -14,7 +14,7 @@ describe('StickyAssignor', () => {
   const topics4 = { t0: 2, t1: 2, t2: 2, t3: 2 };
   const all4 = ['t0', 't1', 't2', 't3'];
 
-  it('sticky – 3 consumers, 4 topics of 2 partitions: balanced first assignment (seed reference example)', () => {
+  it('sticky – 3 consumers, 4 topics of 2 partitions: balanced first assignment (StickyAssignor javadoc example)', () => {
     expect(run(new StickyAssignor(), topics4, [member('C0', all4), member('C1', all4), member('C2', all4)])).toEqual({
       C0: 't0p0 t1p1 t3p0',
       C1: 't0p1 t2p0 t3p1',
@@ -22,7 +22,7 @@ describe('StickyAssignor', () => {
     });
   });
 
-  it('sticky – when C1 leaves, C0 and C2 keep every partition they had and share out C1’s (seed: the departed member’s partitions go to the others)', () => {
+  it('sticky – when C1 leaves, C0 and C2 keep every partition they had and share out C1’s (StickyAssignor javadoc: the departed member’s partitions go to the others)', () => {
     const result = run(new StickyAssignor(), topics4, [stickyMember('C0', all4, 't0p0 t1p1 t3p0', 1), stickyMember('C2', all4, 't1p0 t2p1', 1)]);
     // Kafka's constrained builder: owned partitions first, then t0p1 t2p0 t3p1 round-robin to C0, C2, C2
     expect(result).toEqual({ C0: 't0p0 t0p1 t1p1 t3p0', C2: 't1p0 t2p0 t2p1 t3p1' });

@@ -1,6 +1,9 @@
 import type { MemberAssignment, MemberSubscription, PartitionAssignor, TopicPartition } from './types.js';
 
-/** Test helpers for the assignors: subscriptions, and assignments in the seeds' `t0p1` notation. */
+/**
+ * Test helpers for the assignors: subscriptions, and assignments in the `t0p1` notation of Kafka's
+ * assignor docs.
+ */
 
 export function member(memberId: string, topics: string[], extra: Partial<Omit<MemberSubscription, 'memberId' | 'topics'>> = {}): MemberSubscription {
   return { memberId, groupInstanceId: null, topics, userData: null, ownedPartitions: [], generationId: -1, rackId: null, ...extra };
