@@ -7,3 +7,4 @@ export * from './frames.js';
 export * from './errors.js';
 export * from './records/index.js';
 export * from './control/index.js';
+export * from './topic-partition.js';

@@ -1,3 +1,4 @@
+import type { TopicPartition } from '../topic-partition.js';
 /**
  * Typed control-plane messages (controller ⇄ broker), encoded with protobufjs from
  * packages/protocol/proto/control.proto, which is loaded at runtime (no generated code).
@@ -41,11 +42,6 @@ export interface Broker {
   brokerId: number;
   endpoints: Endpoint[];
   rack?: string | null;
-}
-
-export interface TopicPartition {
-  topic: string;
-  partition: number;
 }
 
 export interface PartitionState {
