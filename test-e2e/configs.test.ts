@@ -6,7 +6,10 @@
  *  - a cluster-wide broker default (--entity-default) applies to brokers without a per-broker value
  *    and not to one with its own: DescribeConfigs on each broker reports the value and its source,
  *    and retention (log.retention.ms inherited by a topic) deletes segments only on the former;
- *  - read-only broker configs are refused with Kafka's INVALID_REQUEST message;
+ *  - read-only broker configs are refused with Kafka's INVALID_REQUEST message; unknown keys are
+ *    stored (KafkaJS alterConfigs), and both outcomes are logged;
+ *  - KafkaJS describeConfigs with synonyms lists a topic config's broker synonyms as Kafka does
+ *    (none for retention.ms & co. while log.retention.ms & co. are unset) and message.format.version;
  *  - --zookeeper writes client quota configs to /config/clients/<id> with a change notification;
  *  - --bootstrap-server alters and describes client, user and (user, client-id) quotas through
  *    AlterClientQuotas / DescribeClientQuotas in kafka-configs.sh's output format; the brokers apply
@@ -14,6 +17,8 @@
  *    parses the ApiVersions answer that now lists both APIs.
  */
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
@@ -25,7 +30,7 @@ import { ConfigType } from '@samsa/zk-paths';
 import { TestCluster, until, describeCluster } from './harness.js';
 import { rawRequest } from './clients/wire.js';
 
-const { Kafka, logLevel } = kafkajs;
+const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));
 
@@ -78,6 +83,51 @@ describeCluster('dynamic configs (3 brokers, samsa configs)', () => {
     });
     return res.results[0]!.configs.find((x) => x.name === key);
   }
+
+  /** The broker's JSON log lines (pino) whose msg is `msg`. */
+  async function logLines(broker: number, msg: string): Promise<Array<Record<string, unknown>>> {
+    const text = await readFile(join(c.broker(broker).o.dir, 'broker.log'), 'utf8').catch(() => '');
+    return text.split('\n').filter((l) => l.includes(msg)).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['msg'] === msg);
+  }
+
+  it('configs – KafkaJS describeConfigs with synonyms: topic configs whose broker name differs list no log.*.hours defaults; message.format.version as Kafka reports it', async () => {
+    const topic = 'cfg-synonyms';
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    const names = ['retention.ms', 'segment.ms', 'segment.jitter.ms', 'flush.ms', 'segment.bytes', 'message.format.version'];
+    const d = await admin.describeConfigs({ includeSynonyms: true, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: names }] });
+    const entries = new Map(d.resources[0]!.configEntries.map((e) => [e.configName, { value: e.configValue, source: e.configSource, synonyms: e.configSynonyms.map((x) => [x.configName, x.configValue, x.configSource]) }]));
+    // Kafka (ZooKeeper mode) lists these from their primary broker name on, and log.retention.ms,
+    // log.roll.ms, log.roll.jitter.ms and log.flush.interval.ms are unset: no synonyms at all
+    expect(entries.get('retention.ms')).toEqual({ value: '604800000', source: 5, synonyms: [] });
+    expect(entries.get('segment.ms')).toEqual({ value: '604800000', source: 5, synonyms: [] });
+    expect(entries.get('segment.jitter.ms')).toEqual({ value: '0', source: 5, synonyms: [] });
+    expect(entries.get('flush.ms')).toEqual({ value: '9223372036854775807', source: 5, synonyms: [] });
+    expect(entries.get('segment.bytes')).toEqual({ value: '1073741824', source: 5, synonyms: [['log.segment.bytes', '1073741824', 5]] });
+    expect(entries.get('message.format.version')).toEqual({ value: '3.0-IV1', source: 5, synonyms: [['log.message.format.version', '3.0-IV1', 5]] });
+  });
+
+  it('configs – KafkaJS alterConfigs on a broker: unknown keys are stored, known read-only ones refused with INVALID_REQUEST, both logged', async () => {
+    const broker = 2;
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: ConfigResourceTypes.BROKER, name: String(broker), configEntries: [{ name: 'some.plugin.setting', value: 'x' }, { name: 'log.cleaner.delete.retention.ms', value: '86400001' }, { name: 'log.cleaner.backoff.ms', value: '20000' }] }],
+    });
+    expect(await c.admin.getEntityConfig(ConfigType.Broker, String(broker))).toEqual({ 'some.plugin.setting': 'x', 'log.cleaner.delete.retention.ms': '86400001', 'log.cleaner.backoff.ms': '20000' });
+    const accepted = await until(async () => (await logLines(broker, 'broker config change accepted')).find((l) => (l['changed'] as string[]).includes('some.plugin.setting')), 'accepted change logged');
+    expect(accepted).toMatchObject({ component: 'config-admin', resourceType: 'BROKER', entity: String(broker), applied: ['log.cleaner.delete.retention.ms'], storedOnly: ['some.plugin.setting', 'log.cleaner.backoff.ms'] });
+
+    const refused = await admin
+      .alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.BROKER, name: String(broker), configEntries: [{ name: 'log.dirs', value: '/elsewhere' }, { name: 'another.unknown', value: 'y' }] }] })
+      .then(() => null, (err: unknown) => err);
+    expect(errorType(refused)).toBe('INVALID_REQUEST');
+    expect(await c.admin.getEntityConfig(ConfigType.Broker, String(broker))).toEqual({ 'some.plugin.setting': 'x', 'log.cleaner.delete.retention.ms': '86400001', 'log.cleaner.backoff.ms': '20000' });
+    const line = await until(async () => (await logLines(broker, 'broker config change refused')).find((l) => (l['changed'] as string[]).includes('log.dirs')), 'refusal logged');
+    expect(line).toMatchObject({ entity: String(broker), errorCode: 42, reason: "Invalid config value for resource ConfigResource(type=BROKER, name='2'): Cannot update these configs dynamically: Set(log.dirs)" });
+
+    // AlterConfigs replaces the entity's config as a whole: an empty one clears it
+    await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.BROKER, name: String(broker), configEntries: [] }] });
+    expect(await c.admin.getEntityConfig(ConfigType.Broker, String(broker))).toEqual({});
+  });
 
   it('configs – a topic max.message.bytes change applies on every leader without restart; --describe prints sources and synonyms', async () => {
     const topic = 'cfg-max';
@@ -147,7 +197,7 @@ describeCluster('dynamic configs (3 brokers, samsa configs)', () => {
     expect(Number((await admin.fetchTopicOffsets(topic)).find((p) => p.partition === 1)!.low)).toBe(0);
 
     const describeDefault = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-default', '--describe');
-    expect(describeDefault.stdout).toBe('Default configs for brokers in the cluster are:\n  log.retention.ms=1000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000, DEFAULT_CONFIG:log.retention.hours=168}\n');
+    expect(describeDefault.stdout).toBe('Default configs for brokers in the cluster are:\n  log.retention.ms=1000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000}\n');
     const describe1 = await samsa('configs', '--bootstrap-server', c.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--describe');
     expect(describe1.stdout).toBe(
       'Dynamic configs for broker 1 are:\n  log.retention.ms=86400000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.retention.ms=86400000, DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000, DEFAULT_CONFIG:log.retention.hours=168}\n',

@@ -356,17 +356,31 @@ describe('broker config – describe', () => {
     expect(c.describe('broker.rack')).toMatchObject({ value: null, source: 'DEFAULT_CONFIG', synonyms: [] });
   });
 
-  it('broker config – log.retention.ms reports its hours and minutes synonyms, as Kafka does', () => {
-    expect(build().describe('log.retention.ms')).toMatchObject({
-      value: null, source: 'DEFAULT_CONFIG', synonyms: [{ name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' }],
-    });
-    expect(build({ 'log.retention.hours': '24' }).describe('log.retention.ms')).toMatchObject({
-      value: null,
+  it('broker config – synonyms start at the config itself, as Kafka\'s ConfigHelper.configSynonyms drops what comes before', () => {
+    // log.retention.ms is unset and has no default: Kafka lists no synonyms (not log.retention.hours)
+    expect(build().describe('log.retention.ms')).toMatchObject({ value: null, source: 'DEFAULT_CONFIG', synonyms: [] });
+    expect(build({ 'log.retention.hours': '24' }).describe('log.retention.ms')).toMatchObject({ value: null, source: 'DEFAULT_CONFIG', synonyms: [] });
+    expect(build({ 'log.retention.hours': '24' }).describe('log.retention.hours')).toMatchObject({
+      value: '24',
       source: 'STATIC_BROKER_CONFIG',
       synonyms: [
         { name: 'log.retention.hours', value: '24', source: 'STATIC_BROKER_CONFIG' },
         { name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' },
       ],
+    });
+    // once log.retention.ms is set, the lower-precedence synonyms follow it
+    expect(build({ 'log.retention.ms': '1000', 'log.retention.minutes': '5' }).describe('log.retention.ms')).toMatchObject({
+      value: '1000',
+      source: 'STATIC_BROKER_CONFIG',
+      synonyms: [
+        { name: 'log.retention.ms', value: '1000', source: 'STATIC_BROKER_CONFIG' },
+        { name: 'log.retention.minutes', value: '5', source: 'STATIC_BROKER_CONFIG' },
+        { name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' },
+      ],
+    });
+    // and a set log.retention.ms is not log.retention.hours' source
+    expect(build({ 'log.retention.ms': '1000' }).describe('log.retention.hours')).toMatchObject({
+      value: '168', source: 'DEFAULT_CONFIG', synonyms: [{ name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' }],
     });
   });
 

@@ -14,6 +14,7 @@ import type { BrokerConfigName, BrokerConfigValue, SecurityProtocol } from './de
 import { describeBrokerConfig, describeBrokerConfigs } from './describe.js';
 import type { ConfigDescription } from './describe.js';
 import type { ListenerEndpoint } from './listeners.js';
+import type { MetadataVersion } from './metadata-version.js';
 import {
   mergeSettings,
   settingsFromEnv,
@@ -49,6 +50,8 @@ export class BrokerConfig implements ResolvedBrokerConfig {
   readonly logRollMs: number;
   readonly logRollJitterMs: number;
   readonly logFlushIntervalMs: number;
+  readonly interBrokerProtocolVersion: MetadataVersion;
+  readonly logMessageFormatVersion: MetadataVersion;
   /** Supplied keys that are not broker configs (not fatal). */
   readonly unknownKeys: readonly string[];
   /** Messages to log at startup (one per unknown key). */
@@ -81,6 +84,8 @@ export class BrokerConfig implements ResolvedBrokerConfig {
     this.logRollMs = r.logRollMs;
     this.logRollJitterMs = r.logRollJitterMs;
     this.logFlushIntervalMs = r.logFlushIntervalMs;
+    this.interBrokerProtocolVersion = r.interBrokerProtocolVersion;
+    this.logMessageFormatVersion = r.logMessageFormatVersion;
     this.unknownKeys = Object.freeze([...settings.keys()].filter((k) => !isBrokerConfigName(k)));
     this.warnings = Object.freeze(this.unknownKeys.map(unknownConfigWarning));
     Object.freeze(this);

@@ -111,6 +111,7 @@ export const BROKER_CONFIGS = freezeTable({
   'log.message.timestamp.difference.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', dynamic: CW, doc: 'Largest accepted difference between a CreateTime timestamp and the broker clock (deprecated in Kafka).' },
   'log.message.timestamp.before.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', dynamic: CW, doc: 'How far in the past a CreateTime timestamp may be.' },
   'log.message.timestamp.after.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', dynamic: CW, doc: 'How far in the future a CreateTime timestamp may be.' },
+  'log.message.format.version': { type: 'string', default: '3.0-IV1', importance: 'medium', dynamic: RO, doc: 'Message format version topics report as message.format.version (deprecated in Kafka 3.0; ignored when inter.broker.protocol.version is 3.0 or higher, where topics report 3.0-IV1).' },
   'log.message.downconversion.enable': { type: 'boolean', default: true, importance: 'low', dynamic: CW, doc: 'Down-convert records for old consumers.' },
   'auto.create.topics.enable': { type: 'boolean', default: true, importance: 'high', dynamic: RO, doc: 'Create a topic when a client asks for metadata of a missing one.' },
   'min.insync.replicas': { type: 'int', default: 1, min: 1, importance: 'high', dynamic: CW, doc: 'In-sync replicas needed for an acks=all produce to succeed.' },
@@ -120,6 +121,7 @@ export const BROKER_CONFIGS = freezeTable({
   // Replication
   'controller.socket.timeout.ms': { type: 'int', default: 30000, importance: 'medium', dynamic: RO, doc: 'Timeout of controller-to-broker requests.' },
   'default.replication.factor': { type: 'int', default: 1, min: 1, importance: 'medium', dynamic: RO, doc: 'Replication factor of auto-created topics.' },
+  'inter.broker.protocol.version': { type: 'string', default: '3.8-IV0', importance: 'medium', dynamic: RO, doc: 'Inter-broker protocol version (0.8.0 … 3.8, e.g. 2.0 or 2.0-IV1). Samsa writes __consumer_offsets records in the versions Kafka writes under it (group metadata v0 before 0.10.1, v1 before 2.1, v2 before 2.3; offset commits v1 before 2.1), so tools of that age can read them.' },
   'replica.lag.time.max.ms': { type: 'long', default: 30000, importance: 'high', dynamic: RO, doc: 'A follower that has not caught up for this long leaves the ISR.' },
   'replica.socket.timeout.ms': { type: 'int', default: 30000, importance: 'high', dynamic: RO, doc: 'Timeout of follower fetch requests; at least replica.fetch.wait.max.ms.' },
   'replica.socket.receive.buffer.bytes': { type: 'int', default: 65536, importance: 'high', dynamic: RO, samsa: 'ignored', doc: 'Receive buffer of follower connections.' },

@@ -52,7 +52,10 @@ const SOURCE_ORDER: readonly ConfigSourceName[] = ['DYNAMIC_BROKER_CONFIG', 'DYN
 
 /**
  * Synonyms of a broker config by source — per-broker dynamic, cluster-default dynamic, static —
- * each over the synonym names in order, then defaults (Kafka's ConfigHelper.configSynonyms).
+ * each over the synonym names in order, then defaults (Kafka's ConfigHelper.configSynonyms), less
+ * every entry before the first of `name` itself (Kafka's `dropWhile(_.name != name)`): a config
+ * that is not set anywhere and has no default, such as log.retention.ms, has no synonyms at all,
+ * not even log.retention.hours.
  */
 export function brokerSynonymEntries(config: DescribableBrokerConfig, name: BrokerConfigName): ConfigSynonym[] {
   const out: ConfigSynonym[] = [];
@@ -72,7 +75,8 @@ export function brokerSynonymEntries(config: DescribableBrokerConfig, name: Brok
     const def = BROKER_CONFIGS[s];
     if (def.default !== null) out.push({ name: s, value: shown(s, def.default), source: 'DEFAULT_CONFIG' });
   }
-  return out;
+  const first = out.findIndex((e) => e.name === name);
+  return first < 0 ? [] : out.slice(first);
 }
 
 function shown(name: BrokerConfigName, value: AnyConfigValue): string | null {
@@ -82,12 +86,9 @@ function shown(name: BrokerConfigName, value: AnyConfigValue): string | null {
 
 export function describeBrokerConfig(config: DescribableBrokerConfig, name: BrokerConfigName): ConfigDescription {
   const def = BROKER_CONFIGS[name];
-  // a dynamic value of another synonym is not this config's source (log.retention.hours does not
-  // become DYNAMIC_BROKER_CONFIG because log.retention.ms was set dynamically)
-  const all = brokerSynonymEntries(config, name);
-  let skip = 0;
-  while (skip < all.length && all[skip]!.name !== name && all[skip]!.source.startsWith('DYNAMIC_')) skip++;
-  const synonyms = all.slice(skip);
+  // another synonym's value is not this config's source (log.retention.hours does not become
+  // DYNAMIC_BROKER_CONFIG because log.retention.ms was set dynamically)
+  const synonyms = brokerSynonymEntries(config, name);
   return Object.freeze({
     name,
     value: shown(name, config.value(name)),

@@ -2,8 +2,9 @@
  * Dynamic broker configs (Kafka's DynamicBrokerConfig, ZooKeeper mode): /config/brokers/<id>
  * over /config/brokers/<default> over server.properties over Kafka's defaults. Samsa applies the
  * configs topics inherit (log.* defaults, message.max.bytes, min.insync.replicas, the cleaner's
- * topic-level defaults) and the replication throttle rates at runtime; every other broker config
- * is refused for dynamic update with Kafka's message.
+ * topic-level defaults) and the replication throttle rates at runtime. As Kafka, only known
+ * read-only configs are refused for dynamic update; unknown names and dynamic configs Samsa does
+ * not apply are stored (and skipped when applied, with a log line).
  */
 import { KafkaError } from '@samsa/protocol';
 import type { BrokerConfig } from './broker-config.js';
@@ -42,15 +43,30 @@ function configPart(config: Readonly<Record<string, string>>): Record<string, st
   return Object.fromEntries(Object.entries(config).filter(([k]) => !(THROTTLE_RATE_CONFIGS as readonly string[]).includes(k)));
 }
 
+/** Which keys of an accepted broker entity config Samsa applies at runtime, and which it only stores. */
+export interface BrokerEntityKeys {
+  readonly applied: readonly string[];
+  /** Accepted and written to ZooKeeper as Kafka does, but without effect in Samsa: unknown names and dynamic configs Samsa does not apply. */
+  readonly storedOnly: readonly string[];
+}
+
 /**
- * Checks a broker entity's new config before it is written: names must be dynamically updatable
- * (else INVALID_REQUEST "Cannot update these configs dynamically: Set(...)"), values valid for
- * their type and range (else INVALID_CONFIG with the reason).
+ * Checks a broker entity's new config before it is written, as Kafka's
+ * DynamicBrokerConfig.validateConfigs: known read-only configs are refused (INVALID_REQUEST
+ * "Cannot update these configs dynamically: Set(...)"), so are SSL secrets without a listener
+ * prefix and per-broker configs at the cluster default; unknown names are accepted and stored.
+ * Values of known configs must be valid for their type and range (else INVALID_CONFIG).
  */
-export function validateBrokerEntityConfig(staticConfig: BrokerConfig, entity: string, next: Readonly<Record<string, string>>, other: Readonly<Record<string, string>>): void {
-  const refused = Object.keys(next).filter((k) => !isDynamicallyUpdatable(k));
-  if (refused.length > 0) {
-    throw new KafkaError('INVALID_REQUEST', `Invalid config value for resource ${resourceName(entity)}: Cannot update these configs dynamically: Set(${refused.join(', ')})`);
+export function validateBrokerEntityConfig(staticConfig: BrokerConfig, entity: string, next: Readonly<Record<string, string>>, other: Readonly<Record<string, string>>): BrokerEntityKeys {
+  const keys = Object.keys(next);
+  const known = (k: string) => (isBrokerConfigName(k) ? (BROKER_CONFIGS[k] as { readonly dynamic: string; readonly type: string }) : undefined);
+  const refuse = (names: string[], reason: string) => {
+    if (names.length > 0) throw new KafkaError('INVALID_REQUEST', `Invalid config value for resource ${resourceName(entity)}: ${reason}: Set(${names.join(', ')})`);
+  };
+  refuse(keys.filter((k) => known(k)?.dynamic === 'read-only'), 'Cannot update these configs dynamically');
+  refuse(keys.filter((k) => known(k)?.type === 'password'), 'These security configs can be dynamically updated only per-listener using the listener prefix');
+  if (entity === DEFAULT_BROKER_ENTITY) {
+    refuse(keys.filter((k) => known(k)?.dynamic === 'per-broker'), 'Cannot update these configs at default cluster level, broker id must be specified');
   }
   for (const k of THROTTLE_RATE_CONFIGS) {
     const v = next[k];
@@ -63,6 +79,7 @@ export function validateBrokerEntityConfig(staticConfig: BrokerConfig, entity: s
     if (!(err instanceof ConfigError)) throw err;
     throw new KafkaError('INVALID_CONFIG', err.message, { cause: err });
   }
+  return { applied: keys.filter(isDynamicallyUpdatable), storedOnly: keys.filter((k) => !isDynamicallyUpdatable(k)) };
 }
 
 /** The broker's effective configuration, rebuilt whenever its dynamic entities change. */

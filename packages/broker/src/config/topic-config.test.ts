@@ -98,18 +98,60 @@ describe('broker config – topic configs', () => {
         { name: 'log.segment.bytes', value: '1073741824', source: 'DEFAULT_CONFIG' },
       ],
     });
-    expect(byName.get('retention.ms')).toMatchObject({
-      value: '86400000',
-      source: 'STATIC_BROKER_CONFIG',
-      origin: { kind: 'properties' },
-      synonyms: [
-        { name: 'log.retention.hours', value: '24', source: 'STATIC_BROKER_CONFIG' },
-        { name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' },
-      ],
-    });
+    // Kafka lists a topic config's synonyms from its primary broker name on (log.retention.ms,
+    // unset here): the value comes from log.retention.hours, but no synonym and DEFAULT_CONFIG
+    expect(byName.get('retention.ms')).toMatchObject({ value: '86400000', source: 'DEFAULT_CONFIG', origin: { kind: 'default' }, synonyms: [] });
     expect(byName.get('cleanup.policy')).toMatchObject({ value: 'delete', source: 'DEFAULT_CONFIG', type: 'list', origin: { kind: 'default' } });
     expect(byName.get('flush.messages')).toMatchObject({ value: '9223372036854775807', type: 'long' });
     expect(byName.get('min.cleanable.dirty.ratio')).toMatchObject({ value: '0.5', type: 'double' });
     expect(byName.get('leader.replication.throttled.replicas')).toMatchObject({ value: '', source: 'DEFAULT_CONFIG', synonyms: [] });
+  });
+
+  it('broker config – topic synonyms whose broker name differs: none until the primary broker name is set (retention.ms, segment.ms, segment.jitter.ms, flush.ms)', () => {
+    const byName = (b: ReturnType<typeof broker>) => new Map(describeTopicConfigs(b).map((e) => [e.name, e]));
+    const plain = byName(broker());
+    expect(plain.get('retention.ms')).toMatchObject({ value: '604800000', source: 'DEFAULT_CONFIG', synonyms: [] });
+    expect(plain.get('segment.ms')).toMatchObject({ value: '604800000', source: 'DEFAULT_CONFIG', synonyms: [] });
+    expect(plain.get('segment.jitter.ms')).toMatchObject({ value: '0', source: 'DEFAULT_CONFIG', synonyms: [] });
+    expect(plain.get('flush.ms')).toMatchObject({ value: '9223372036854775807', source: 'DEFAULT_CONFIG', synonyms: [] });
+    // a name that is the same at both levels keeps its default synonym
+    expect(plain.get('segment.bytes')?.synonyms).toEqual([{ name: 'log.segment.bytes', value: '1073741824', source: 'DEFAULT_CONFIG' }]);
+
+    const set = byName(broker({ 'log.retention.ms': '5000', 'log.roll.hours': '2', 'log.roll.ms': '7000', 'log.flush.interval.ms': '9' }));
+    expect(set.get('retention.ms')).toMatchObject({
+      value: '5000',
+      source: 'STATIC_BROKER_CONFIG',
+      synonyms: [{ name: 'log.retention.ms', value: '5000', source: 'STATIC_BROKER_CONFIG' }, { name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' }],
+    });
+    expect(set.get('segment.ms')?.synonyms).toEqual([
+      { name: 'log.roll.ms', value: '7000', source: 'STATIC_BROKER_CONFIG' },
+      { name: 'log.roll.hours', value: '2', source: 'STATIC_BROKER_CONFIG' },
+      { name: 'log.roll.hours', value: '168', source: 'DEFAULT_CONFIG' },
+    ]);
+    expect(set.get('flush.ms')?.synonyms).toEqual([
+      { name: 'log.flush.interval.ms', value: '9', source: 'STATIC_BROKER_CONFIG' },
+      { name: 'log.flush.scheduler.interval.ms', value: '9223372036854775807', source: 'DEFAULT_CONFIG' },
+    ]);
+    // a topic override comes first; the broker's synonyms follow the same rule
+    const own = new Map(describeTopicConfigs(broker({ 'log.retention.hours': '24' }), parseTopicConfigs({ 'retention.ms': '60000' })).map((e) => [e.name, e]));
+    expect(own.get('retention.ms')).toMatchObject({ source: 'DYNAMIC_TOPIC_CONFIG', synonyms: [{ name: 'retention.ms', value: '60000', source: 'DYNAMIC_TOPIC_CONFIG' }] });
+  });
+
+  it('broker config – message.format.version: log.message.format.version below 3.0, else 3.0-IV1 (Kafka 3.x, ZooKeeper mode)', () => {
+    const mfv = (props: Record<string, string> = {}, overrides: Record<string, string> = {}) =>
+      describeTopicConfigs(broker(props), parseTopicConfigs(overrides)).find((e) => e.name === 'message.format.version');
+    expect(mfv()).toMatchObject({
+      value: '3.0-IV1', source: 'DEFAULT_CONFIG', type: 'string', synonyms: [{ name: 'log.message.format.version', value: '3.0-IV1', source: 'DEFAULT_CONFIG' }],
+    });
+    // an older inter-broker protocol honours log.message.format.version, as its full version
+    expect(mfv({ 'inter.broker.protocol.version': '2.8', 'log.message.format.version': '2.0' })).toMatchObject({
+      value: '2.0-IV1',
+      source: 'STATIC_BROKER_CONFIG',
+      synonyms: [{ name: 'log.message.format.version', value: '2.0', source: 'STATIC_BROKER_CONFIG' }, { name: 'log.message.format.version', value: '3.0-IV1', source: 'DEFAULT_CONFIG' }],
+    });
+    // from 3.0 on it is ignored (KIP-724), though still listed as set
+    expect(mfv({ 'log.message.format.version': '2.0' })).toMatchObject({ value: '3.0-IV1', source: 'STATIC_BROKER_CONFIG' });
+    expect(mfv({}, { 'message.format.version': '0.10.2' })).toMatchObject({ value: '0.10.2', source: 'DYNAMIC_TOPIC_CONFIG' });
+    expect(() => parseTopicConfigs({ 'message.format.version': '2.x' })).toThrow(/Version 2\.x is not a valid version/);
   });
 });

@@ -13,6 +13,7 @@ import { brokerSynonymEntries } from './describe.js';
 import type { ConfigDescription, ConfigSynonym, DescribableBrokerConfig } from './describe.js';
 import { freezeTable } from './types.js';
 import type { TopicConfigDef } from './types.js';
+import { IBP_3_0_IV1, parseMetadataVersion, shouldIgnoreMessageFormatVersion } from './metadata-version.js';
 import { LONG_MAX, formatValue, parseValue } from './values.js';
 import type { ValueOfDef } from './values.js';
 
@@ -29,6 +30,7 @@ export const TOPIC_CONFIGS = freezeTable({
   'max.compaction.lag.ms': { type: 'long', default: LONG_MAX, min: 1, importance: 'medium', doc: 'Maximum age of a record before it must be eligible for compaction.' },
   'max.message.bytes': { type: 'int', default: 1048588, min: 0, importance: 'medium', doc: 'Largest record batch accepted for the topic.' },
   'message.downconversion.enable': { type: 'boolean', default: true, importance: 'low', doc: 'Down-convert records for old consumers.' },
+  'message.format.version': { type: 'string', default: '3.0-IV1', importance: 'medium', doc: 'Message format version of the topic (deprecated in Kafka 3.0; ignored when inter.broker.protocol.version is 3.0 or higher).' },
   'message.timestamp.after.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', doc: 'How far in the future a CreateTime timestamp may be.' },
   'message.timestamp.before.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', doc: 'How far in the past a CreateTime timestamp may be.' },
   'message.timestamp.difference.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', doc: 'Largest accepted difference between a CreateTime timestamp and the broker clock (deprecated).' },
@@ -83,6 +85,7 @@ export const TOPIC_CONFIG_SYNONYMS: { readonly [K in TopicConfigName]: readonly 
   'max.compaction.lag.ms': [same('log.cleaner.max.compaction.lag.ms')],
   'max.message.bytes': [same('message.max.bytes')],
   'message.downconversion.enable': [same('log.message.downconversion.enable')],
+  'message.format.version': [same('log.message.format.version')],
   'message.timestamp.after.max.ms': [same('log.message.timestamp.after.max.ms')],
   'message.timestamp.before.max.ms': [same('log.message.timestamp.before.max.ms')],
   'message.timestamp.difference.max.ms': [same('log.message.timestamp.difference.max.ms')],
@@ -125,6 +128,9 @@ export function parseTopicConfigs(props: Readonly<Record<string, string>> | Read
   for (const [key, raw] of entries) {
     if (!isTopicConfigName(key)) throw new ConfigError(key, `Unknown topic config name: ${key}.`);
     const value = parseValue(key, TOPIC_CONFIGS[key], raw);
+    if (key === 'message.format.version' && parseMetadataVersion(value as string) === null) {
+      throw new ConfigError(key, `Invalid value ${raw} for configuration ${key}: Version ${raw} is not a valid version`);
+    }
     if (key === 'leader.replication.throttled.replicas' || key === 'follower.replication.throttled.replicas') {
       const items = value as readonly string[];
       if (items.some((i) => !THROTTLED_REPLICAS.test(i)) || (items.includes('*') && items.length > 1)) {
@@ -138,6 +144,7 @@ export function parseTopicConfigs(props: Readonly<Record<string, string>> | Read
 
 /** The value a topic without an override takes from the broker (first synonym with a value). */
 function fromBroker(broker: DescribableBrokerConfig, name: TopicConfigName): { value: unknown; from: BrokerConfigName | undefined } {
+  if (name === 'message.format.version') return { value: brokerMessageFormatVersion(broker), from: 'log.message.format.version' };
   for (const s of TOPIC_CONFIG_SYNONYMS[name]) {
     const v = broker.value(s.name);
     if (v === null) continue;
@@ -147,6 +154,18 @@ function fromBroker(broker: DescribableBrokerConfig, name: TopicConfigName): { v
     return { value: name === 'retention.ms' && n < 0 ? -1 : n, from: s.name };
   }
   return { value: TOPIC_CONFIGS[name].default, from: undefined };
+}
+
+/**
+ * What a topic without its own message.format.version reports (KafkaConfig.logMessageFormatVersion,
+ * as a full version): log.message.format.version ("2.0" reads 2.0-IV1), or 3.0-IV1 whenever
+ * inter.broker.protocol.version is 3.0 or higher.
+ */
+function brokerMessageFormatVersion(broker: DescribableBrokerConfig): string {
+  const ibp = parseMetadataVersion(String(broker.value('inter.broker.protocol.version')));
+  const configured = parseMetadataVersion(String(broker.value('log.message.format.version')));
+  if (!ibp || shouldIgnoreMessageFormatVersion(ibp) || !configured) return IBP_3_0_IV1.version;
+  return configured.version;
 }
 
 /** Every topic config's value for a topic with `overrides`, the rest from the broker. */
@@ -171,6 +190,8 @@ export function describeTopicConfigs(broker: DescribableBrokerConfig, overrides:
     const value = formatValue(def.type, effective[name]);
     const synonyms: ConfigSynonym[] = [];
     if (overrides[name] !== undefined) synonyms.push({ name, value, source: 'DYNAMIC_TOPIC_CONFIG' });
+    // Kafka lists the synonyms of the primary broker name only from that name on: retention.ms
+    // shows log.retention.hours only after a log.retention.ms entry (ConfigHelper.configSynonyms)
     const primary = brokerSynonymOf(name);
     if (primary) synonyms.push(...brokerSynonymEntries(broker, primary));
     const head = synonyms[0];

@@ -190,3 +190,28 @@ describe('broker config – replication and group settings', () => {
     expectError({ 'group.min.session.timeout.ms': '60000', 'group.max.session.timeout.ms': '30000' }, 'group.min.session.timeout.ms', /must not exceed group\.max\.session\.timeout\.ms \(30000\)/);
   });
 });
+
+describe('broker config – protocol versions', () => {
+  it('broker config – inter.broker.protocol.version and log.message.format.version take Kafka\'s version strings', () => {
+    const build = (props: Record<string, string> = {}) => buildBrokerConfig({ properties: { ...ZK, ...props } });
+    expect(build().interBrokerProtocolVersion.version).toBe('3.8-IV0');
+    expect(build().logMessageFormatVersion.version).toBe('3.0-IV1');
+    // a release means its latest internal version; parts after the release are ignored
+    expect(build({ 'inter.broker.protocol.version': '2.0' }).interBrokerProtocolVersion.version).toBe('2.0-IV1');
+    expect(build({ 'inter.broker.protocol.version': '2.1-IV0' }).interBrokerProtocolVersion.version).toBe('2.1-IV0');
+    expect(build({ 'inter.broker.protocol.version': '2.2.1' }).interBrokerProtocolVersion.version).toBe('2.2-IV1');
+    expect(build({ 'inter.broker.protocol.version': '0.10.1.1', 'log.message.format.version': '0.10.1' }).interBrokerProtocolVersion.version).toBe('0.10.1-IV2');
+    // below 3.0 log.message.format.version counts; from 3.0 it is ignored
+    expect(build({ 'inter.broker.protocol.version': '2.8', 'log.message.format.version': '2.1' }).logMessageFormatVersion.version).toBe('2.1-IV2');
+    expect(build({ 'log.message.format.version': '2.1' }).logMessageFormatVersion.version).toBe('3.0-IV1');
+    expectError({ 'inter.broker.protocol.version': '3.9' }, 'inter.broker.protocol.version', /Version 3\.9 is not a valid version/);
+    expectError({ 'log.message.format.version': 'latest' }, 'log.message.format.version', /Version latest is not a valid version/);
+  });
+
+  it('broker config – log.message.format.version needs an inter-broker protocol that supports its record version', () => {
+    // the default log.message.format.version (3.0-IV1, record v2) is too new for 0.10.2 (record v1)
+    expectError({ 'inter.broker.protocol.version': '0.10.2' }, 'log.message.format.version',
+      /log\.message\.format\.version 3\.0-IV1 can only be used when inter\.broker\.protocol\.version is set to version 0\.11\.0 or higher/);
+    expect(buildBrokerConfig({ properties: { ...ZK, 'inter.broker.protocol.version': '0.10.2', 'log.message.format.version': '0.10.0' } }).interBrokerProtocolVersion.version).toBe('0.10.2-IV0');
+  });
+});

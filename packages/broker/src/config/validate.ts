@@ -7,6 +7,8 @@ import { BROKER_CONFIG_NAMES, BROKER_CONFIGS } from './definitions.js';
 import type { BrokerConfigName, BrokerConfigValue, SecurityProtocol } from './definitions.js';
 import { formatEndpoint, parseListeners, parseSecurityProtocolMap } from './listeners.js';
 import type { ListenerEndpoint } from './listeners.js';
+import { IBP_3_0_IV1, highestSupportedRecordVersion, minReleaseForRecordVersion, parseMetadataVersion, shouldIgnoreMessageFormatVersion } from './metadata-version.js';
+import type { MetadataVersion } from './metadata-version.js';
 import { describeOrigin } from './sources.js';
 import type { RawSetting } from './sources.js';
 import type { AnyConfigValue, ConfigDef } from './types.js';
@@ -65,6 +67,9 @@ export interface ResolvedBrokerConfig {
   readonly logRollJitterMs: number;
   /** log.flush.interval.ms, or log.flush.scheduler.interval.ms when unset. */
   readonly logFlushIntervalMs: number;
+  readonly interBrokerProtocolVersion: MetadataVersion;
+  /** log.message.format.version, or 3.0-IV1 when inter.broker.protocol.version is 3.0+ (KafkaConfig.logMessageFormatVersion). */
+  readonly logMessageFormatVersion: MetadataVersion;
 }
 
 export interface ResolveOptions {
@@ -220,6 +225,21 @@ export function resolveBrokerConfig(
     throw fail('group.min.session.timeout.ms', `must not exceed group.max.session.timeout.ms (${get('group.max.session.timeout.ms')})`);
   }
 
+  // Protocol versions (MetadataVersionValidator, and the record version check of validateValues)
+  const version = (k: 'inter.broker.protocol.version' | 'log.message.format.version'): MetadataVersion => {
+    const v = parseMetadataVersion(get(k));
+    if (!v) throw fail(k, `Version ${get(k)} is not a valid version`);
+    return v;
+  };
+  const interBrokerProtocolVersion = version('inter.broker.protocol.version');
+  const configuredFormat = version('log.message.format.version');
+  const logMessageFormatVersion = shouldIgnoreMessageFormatVersion(interBrokerProtocolVersion) ? IBP_3_0_IV1 : configuredFormat;
+  const recordVersion = highestSupportedRecordVersion(logMessageFormatVersion);
+  if (highestSupportedRecordVersion(interBrokerProtocolVersion) < recordVersion) {
+    throw fail('log.message.format.version',
+      `log.message.format.version ${get('log.message.format.version')} can only be used when inter.broker.protocol.version is set to version ${minReleaseForRecordVersion(recordVersion)} or higher`);
+  }
+
   return {
     brokerId,
     securityProtocolMap,
@@ -236,6 +256,8 @@ export function resolveBrokerConfig(
     logRollMs,
     logRollJitterMs,
     logFlushIntervalMs,
+    interBrokerProtocolVersion,
+    logMessageFormatVersion,
   };
 }
 

@@ -10,6 +10,7 @@ import { ErrorCode, encodeRecordBatch, recordBatches, type CompressionType, type
 import { GroupMetadata, GroupState, TpMap, type CommitRecordMetadataAndOffset, type TopicPartition } from './group-metadata.js';
 import { MemberMetadata } from './member-metadata.js';
 import { partitionForGroup } from './offsets-topic.js';
+import { LATEST_METADATA_VERSION, groupMetadataValueVersion, offsetCommitValueVersion, type MetadataVersion } from '../config/metadata-version.js';
 import {
   decodeGroupMetadataValue,
   decodeKey,
@@ -52,6 +53,11 @@ export interface OffsetConfig {
   offsetCommitTimeoutMs: number;
   /** offsets.topic.compression.codec */
   compression: number;
+  /**
+   * inter.broker.protocol.version: picks the value versions written (Kafka's
+   * groupMetadataValue / offsetCommitValue); the latest when absent.
+   */
+  interBrokerProtocolVersion?: MetadataVersion;
 }
 
 export interface PartitionData {
@@ -240,7 +246,7 @@ export class GroupMetadataManager {
         };
       }),
     };
-    const records = this.batch([{ key: encodeGroupMetadataKey(group.groupId), value: encodeGroupMetadataValue(value) }]);
+    const records = this.batch([{ key: encodeGroupMetadataKey(group.groupId), value: encodeGroupMetadataValue(value, groupMetadataValueVersion(this.ibp)) }]);
     const generation = group.generationId;
     this.storage.append(partition, records, -1, this.config.offsetCommitTimeoutMs).then(
       (r) => {
@@ -254,6 +260,10 @@ export class GroupMetadataManager {
         callback(ErrorCode.UNKNOWN_SERVER_ERROR);
       },
     );
+  }
+
+  private get ibp(): MetadataVersion {
+    return this.config.interBrokerProtocolVersion ?? LATEST_METADATA_VERSION;
   }
 
   private validMetadataLength(metadata: string): boolean {
@@ -277,7 +287,7 @@ export class GroupMetadataManager {
       callback(offsets.map(([tp]) => [tp, ErrorCode.NOT_COORDINATOR]));
       return;
     }
-    const records = this.batch(filtered.map(([tp, o]) => ({ key: encodeOffsetCommitKey(group.groupId, tp.topic, tp.partition), value: encodeOffsetCommitValue(o) })));
+    const records = this.batch(filtered.map(([tp, o]) => ({ key: encodeOffsetCommitKey(group.groupId, tp.topic, tp.partition), value: encodeOffsetCommitValue(o, offsetCommitValueVersion(this.ibp, o.expireTimestampMs !== null)) })));
     group.prepareOffsetCommit(filtered);
     const done = (errorCode: number, baseOffset: bigint) => {
       let error: number;

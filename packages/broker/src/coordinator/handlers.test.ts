@@ -28,6 +28,7 @@ import type { BrokerServices } from '../handlers/services.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { GROUP_METADATA_TOPIC_NAME } from './offsets-topic.js';
 import { MemoryOffsetsLog, subscription } from './test-support.js';
+import { parseMetadataVersion, type MetadataVersion } from '../config/metadata-version.js';
 
 const E = ErrorCode;
 const SUB = subscription(['t']);
@@ -35,6 +36,8 @@ const HANDLERS: Array<AnyApiHandler<BrokerServices>> = [findCoordinatorHandler, 
 const conn: ConnectionInfo = { id: 1, remote: '::ffff:127.0.0.1:40000', listener: 'PLAINTEXT' };
 
 let coord: GroupCoordinator;
+/** What the handlers read of the broker config; inter.broker.protocol.version is set per test. */
+const brokerConfig: { get: (k: string) => unknown; interBrokerProtocolVersion?: MetadataVersion } = { get: (k: string) => ({ 'offset.metadata.max.bytes': 4096 })[k] };
 let rh: RequestHandler<BrokerServices>;
 let corr = 0;
 
@@ -77,7 +80,7 @@ beforeAll(async () => {
   const services = {
     brokerId: 0,
     metadata,
-    config: { get: (k: string) => ({ 'offset.metadata.max.bytes': 4096 })[k] },
+    config: brokerConfig,
     kzk: { zk: new FakeZkClient() },
     groupCoordinator: coord,
     log: pino({ enabled: false }),
@@ -287,5 +290,26 @@ describe('group API handlers at every version', () => {
       }
     }
     expect(checked).toBe(2 * [8, 9, 10, 11, 12, 13, 14, 15, 16, 42, 47].reduce((n, k) => n + versions(k).length, 0));
+  });
+  it('group APIs – static membership is UNSUPPORTED_VERSION below inter.broker.protocol.version 2.3 (group metadata v2 cannot store it), as Kafka', async () => {
+    brokerConfig.interBrokerProtocolVersion = parseMetadataVersion('2.2')!;
+    try {
+      const join = (groupInstanceId: string | null) => call(11, 5, { ...joinBody('static-old', 5), groupInstanceId });
+      expect((await join('i1')).errorCode).toBe(E.UNSUPPORTED_VERSION);
+      expect((await call(14, 3, { groupId: 'static-old', generationId: 1, memberId: 'm', groupInstanceId: 'i1', protocolType: null, protocolName: null, assignments: [] })).errorCode).toBe(E.UNSUPPORTED_VERSION);
+      expect((await call(12, 3, { groupId: 'static-old', generationId: 1, memberId: 'm', groupInstanceId: 'i1' })).errorCode).toBe(E.UNSUPPORTED_VERSION);
+      const commit = await call(8, 7, {
+        groupId: 'static-old', generationIdOrMemberEpoch: 1, memberId: 'm', groupInstanceId: 'i1', retentionTimeMs: -1n,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null }] }],
+      });
+      expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(E.UNSUPPORTED_VERSION);
+      // dynamic members are unaffected
+      expect((await join(null)).errorCode).toBe(E.MEMBER_ID_REQUIRED);
+      // from 2.3 on static members join
+      brokerConfig.interBrokerProtocolVersion = parseMetadataVersion('2.3')!;
+      expect((await join('i1')).errorCode).toBe(E.NONE);
+    } finally {
+      delete brokerConfig.interBrokerProtocolVersion;
+    }
   });
 });

@@ -17,8 +17,12 @@
  *                      v3: + member groupInstanceId? (after memberId)
  *                      v4: v3, flexible
  *
- * Kafka 2.3+ writes key v1 / OffsetCommitValue v3 (v1 when an explicit expire timestamp is set) and
- * GroupMetadataKey v2 / GroupMetadataValue v3; so does Samsa. A null value is a tombstone.
+ * Kafka writes key v1 / GroupMetadataKey v2 and the value versions its inter.broker.protocol.version
+ * allows (GroupMetadataManager.groupMetadataValue / offsetCommitValue): GroupMetadataValue v0 before
+ * 0.10.1, v1 before 2.1, v2 before 2.3, else v3; OffsetCommitValue v1 before 2.1 (and whenever an
+ * explicit expire timestamp is set), v2 before 2.1-IV1, else v3. So does Samsa (see
+ * config/metadata-version.ts), so older tools (Burrow 1.2 reads up to v2) can decode them. A null
+ * value is a tombstone.
  */
 import { Reader, Writer } from '@samsa/protocol';
 
@@ -87,22 +91,23 @@ export function decodeKey(buf: Buffer): CoordinatorKey {
   return { type: 'unknown', version };
 }
 
-/** OffsetCommitValue v3, or v1 when the commit carries an explicit expire timestamp (as Kafka). */
-export function encodeOffsetCommitValue(o: OffsetAndMetadata): Buffer {
+/** Value versions Samsa writes: 0–3 for group metadata, 1–3 for offset commits. */
+export type GroupMetadataValueVersion = 0 | 1 | 2 | 3;
+export type OffsetCommitValueVersion = 1 | 2 | 3;
+
+/**
+ * OffsetCommitValue at `version` (3 by default); a commit with an explicit expire timestamp is
+ * always v1, as Kafka writes it. v1 without one carries expireTimestamp -1.
+ */
+export function encodeOffsetCommitValue(o: OffsetAndMetadata, version: OffsetCommitValueVersion = 3): Buffer {
+  const v = o.expireTimestampMs !== null ? 1 : version;
   const w = new Writer(40 + Buffer.byteLength(o.metadata));
-  if (o.expireTimestampMs !== null) {
-    w.writeInt16(1);
-    w.writeInt64(o.committedOffset);
-    w.writeString(o.metadata);
-    w.writeInt64(BigInt(o.commitTimestampMs));
-    w.writeInt64(BigInt(o.expireTimestampMs));
-  } else {
-    w.writeInt16(3);
-    w.writeInt64(o.committedOffset);
-    w.writeInt32(o.leaderEpoch);
-    w.writeString(o.metadata);
-    w.writeInt64(BigInt(o.commitTimestampMs));
-  }
+  w.writeInt16(v);
+  w.writeInt64(o.committedOffset);
+  if (v >= 3) w.writeInt32(o.leaderEpoch);
+  w.writeString(o.metadata);
+  w.writeInt64(BigInt(o.commitTimestampMs));
+  if (v === 1) w.writeInt64(BigInt(o.expireTimestampMs ?? -1));
   return w.toBuffer();
 }
 
@@ -120,22 +125,25 @@ export function decodeOffsetCommitValue(buf: Buffer): OffsetAndMetadata {
   return { committedOffset, leaderEpoch, metadata, commitTimestampMs, expireTimestampMs: expire === -1 ? null : expire };
 }
 
-/** GroupMetadataValue v3. */
-export function encodeGroupMetadataValue(g: StoredGroup): Buffer {
+/**
+ * GroupMetadataValue at `version` (3 by default): v0 has no member rebalance timeout, v0–v1 no
+ * currentStateTimestamp, v0–v2 no member groupInstanceId (Kafka's GroupMetadataValue schema).
+ */
+export function encodeGroupMetadataValue(g: StoredGroup, version: GroupMetadataValueVersion = 3): Buffer {
   const w = new Writer(256);
-  w.writeInt16(3);
+  w.writeInt16(version);
   w.writeString(g.protocolType);
   w.writeInt32(g.generation);
   w.writeNullableString(g.protocol);
   w.writeNullableString(g.leader);
-  w.writeInt64(BigInt(g.currentStateTimestamp));
+  if (version >= 2) w.writeInt64(BigInt(g.currentStateTimestamp));
   w.writeArrayLength(g.members.length);
   for (const m of g.members) {
     w.writeString(m.memberId);
-    w.writeNullableString(m.groupInstanceId);
+    if (version >= 3) w.writeNullableString(m.groupInstanceId);
     w.writeString(m.clientId);
     w.writeString(m.clientHost);
-    w.writeInt32(m.rebalanceTimeoutMs);
+    if (version >= 1) w.writeInt32(m.rebalanceTimeoutMs);
     w.writeInt32(m.sessionTimeoutMs);
     w.writeBytes(m.subscription);
     w.writeBytes(m.assignment);

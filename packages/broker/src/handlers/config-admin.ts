@@ -1,7 +1,7 @@
-import { KafkaError } from '@samsa/protocol';
+import { KafkaError, errorCodeOf } from '@samsa/protocol';
 import { ConfigType } from '@samsa/zk-paths';
 import { DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
-import { validateBrokerEntityConfig } from '../config/dynamic-broker-config.js';
+import { validateBrokerEntityConfig, type BrokerEntityKeys } from '../config/dynamic-broker-config.js';
 import { TOPIC_CONFIGS, isTopicConfigName } from '../config/topic-config.js';
 import type { BrokerServices } from '../handlers/services.js';
 import { topicSettingsFrom } from '../config/topic-settings.js';
@@ -37,10 +37,25 @@ export async function alterResourceConfig(s: BrokerServices, resourceType: numbe
       throw new KafkaError('INVALID_REQUEST', `Unexpected broker id, expected ${s.brokerId} or empty string, but received ${resourceName}`);
     }
     const otherEntity = entity === DEFAULT_BROKER_ENTITY ? String(s.brokerId) : DEFAULT_BROKER_ENTITY;
-    const next = update(await s.kzk.getEntityConfig(ConfigType.Broker, entity), (n) => n === 'log.cleanup.policy');
+    const current = await s.kzk.getEntityConfig(ConfigType.Broker, entity);
+    const next = update(current, (n) => n === 'log.cleanup.policy');
     const staticConfig = s.dynamicConfig?.staticConfig ?? s.config;
-    validateBrokerEntityConfig(staticConfig, entity, next, await s.kzk.getEntityConfig(ConfigType.Broker, otherEntity));
+    const log = s.log.child({ component: 'config-admin', resourceType: 'BROKER', resourceName, entity, validateOnly });
+    const changed = Object.keys(next).filter((k) => next[k] !== current[k]);
+    const removed = Object.keys(current).filter((k) => !(k in next));
+    let keys: BrokerEntityKeys;
+    try {
+      keys = validateBrokerEntityConfig(staticConfig, entity, next, await s.kzk.getEntityConfig(ConfigType.Broker, otherEntity));
+    } catch (err) {
+      // Kafka logs refused broker config changes at info ("Invalid config value for resource …")
+      log.info({ changed, removed, errorCode: errorCodeOf(err), reason: (err as Error).message }, 'broker config change refused');
+      throw err;
+    }
     if (!validateOnly) await s.kzk.changeEntityConfig(ConfigType.Broker, entity, next);
+    log.info(
+      { changed, removed, applied: keys.applied.filter((k) => changed.includes(k)), storedOnly: keys.storedOnly.filter((k) => changed.includes(k)) },
+      validateOnly ? 'broker config change validated' : 'broker config change accepted',
+    );
     return;
   }
   throw new KafkaError('INVALID_REQUEST', `Unsupported resource type ${resourceType}`);

@@ -27,7 +27,8 @@ function describeBroker(s: BrokerServices, name: string): ConfigDescription[] {
     return Object.entries(dyn.entity(DEFAULT_BROKER_ENTITY)).sort(([a], [b]) => a.localeCompare(b)).map(([n, v]) => {
       if (isBrokerConfigName(n)) {
         const d = dyn.staticConfig.describe(n);
-        return { ...d, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG', synonyms: [{ name: n, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG' }, ...d.synonyms] };
+        // Kafka keeps only the DYNAMIC_DEFAULT_BROKER_CONFIG synonyms of the default entity's configs
+        return { ...d, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG', synonyms: [{ name: n, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG' }] };
       }
       return rateEntry(n, v, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
     });

@@ -1,5 +1,6 @@
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { checkStaticMembershipSupported } from './static-membership.js';
 
 /**
  * Heartbeat v0–v4: keeps a member's session alive; REBALANCE_IN_PROGRESS tells it to rejoin,
@@ -9,6 +10,7 @@ export const heartbeatHandler: ApiHandler<12, BrokerServices> = {
   apiKey: 12,
   async handle(req, _ctx, s) {
     const b = req.body;
+    checkStaticMembershipSupported(s, req.apiVersion >= 3 ? b.groupInstanceId : null);
     const errorCode = s.groupCoordinator.handleHeartbeat(b.groupId, b.memberId, req.apiVersion >= 3 ? b.groupInstanceId : null, b.generationId);
     return { throttleTimeMs: 0, errorCode };
   },

@@ -3,6 +3,7 @@ import { clientHostOf } from '../coordinator/client-host.js';
 import { joinError, UNKNOWN_MEMBER_ID, type JoinGroupResult } from '../coordinator/member-metadata.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { checkStaticMembershipSupported } from './static-membership.js';
 
 function response(r: JoinGroupResult, version: number): JoinGroupResponse {
   return {
@@ -31,6 +32,7 @@ export const joinGroupHandler: ApiHandler<11, BrokerServices> = {
     const b = req.body;
     const v = req.apiVersion;
     const groupInstanceId = v >= 5 ? b.groupInstanceId : null;
+    checkStaticMembershipSupported(s, groupInstanceId);
     return new Promise((resolve) => {
       // a join answered later waited in the rebalance purgatory: Kafka's remote time
       let returnedAt = -1;

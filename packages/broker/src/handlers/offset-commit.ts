@@ -3,6 +3,7 @@ import type { TopicPartition } from '../coordinator/group-metadata.js';
 import type { OffsetAndMetadata } from '../coordinator/records.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { checkStaticMembershipSupported } from './static-membership.js';
 
 /** Kafka's ZooKeeper path of a v0 offset commit. */
 export const zkConsumerOffsetPath = (group: string, topic: string, partition: number) => `/consumers/${group}/offsets/${topic}/${partition}`;
@@ -20,6 +21,7 @@ export const offsetCommitHandler: ApiHandler<8, BrokerServices> = {
   async handle(req, _ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
+    checkStaticMembershipSupported(s, v >= 7 ? b.groupInstanceId : null);
     const now = Date.now();
     const results = new Map<string, Map<number, number>>();
     const set = (topic: string, partition: number, code: number) => {

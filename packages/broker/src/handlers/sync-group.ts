@@ -2,6 +2,7 @@ import { ErrorCode, type SyncGroupResponse } from '@samsa/protocol';
 import { syncError, type SyncGroupResult } from '../coordinator/member-metadata.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { checkStaticMembershipSupported } from './static-membership.js';
 
 const response = (r: SyncGroupResult): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode: r.error, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment });
 
@@ -15,6 +16,7 @@ export const syncGroupHandler: ApiHandler<14, BrokerServices> = {
   handle(req, ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
+    checkStaticMembershipSupported(s, v >= 3 ? b.groupInstanceId : null);
     if (v >= 5 && (b.protocolType === null || b.protocolName === null)) return Promise.resolve(response(syncError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)));
     return new Promise((resolve) => {
       // a sync answered later waited for the leader's assignment: Kafka's remote time

@@ -286,6 +286,7 @@ export class KafkaServer {
         offsetsRetentionCheckIntervalMs: cfg.get('offsets.retention.check.interval.ms'),
         offsetCommitTimeoutMs: cfg.get('offsets.commit.timeout.ms'),
         compression: cfg.get('offsets.topic.compression.codec'),
+        interBrokerProtocolVersion: cfg.interBrokerProtocolVersion,
       },
       storage: new ReplicaOffsetsLog(this.replicaManager),
       logger: this.log,
