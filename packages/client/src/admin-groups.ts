@@ -1,4 +1,4 @@
-import { API_KEYS, ErrorCode, KafkaError } from '@samsa/protocol';
+import { API_KEYS, ErrorCode, KafkaError, topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { BrokerNode, Cluster } from './cluster.js';
 import type { Connection } from './connection.js';
 import { CONSUMER_PROTOCOL_TYPE, decodeConsumerAssignment, decodeConsumerSubscription, type TopicPartitions } from './consumer-protocol.js';
@@ -15,11 +15,6 @@ import { BatchError, brokerError } from './errors.js';
 export interface GroupOperationOptions {
   /** Deadline of the whole operation, retries included. Default: the cluster's defaultApiTimeoutMs. */
   timeoutMs?: number;
-}
-
-export interface TopicPartitionKey {
-  topic: string;
-  partition: number;
 }
 
 export interface ListGroupsOptions extends GroupOperationOptions {
@@ -60,14 +55,14 @@ export interface GroupDescription {
   members: MemberDescription[];
 }
 
-export interface CommittedOffset extends TopicPartitionKey {
+export interface CommittedOffset extends TopicPartition {
   offset: bigint;
   /** -1 when unknown. */
   leaderEpoch: number;
   metadata: string | null;
 }
 
-export interface NewCommittedOffset extends TopicPartitionKey {
+export interface NewCommittedOffset extends TopicPartition {
   offset: bigint;
   leaderEpoch?: number;
   metadata?: string | null;
@@ -76,26 +71,26 @@ export interface NewCommittedOffset extends TopicPartitionKey {
 /** Earliest (-2), latest (-1) or the first offset whose timestamp is ≥ the given one (ms). */
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: number | bigint };
 
-export interface ListOffsetsRequest extends TopicPartitionKey {
+export interface ListOffsetsRequest extends TopicPartition {
   spec: OffsetSpec;
 }
 
-export interface ListedOffset extends TopicPartitionKey {
+export interface ListedOffset extends TopicPartition {
   /** -1 when no record has a timestamp at or after the one asked for. */
   offset: bigint;
   timestamp: bigint;
   leaderEpoch: number;
 }
 
-export interface PartitionResult extends TopicPartitionKey {
+export interface PartitionResult extends TopicPartition {
   error: KafkaError | null;
 }
 
-const tpKey = (tp: TopicPartitionKey) => `${tp.topic}-${tp.partition}`;
-const byTopicPartition = (a: TopicPartitionKey, b: TopicPartitionKey) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
+const tpKey = (tp: TopicPartition) => topicPartitionKey(tp);
+const byTopicPartition = (a: TopicPartition, b: TopicPartition) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
 
 /** Requested partitions grouped by topic, in first-seen order. */
-function groupByTopic<T extends TopicPartitionKey>(items: readonly T[]): Map<string, T[]> {
+function groupByTopic<T extends TopicPartition>(items: readonly T[]): Map<string, T[]> {
   const m = new Map<string, T[]>();
   for (const it of items) {
     const list = m.get(it.topic) ?? [];
@@ -235,7 +230,7 @@ function toGroupDescription(
  * Committed offsets of a group (OffsetFetch to its coordinator): of `partitions`, or all of them
  * (null). Partitions without a committed offset are left out. Sorted by topic, partition.
  */
-export async function listGroupOffsets(cluster: Cluster, groupId: string, partitions: readonly TopicPartitionKey[] | null = null, opts: GroupOperationOptions = {}): Promise<CommittedOffset[]> {
+export async function listGroupOffsets(cluster: Cluster, groupId: string, partitions: readonly TopicPartition[] | null = null, opts: GroupOperationOptions = {}): Promise<CommittedOffset[]> {
   const topics = partitions === null ? null : [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map((p) => p.partition) }));
   return withCoordinator(cluster, 'listGroupOffsets', groupId, opts, async (conn) => {
     const res = await conn.request(
@@ -330,7 +325,7 @@ export async function deleteGroups(cluster: Cluster, groupIds: readonly string[]
  * (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, ...) rejects with its KafkaError; per-partition outcomes
  * (GROUP_SUBSCRIBED_TO_TOPIC, UNKNOWN_TOPIC_OR_PARTITION) come back as results, sorted.
  */
-export async function deleteGroupOffsets(cluster: Cluster, groupId: string, partitions: readonly TopicPartitionKey[], opts: GroupOperationOptions = {}): Promise<PartitionResult[]> {
+export async function deleteGroupOffsets(cluster: Cluster, groupId: string, partitions: readonly TopicPartition[], opts: GroupOperationOptions = {}): Promise<PartitionResult[]> {
   const topics = [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitions: [...new Set(ps.map((p) => p.partition))].map((partitionIndex) => ({ partitionIndex })) }));
   const res = await withCoordinator(cluster, 'deleteGroupOffsets', groupId, opts, async (conn) => {
     const r = await conn.request(API_KEYS.OffsetDelete, { groupId, topics });

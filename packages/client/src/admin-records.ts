@@ -1,4 +1,4 @@
-import { API_KEYS, ErrorCode, KafkaError, type ApiRequestMap } from '@samsa/protocol';
+import { API_KEYS, ErrorCode, KafkaError, topicPartitionKey, type ApiRequestMap } from '@samsa/protocol';
 import type { Cluster } from './cluster.js';
 import { brokerError } from './errors.js';
 
@@ -14,7 +14,7 @@ export type DeleteRecordsResult =
   | { topic: string; partition: number; lowWatermark: bigint; error?: undefined }
   | { topic: string; partition: number; lowWatermark?: undefined; error: KafkaError };
 
-const tpKey = (t: string, p: number) => `${t}-${p}`;
+const tpKey = (t: string, p: number) => topicPartitionKey(t, p);
 
 /**
  * Kafka's Admin.deleteRecords: each partition's request goes to its leader (from metadata, looked

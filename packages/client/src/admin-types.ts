@@ -171,11 +171,6 @@ export interface PartitionReassignment {
 export const ElectionType = { PREFERRED: 0, UNCLEAN: 1 } as const;
 export type ElectionType = (typeof ElectionType)[keyof typeof ElectionType];
 
-export interface TopicPartitionRef {
-  topic: string;
-  partition: number;
-}
-
 /** One partition's outcome of electLeaders: `error` null when a leader was elected. */
 export interface ElectionResult {
   topic: string;

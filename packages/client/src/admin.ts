@@ -2,13 +2,15 @@ import {
   API_KEYS,
   ErrorCode,
   KafkaError,
-  ZERO_UUID,
+  topicPartitionKey,
   uuidToBase64,
+  ZERO_UUID,
   type ApiKey,
   type ApiResponseMap,
   type CreateTopicsRequestCreatableTopic,
   type DescribeConfigsResponseResourceResult,
   type MetadataResponseTopic,
+  type TopicPartition,
 } from '@samsa/protocol';
 import { Cluster, type BrokerNode } from './cluster.js';
 import type { Connection, Response } from './connection.js';
@@ -38,7 +40,6 @@ import {
   type DescribeConfigsOptions,
   type PartitionReassignment,
   ElectionType,
-  type TopicPartitionRef,
   type ElectionResult,
   type AdminOptions,
 } from './admin-types.js';
@@ -284,7 +285,7 @@ export class Admin {
    * (other than NOT_CONTROLLER, which is retried against the new controller) rejects with its
    * KafkaError.
    */
-  async electLeaders(partitions: readonly TopicPartitionRef[] | null, electionType: ElectionType, opts: OperationOptions = {}): Promise<ElectionResult[]> {
+  async electLeaders(partitions: readonly TopicPartition[] | null, electionType: ElectionType, opts: OperationOptions = {}): Promise<ElectionResult[]> {
     if (electionType !== ElectionType.PREFERRED && electionType !== ElectionType.UNCLEAN) throw new TypeError(`Unknown election type ${String(electionType)}`);
     const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
     let topicPartitions: Array<{ topic: string; partitions: number[] }> | null = null;
@@ -352,7 +353,7 @@ export class Admin {
   }
 
   /** A group's committed offsets (of `partitions`, or all when null). */
-  listGroupOffsets(groupId: string, partitions?: readonly TopicPartitionRef[] | null, opts?: OperationOptions): Promise<groups.CommittedOffset[]> {
+  listGroupOffsets(groupId: string, partitions?: readonly TopicPartition[] | null, opts?: OperationOptions): Promise<groups.CommittedOffset[]> {
     return groups.listGroupOffsets(this.cluster, groupId, partitions ?? null, opts);
   }
 
@@ -367,7 +368,7 @@ export class Admin {
   }
 
   /** Deletes a group's committed offsets (OffsetDelete); per-partition outcomes. */
-  deleteGroupOffsets(groupId: string, partitions: readonly TopicPartitionRef[], opts?: OperationOptions): Promise<groups.PartitionResult[]> {
+  deleteGroupOffsets(groupId: string, partitions: readonly TopicPartition[], opts?: OperationOptions): Promise<groups.PartitionResult[]> {
     return groups.deleteGroupOffsets(this.cluster, groupId, partitions, opts);
   }
 
@@ -417,7 +418,7 @@ export class Admin {
     if (res.body.errorCode !== ErrorCode.NONE) throw brokerError(res.body.errorCode, res.body.errorMessage);
     const errors = new Map<string, KafkaError>();
     for (const t of res.body.responses) {
-      for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) errors.set(`${t.name}-${p.partitionIndex}`, brokerError(p.errorCode, p.errorMessage));
+      for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) errors.set(topicPartitionKey(t.name, p.partitionIndex), brokerError(p.errorCode, p.errorMessage));
     }
     return errors;
   }

@@ -1,5 +1,5 @@
 // The protocol error type, so users of the client need not depend on @samsa/protocol.
-export { KafkaError, errorName } from '@samsa/protocol';
+export { KafkaError, errorName, TopicPartitionMap, compareTopicPartitions, topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 export * from './address.js';
 export * from './errors.js';
 export * from './logger.js';

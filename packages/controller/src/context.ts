@@ -1,5 +1,5 @@
-import type { BrokerInfo, LeaderIsrAndControllerEpoch, TopicPartition } from '@samsa/zk-paths';
-import { tpKey } from '@samsa/zk-paths';
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
+import type { BrokerInfo, LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import type { PartitionState, ReplicaState } from './states.js';
 
 export interface ReplicaAssignment {
@@ -18,7 +18,7 @@ export interface PartitionReplica {
   replica: number;
 }
 
-const replicaKey = (tp: TopicPartition, replica: number) => `${tpKey(tp)}:${replica}`;
+const replicaKey = (tp: TopicPartition, replica: number) => `${topicPartitionKey(tp)}:${replica}`;
 
 /**
  * The controller's view of the cluster (Kafka's ControllerContext): live brokers with their epochs,
@@ -37,7 +37,7 @@ export class ControllerContext {
   private readonly replicaStates = new Map<string, { tp: TopicPartition; replica: number; state: ReplicaState }>();
   readonly topicsToBeDeleted = new Set<string>();
   readonly topicsIneligibleForDeletion = new Set<string>();
-  /** Partitions with a reassignment in progress (adding or removing replicas), by tpKey. */
+  /** Partitions with a reassignment in progress (adding or removing replicas), by topicPartitionKey. */
   readonly partitionsBeingReassigned = new Map<string, TopicPartition>();
 
   reset(): void {
@@ -91,7 +91,7 @@ export class ControllerContext {
 
   removeTopic(topic: string): void {
     for (const p of this.partitionsForTopic(topic)) {
-      const k = tpKey(p);
+      const k = topicPartitionKey(p);
       this.leadership.delete(k);
       this.partitionStates.delete(k);
       this.partitionsBeingReassigned.delete(k);
@@ -153,11 +153,11 @@ export class ControllerContext {
   // ---- leadership ----
 
   leadershipOf(tp: TopicPartition): LeadershipInfo | undefined {
-    return this.leadership.get(tpKey(tp));
+    return this.leadership.get(topicPartitionKey(tp));
   }
 
   setLeadership(tp: TopicPartition, info: LeadershipInfo): void {
-    this.leadership.set(tpKey(tp), info);
+    this.leadership.set(topicPartitionKey(tp), info);
   }
 
   partitionsLedBy(brokerId: number): TopicPartition[] {
@@ -167,11 +167,11 @@ export class ControllerContext {
   // ---- states ----
 
   partitionState(tp: TopicPartition): PartitionState {
-    return this.partitionStates.get(tpKey(tp))?.state ?? 'NonExistentPartition';
+    return this.partitionStates.get(topicPartitionKey(tp))?.state ?? 'NonExistentPartition';
   }
 
   putPartitionState(tp: TopicPartition, state: PartitionState): void {
-    this.partitionStates.set(tpKey(tp), { tp, state });
+    this.partitionStates.set(topicPartitionKey(tp), { tp, state });
   }
 
   partitionsInStates(...states: PartitionState[]): TopicPartition[] {

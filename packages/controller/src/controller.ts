@@ -1,24 +1,6 @@
+import { TopicPartitionMap, topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import {
-  BrokerIdsZNode,
-  ControllerMovedError,
-  DeleteTopicsZNode,
-  IsrChangeNotificationSequenceZNode,
-  IsrChangeNotificationZNode,
-  PreferredReplicaElectionZNode,
-  ReassignPartitionsZNode,
-  ZNodeDecodeError,
-  ControllerZNode,
-  TopicZNode,
-  TopicsZNode,
-  ZkSessionEvent,
-  controllerFencedDelete,
-  newTopicId,
-  type BrokerInfo,
-  type KafkaZk,
-  type TopicPartition,
-  type Unwatch,
-} from '@samsa/zk-paths';
+import { BrokerIdsZNode, ControllerMovedError, DeleteTopicsZNode, IsrChangeNotificationSequenceZNode, IsrChangeNotificationZNode, PreferredReplicaElectionZNode, ReassignPartitionsZNode, ZNodeDecodeError, ControllerZNode, TopicZNode, TopicsZNode, ZkSessionEvent, controllerFencedDelete, newTopicId, type BrokerInfo, type KafkaZk, type Unwatch } from '@samsa/zk-paths';
 import { ControllerContext } from './context.js';
 import { ControllerEventManager, type ControllerEvent } from './events.js';
 import { PartitionStateMachine } from './partition-state-machine.js';
@@ -204,7 +186,7 @@ export class KafkaController {
         return;
       case 'ReplicaLeaderElection': {
         if (!this.isActive) {
-          e.callback(new Map(), 41);
+          e.callback(new TopicPartitionMap(), 41);
           return;
         }
         e.callback(await this.electLeadersNow(e.partitions, e.electionType), 0);
@@ -336,7 +318,7 @@ export class KafkaController {
     for (const topic of await this.o.kzk.getAllTopics()) await this.loadTopic(topic);
     const states = await this.o.kzk.getPartitionStates(this.ctx.allPartitions());
     for (const tp of this.ctx.allPartitions()) {
-      const s = states.get(`${tp.topic}-${tp.partition}`);
+      const s = states.get(topicPartitionKey(tp));
       if (s) this.ctx.setLeadership(tp, s);
     }
   }
@@ -490,7 +472,7 @@ export class KafkaController {
       const n = await zk.getOrNull(path);
       if (n) {
         try {
-          for (const tp of IsrChangeNotificationSequenceZNode.decode(n.data, path)) changed.set(`${tp.topic}-${tp.partition}`, tp);
+          for (const tp of IsrChangeNotificationSequenceZNode.decode(n.data, path)) changed.set(topicPartitionKey(tp), tp);
         } catch (err) {
           if (!(err instanceof ZNodeDecodeError)) throw err;
           this.log.warn({ path, err: err.message }, 'ignoring a malformed ISR change notification');
@@ -503,10 +485,10 @@ export class KafkaController {
     if (tps.length === 0) return;
     const states = await this.o.kzk.getPartitionStates(tps);
     for (const tp of tps) {
-      const st = states.get(`${tp.topic}-${tp.partition}`);
+      const st = states.get(topicPartitionKey(tp));
       if (st) this.ctx.setLeadership(tp, st);
     }
-    this.o.stateChangeLogger.info({ partitions: tps.map((p) => `${p.topic}-${p.partition}`) }, 'ISR changes propagated');
+    this.o.stateChangeLogger.info({ partitions: tps.map((p) => topicPartitionKey(p)) }, 'ISR changes propagated');
     this.batch.addUpdateMetadata(this.ctx.liveBrokerIds(), tps);
     this.batch.send();
   }
@@ -514,7 +496,7 @@ export class KafkaController {
   // ---- leader elections on request -------------------------------------------------------
 
   /** ElectLeaders (preferred or unclean) through the event loop; per-partition outcomes. */
-  electLeaders(partitions: TopicPartition[] | null, electionType: 0 | 1): Promise<{ errorCode: number; results: Map<string, ElectionOutcome> }> {
+  electLeaders(partitions: TopicPartition[] | null, electionType: 0 | 1): Promise<{ errorCode: number; results: TopicPartitionMap<ElectionOutcome> }> {
     return new Promise((resolve) => {
       this.events.put({ type: 'ReplicaLeaderElection', partitions, electionType, callback: (results, errorCode) => resolve({ errorCode, results }) });
     });
@@ -543,26 +525,25 @@ export class KafkaController {
     });
   }
 
-  private async electLeadersNow(partitions: TopicPartition[] | null, type: 0 | 1): Promise<Map<string, ElectionOutcome>> {
-    const results = new Map<string, ElectionOutcome>();
+  private async electLeadersNow(partitions: TopicPartition[] | null, type: 0 | 1): Promise<TopicPartitionMap<ElectionOutcome>> {
+    const results = new TopicPartitionMap<ElectionOutcome>();
     const candidates: TopicPartition[] = [];
     const all = partitions ?? this.ctx.allPartitions().filter((tp) => !this.ctx.topicsToBeDeleted.has(tp.topic));
     for (const tp of all) {
-      const k = `${tp.topic}-${tp.partition}`;
       const a = this.ctx.assignment(tp);
       if (!a) {
-        results.set(k, { errorCode: ElectionError.UNKNOWN_TOPIC_OR_PARTITION, message: 'The partition does not exist.' });
+        results.set(tp.topic, tp.partition, { errorCode: ElectionError.UNKNOWN_TOPIC_OR_PARTITION, message: 'The partition does not exist.' });
         continue;
       }
       if (this.ctx.topicsToBeDeleted.has(tp.topic)) {
-        results.set(k, { errorCode: ElectionError.INVALID_TOPIC_EXCEPTION, message: 'The topic is being deleted.' });
+        results.set(tp.topic, tp.partition, { errorCode: ElectionError.INVALID_TOPIC_EXCEPTION, message: 'The topic is being deleted.' });
         continue;
       }
       const leader = this.ctx.leadershipOf(tp)?.state.leader ?? -1;
       if (type === ElectionType.PREFERRED ? leader === a.replicas[0] : leader >= 0 && this.ctx.isBrokerLive(leader)) {
         // an election over every partition reports only those it acted on (KafkaApis.handleElectLeaders
         // drops ELECTION_NOT_NEEDED when the request named no partitions)
-        if (partitions !== null) results.set(k, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
+        if (partitions !== null) results.set(tp.topic, tp.partition, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
         continue;
       }
       candidates.push(tp);
@@ -578,12 +559,11 @@ export class KafkaController {
       }
       this.batch.send();
       for (const tp of candidates) {
-        const k = `${tp.topic}-${tp.partition}`;
-        const r = outcome.get(k);
-        if (r?.ok) results.set(k, { errorCode: ElectionError.NONE, message: null });
+        const r = outcome.get(topicPartitionKey(tp));
+        if (r?.ok) results.set(tp.topic, tp.partition, { errorCode: ElectionError.NONE, message: null });
         else {
           const code = type === ElectionType.PREFERRED ? ElectionError.PREFERRED_LEADER_NOT_AVAILABLE : ElectionError.ELIGIBLE_LEADERS_NOT_AVAILABLE;
-          results.set(k, { errorCode: code, message: r && !r.ok ? r.reason : 'election failed' });
+          results.set(tp.topic, tp.partition, { errorCode: code, message: r && !r.ok ? r.reason : 'election failed' });
         }
       }
     }

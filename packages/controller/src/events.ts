@@ -1,3 +1,4 @@
+import type { TopicPartition, TopicPartitionMap } from '@samsa/protocol';
 /** Everything the controller reacts to. Watches and RPC callbacks only enqueue one of these. */
 export type ControllerEvent =
   | { type: 'Startup' }
@@ -14,9 +15,9 @@ export type ControllerEvent =
   | { type: 'AutoPreferredReplicaLeaderElection' }
   | {
       type: 'ReplicaLeaderElection';
-      partitions: Array<{ topic: string; partition: number }> | null;
+      partitions: TopicPartition[] | null;
       electionType: 0 | 1;
-      callback: (results: Map<string, { errorCode: number; message: string | null }>, errorCode: number) => void;
+      callback: (results: TopicPartitionMap<{ errorCode: number; message: string | null }>, errorCode: number) => void;
     }
   | {
       type: 'ControlledShutdown';

@@ -1,4 +1,4 @@
-import type { TopicPartition } from '@samsa/zk-paths';
+import type { TopicPartition } from '@samsa/protocol';
 import type { ControllerContext } from './context.js';
 
 /** Kafka's ElectionType (ElectLeaders v1+). */

@@ -1,5 +1,6 @@
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import { tpKey, type KafkaZk, type LeaderIsrAndControllerEpoch, type TopicPartition } from '@samsa/zk-paths';
+import { type KafkaZk, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import type { ControllerContext } from './context.js';
 import {
   controlledShutdownPartitionLeaderElection,
@@ -74,7 +75,7 @@ export class PartitionStateMachine {
       if (isValidPartitionTransition(from, target)) valid.push(tp);
       else {
         log.error({ topic: tp.topic, partition: tp.partition, from, to: target }, 'illegal partition state transition; skipped');
-        results.set(tpKey(tp), { ok: false, reason: `illegal transition ${from} -> ${target}` });
+        results.set(topicPartitionKey(tp), { ok: false, reason: `illegal transition ${from} -> ${target}` });
       }
     }
     switch (target) {
@@ -115,7 +116,7 @@ export class PartitionStateMachine {
       const live = ctx.replicas(tp).filter((r) => ctx.isReplicaOnline(r, tp));
       if (live.length === 0) {
         log.error({ topic: tp.topic, partition: tp.partition, replicas: ctx.replicas(tp) }, 'no live replica for new partition; it stays NewPartition');
-        results.set(tpKey(tp), { ok: false, reason: 'no live replicas' });
+        results.set(topicPartitionKey(tp), { ok: false, reason: 'no live replicas' });
         continue;
       }
       toCreate.push({ tp, live, state: { leader: live[0]!, leaderEpoch: 0, isr: live, controllerEpoch: ctx.epoch } });
@@ -125,18 +126,18 @@ export class PartitionStateMachine {
       toCreate.map(({ tp, state }) => ({ tp, state })),
       ctx.epochZkVersion,
     );
-    const createdKeys = new Set(created.map(tpKey));
+    const createdKeys = new Set(created.map(topicPartitionKey));
     for (const { tp, state, live } of toCreate) {
-      if (!createdKeys.has(tpKey(tp))) continue;
+      if (!createdKeys.has(topicPartitionKey(tp))) continue;
       ctx.setLeadership(tp, { state, zkVersion: 0 });
       batch.addLeaderAndIsr(live, tp, true);
       this.transition(tp, 'OnlinePartition');
       log.info({ topic: tp.topic, partition: tp.partition, leader: state.leader, isr: state.isr, leaderEpoch: 0 }, 'initialized leader and ISR');
-      results.set(tpKey(tp), { ok: true, leader: state.leader });
+      results.set(topicPartitionKey(tp), { ok: true, leader: state.leader });
     }
     for (const tp of existed) {
       log.error({ topic: tp.topic, partition: tp.partition }, 'partition state znode already exists; not initialized');
-      results.set(tpKey(tp), { ok: false, reason: 'state znode already exists' });
+      results.set(topicPartitionKey(tp), { ok: false, reason: 'state znode already exists' });
     }
     return results;
   }
@@ -150,13 +151,13 @@ export class PartitionStateMachine {
       const current = await kzk.getPartitionStates(remaining);
       const updates: Array<{ tp: TopicPartition; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[]; unclean: boolean }> = [];
       for (const tp of remaining) {
-        const cur = current.get(tpKey(tp));
+        const cur = current.get(topicPartitionKey(tp));
         if (!cur) {
-          results.set(tpKey(tp), { ok: false, reason: 'no partition state in ZooKeeper' });
+          results.set(topicPartitionKey(tp), { ok: false, reason: 'no partition state in ZooKeeper' });
           continue;
         }
         if (cur.state.controllerEpoch > ctx.epoch) {
-          results.set(tpKey(tp), { ok: false, reason: `partition state written by a newer controller (epoch ${cur.state.controllerEpoch})` });
+          results.set(topicPartitionKey(tp), { ok: false, reason: `partition state written by a newer controller (epoch ${cur.state.controllerEpoch})` });
           continue;
         }
         const assignment = ctx.replicas(tp);
@@ -193,7 +194,7 @@ export class PartitionStateMachine {
             { topic: tp.topic, partition: tp.partition, strategy: strategy.kind, replicas: assignment, isr: cur.state.isr, live: [...live] },
             'leader election failed: no eligible replica',
           );
-          results.set(tpKey(tp), { ok: false, reason: `no eligible leader among live replicas [${[...live].join(',')}] (isr [${cur.state.isr.join(',')}])` });
+          results.set(topicPartitionKey(tp), { ok: false, reason: `no eligible leader among live replicas [${[...live].join(',')}] (isr [${cur.state.isr.join(',')}])` });
           continue;
         }
         updates.push({
@@ -207,7 +208,7 @@ export class PartitionStateMachine {
       if (updates.length === 0) break;
       const { updated, stale } = await kzk.updateLeaderAndIsr(updates, ctx.epochZkVersion);
       for (const u of updates) {
-        const v = updated.get(tpKey(u.tp));
+        const v = updated.get(topicPartitionKey(u.tp));
         if (v === undefined) continue;
         ctx.setLeadership(u.tp, { state: u.state, zkVersion: v });
         batch.addLeaderAndIsr(u.recipients, u.tp);
@@ -217,11 +218,11 @@ export class PartitionStateMachine {
           'elected leader',
         );
         if (u.unclean) this.d.onUncleanElection?.(u.tp);
-        results.set(tpKey(u.tp), { ok: true, leader: u.state.leader });
+        results.set(topicPartitionKey(u.tp), { ok: true, leader: u.state.leader });
       }
       remaining = stale;
     }
-    for (const tp of remaining) results.set(tpKey(tp), { ok: false, reason: 'partition state kept changing' });
+    for (const tp of remaining) results.set(topicPartitionKey(tp), { ok: false, reason: 'partition state kept changing' });
     return results;
   }
 }

@@ -1,15 +1,6 @@
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import {
-  ControllerMovedError,
-  TopicPartitionStateZNode,
-  ZNodeDecodeError,
-  tpKey,
-  type KafkaZk,
-  type PartitionReassignmentEntry,
-  type TopicAssignment,
-  type TopicPartition,
-  type Unwatch,
-} from '@samsa/zk-paths';
+import { ControllerMovedError, TopicPartitionStateZNode, ZNodeDecodeError, type KafkaZk, type PartitionReassignmentEntry, type TopicAssignment, type Unwatch } from '@samsa/zk-paths';
 import type { ControllerContext, ReplicaAssignment } from './context.js';
 import type { PartitionStateMachine } from './partition-state-machine.js';
 import type { ReplicaStateMachine } from './replica-state-machine.js';
@@ -106,10 +97,10 @@ export class PartitionReassignmentManager {
     const { ctx } = this.d;
     for (const tp of ctx.allPartitions()) {
       const a = ctx.assignment(tp);
-      if (a && isBeingReassigned(a)) ctx.partitionsBeingReassigned.set(tpKey(tp), tp);
+      if (a && isBeingReassigned(a)) ctx.partitionsBeingReassigned.set(topicPartitionKey(tp), tp);
     }
     const resumed = await this.onZkReassignment(true);
-    await this.resume((tp) => !resumed.has(tpKey(tp)));
+    await this.resume((tp) => !resumed.has(topicPartitionKey(tp)));
   }
 
   /** Resumes ongoing reassignments matching `filter` (failover; broker startup for their targets). */
@@ -158,14 +149,14 @@ export class PartitionReassignmentManager {
     for (const e of pending.partitions) {
       const tp = { topic: e.topic, partition: e.partition };
       const built = this.buildReassignment(tp, e.replicas);
-      if (built) toStart.set(tpKey(tp), { tp, assignment: built });
-      else results.set(tpKey(tp), { errorCode: ReassignmentError.NO_REASSIGNMENT_IN_PROGRESS, message: null });
+      if (built) toStart.set(topicPartitionKey(tp), { tp, assignment: built });
+      else results.set(topicPartitionKey(tp), { errorCode: ReassignmentError.NO_REASSIGNMENT_IN_PROGRESS, message: null });
     }
     for (const [k, r] of await this.trigger([...toStart.values()])) results.set(k, r);
     const failed = new Set([...results].filter(([, r]) => r.errorCode !== 0).map(([k]) => k));
     if (failed.size > 0) {
       log.warn({ failed: [...failed] }, 'reassignments submitted through ZooKeeper failed; removing them from /admin/reassign_partitions');
-      await this.removeFromZkReassignment((tp) => failed.has(tpKey(tp)));
+      await this.removeFromZkReassignment((tp) => failed.has(topicPartitionKey(tp)));
     }
     return new Set([...results].filter(([, r]) => r.errorCode === 0).map(([k]) => k));
   }
@@ -178,15 +169,15 @@ export class PartitionReassignmentManager {
       const tp = { topic: r.topic, partition: r.partition };
       const invalid = r.replicas === null ? null : this.validateReplicas(tp, r.replicas);
       if (invalid) {
-        results.set(tpKey(tp), invalid);
+        results.set(topicPartitionKey(tp), invalid);
         continue;
       }
       const built = this.buildReassignment(tp, r.replicas);
-      if (built) toStart.set(tpKey(tp), { tp, assignment: built });
-      else results.set(tpKey(tp), { errorCode: ReassignmentError.NO_REASSIGNMENT_IN_PROGRESS, message: 'No partition reassignment is in progress.' });
+      if (built) toStart.set(topicPartitionKey(tp), { tp, assignment: built });
+      else results.set(topicPartitionKey(tp), { errorCode: ReassignmentError.NO_REASSIGNMENT_IN_PROGRESS, message: 'No partition reassignment is in progress.' });
     }
     // the latest reassignment wins: an API one replaces the partition's ZooKeeper-submitted one
-    if (toStart.size > 0) await this.removeFromZkReassignment((tp) => toStart.has(tpKey(tp)));
+    if (toStart.size > 0) await this.removeFromZkReassignment((tp) => toStart.has(topicPartitionKey(tp)));
     for (const [k, r] of await this.trigger([...toStart.values()])) results.set(k, r);
     return results;
   }
@@ -199,7 +190,7 @@ export class PartitionReassignmentManager {
     const { ctx } = this.d;
     const out: OngoingReassignment[] = [];
     for (const tp of partitions ?? [...ctx.partitionsBeingReassigned.values()]) {
-      const a = this.completing.get(tpKey(tp)) ?? ctx.assignment(tp);
+      const a = this.completing.get(topicPartitionKey(tp)) ?? ctx.assignment(tp);
       if (a && isBeingReassigned(a)) out.push({ ...tp, replicas: [...a.replicas], addingReplicas: [...a.addingReplicas], removingReplicas: [...a.removingReplicas] });
     }
     return out.sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : x.partition - y.partition));
@@ -207,7 +198,7 @@ export class PartitionReassignmentManager {
 
   /** The partition-state znode of a reassigning partition changed: maybe every target replica is in the ISR now. */
   async onIsrChange(tp: TopicPartition): Promise<void> {
-    if (!this.d.ctx.partitionsBeingReassigned.has(tpKey(tp))) return;
+    if (!this.d.ctx.partitionsBeingReassigned.has(topicPartitionKey(tp))) return;
     const a = this.d.ctx.assignment(tp);
     if (!a || !(await this.isComplete(tp, a))) return;
     this.d.log.info({ topic: tp.topic, partition: tp.partition, target: targetReplicas(a) }, 'every target replica caught up with the leader; completing the reassignment');
@@ -241,7 +232,7 @@ export class PartitionReassignmentManager {
     const { ctx, log } = this.d;
     const results = new Map<string, ReassignmentOutcome>();
     for (const { tp, assignment } of list) {
-      const k = tpKey(tp);
+      const k = topicPartitionKey(tp);
       if (ctx.topicsToBeDeleted.has(tp.topic) || ctx.replicas(tp).length === 0) {
         if (ctx.topicsToBeDeleted.has(tp.topic)) log.info({ topic: tp.topic, partition: tp.partition }, 'not reassigning a partition of a topic being deleted');
         results.set(k, { errorCode: ReassignmentError.UNKNOWN_TOPIC_OR_PARTITION, message: 'The partition does not exist.' });
@@ -283,7 +274,7 @@ export class PartitionReassignmentManager {
     batch.send();
     // B2. RS = TRS in memory
     const completed: ReplicaAssignment = { replicas: targetReplicas(reassignment), addingReplicas: [], removingReplicas: [] };
-    if (isBeingReassigned(reassignment)) this.completing.set(tpKey(tp), reassignment);
+    if (isBeingReassigned(reassignment)) this.completing.set(topicPartitionKey(tp), reassignment);
     ctx.setAssignment(tp, completed);
     // B3. a leader outside TRS (or dead) moves to TRS; otherwise a new epoch tells it RS = TRS
     if (!reorderOnly) await this.moveLeaderIfRequired(tp, completed);
@@ -291,12 +282,12 @@ export class PartitionReassignmentManager {
     await this.stopRemovedReplicas(tp, reassignment.removingReplicas);
     // B6. RS = TRS in ZooKeeper, last: until here the topic znode is the only record of ORS
     await this.writeAssignment(tp, completed);
-    this.completing.delete(tpKey(tp));
+    this.completing.delete(topicPartitionKey(tp));
     // B7. the ISR watch goes, and the partition leaves /admin/reassign_partitions
-    this.isrWatches.get(tpKey(tp))?.();
-    this.isrWatches.delete(tpKey(tp));
-    await this.removeFromZkReassignment((p, replicas) => tpKey(p) === tpKey(tp) && replicas.length === completed.replicas.length && replicas.every((r, i) => r === completed.replicas[i]));
-    ctx.partitionsBeingReassigned.delete(tpKey(tp));
+    this.isrWatches.get(topicPartitionKey(tp))?.();
+    this.isrWatches.delete(topicPartitionKey(tp));
+    await this.removeFromZkReassignment((p, replicas) => topicPartitionKey(p) === topicPartitionKey(tp) && replicas.length === completed.replicas.length && replicas.every((r, i) => r === completed.replicas[i]));
+    ctx.partitionsBeingReassigned.delete(topicPartitionKey(tp));
     // B8. every broker learns the new replicas, leader and ISR
     batch.addUpdateMetadata(ctx.liveBrokerIds(), [tp]);
     batch.send();
@@ -314,7 +305,7 @@ export class PartitionReassignmentManager {
       const unneeded = current.replicas.filter((r) => !reassignment.replicas.includes(r));
       if (unneeded.length > 0) await this.stopRemovedReplicas(tp, unneeded);
     }
-    const k = tpKey(tp);
+    const k = topicPartitionKey(tp);
     if (isBeingReassigned(reassignment) && !this.isrWatches.has(k)) {
       this.isrWatches.set(
         k,
@@ -352,11 +343,11 @@ export class PartitionReassignmentManager {
     const { ctx, kzk, batch, stateChangeLog: scl } = this.d;
     for (let attempt = 0; attempt < 10; attempt++) {
       const cur = await kzk.getPartitionState(tp);
-      if (!cur) throw new Error(`no partition state for ${tpKey(tp)}: cannot bump its leader epoch`);
-      if (cur.state.controllerEpoch > ctx.epoch) throw new ControllerMovedError(`partition state of ${tpKey(tp)} written by a newer controller (epoch ${cur.state.controllerEpoch})`);
+      if (!cur) throw new Error(`no partition state for ${topicPartitionKey(tp)}: cannot bump its leader epoch`);
+      if (cur.state.controllerEpoch > ctx.epoch) throw new ControllerMovedError(`partition state of ${topicPartitionKey(tp)} written by a newer controller (epoch ${cur.state.controllerEpoch})`);
       const state = { ...cur.state, leaderEpoch: cur.state.leaderEpoch + 1, controllerEpoch: ctx.epoch };
       const { updated } = await kzk.updateLeaderAndIsr([{ tp, state, expectedZkVersion: cur.zkVersion }], ctx.epochZkVersion);
-      const v = updated.get(tpKey(tp));
+      const v = updated.get(topicPartitionKey(tp));
       if (v === undefined) continue;
       ctx.setLeadership(tp, { state, zkVersion: v });
       batch.addLeaderAndIsr(a.addingReplicas, tp, true);
@@ -365,7 +356,7 @@ export class PartitionReassignmentManager {
       scl.info({ topic: tp.topic, partition: tp.partition, leader: state.leader, leaderEpoch: state.leaderEpoch, replicas: a.replicas }, 'sent LeaderAndIsr with the reassignment\'s replicas');
       return;
     }
-    throw new Error(`partition state of ${tpKey(tp)} kept changing`);
+    throw new Error(`partition state of ${topicPartitionKey(tp)} kept changing`);
   }
 
   private async moveLeaderIfRequired(tp: TopicPartition, completed: ReplicaAssignment): Promise<void> {

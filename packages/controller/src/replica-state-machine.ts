@@ -1,6 +1,6 @@
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import type { KafkaZk, LeaderIsrAndControllerEpoch, TopicPartition } from '@samsa/zk-paths';
-import { tpKey } from '@samsa/zk-paths';
+import type { KafkaZk, LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import type { ControllerContext, PartitionReplica } from './context.js';
 import type { RequestBatch } from './request-batch.js';
 import { isValidReplicaTransition, type ReplicaState } from './states.js';
@@ -83,7 +83,7 @@ export class ReplicaStateMachine {
         for (const [replica, tps] of byReplica) {
           const updated = await this.removeReplicaFromIsr(replica, tps);
           for (const tp of tps) {
-            if (!updated.has(tpKey(tp))) continue;
+            if (!updated.has(topicPartitionKey(tp))) continue;
             if (!ctx.topicsToBeDeleted.has(tp.topic)) {
               const recipients = ctx.replicas(tp).filter((r) => r !== replica && ctx.isReplicaOnline(r, tp, true));
               batch.addLeaderAndIsr(recipients, tp, false);
@@ -140,7 +140,7 @@ export class ReplicaStateMachine {
       const current = await kzk.getPartitionStates(remaining);
       const updates: Array<{ tp: TopicPartition; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number }> = [];
       for (const tp of remaining) {
-        const cur = current.get(tpKey(tp));
+        const cur = current.get(topicPartitionKey(tp));
         if (!cur) continue;
         if (cur.state.controllerEpoch > ctx.epoch) {
           log.error({ topic: tp.topic, partition: tp.partition }, 'partition state written by a newer controller; not removing replica from ISR');
@@ -148,7 +148,7 @@ export class ReplicaStateMachine {
         }
         if (!cur.state.isr.includes(replica)) {
           ctx.setLeadership(tp, cur);
-          done.add(tpKey(tp));
+          done.add(topicPartitionKey(tp));
           continue;
         }
         const isr = cur.state.isr.length === 1 ? cur.state.isr : cur.state.isr.filter((r) => r !== replica);
@@ -158,10 +158,10 @@ export class ReplicaStateMachine {
       if (updates.length === 0) break;
       const { updated, stale } = await kzk.updateLeaderAndIsr(updates, ctx.epochZkVersion);
       for (const u of updates) {
-        const v = updated.get(tpKey(u.tp));
+        const v = updated.get(topicPartitionKey(u.tp));
         if (v === undefined) continue;
         ctx.setLeadership(u.tp, { state: u.state, zkVersion: v });
-        done.add(tpKey(u.tp));
+        done.add(topicPartitionKey(u.tp));
         log.info({ topic: u.tp.topic, partition: u.tp.partition, replica, leader: u.state.leader, isr: u.state.isr, leaderEpoch: u.state.leaderEpoch }, 'removed replica from ISR');
       }
       remaining = stale;

@@ -1,6 +1,5 @@
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import type { TopicPartition } from '@samsa/zk-paths';
-import { tpKey } from '@samsa/zk-paths';
 import type { ControllerContext } from './context.js';
 import type { BrokerChannel, ControlResponse, PartitionStateInfo, StopReplicaPartition } from './requests.js';
 
@@ -59,8 +58,8 @@ export class RequestBatch {
         m = new Map();
         this.leaderAndIsr.set(b, m);
       }
-      const prev = m.get(tpKey(tp));
-      m.set(tpKey(tp), { ...info, isNew: info.isNew || (prev?.isNew ?? false) });
+      const prev = m.get(topicPartitionKey(tp));
+      m.set(topicPartitionKey(tp), { ...info, isNew: info.isNew || (prev?.isNew ?? false) });
     }
     this.addUpdateMetadata(this.ctx.liveBrokerIds(), [tp]);
   }
@@ -69,7 +68,7 @@ export class RequestBatch {
   addUpdateMetadata(brokerIds: Iterable<number>, partitions?: TopicPartition[]): void {
     for (const b of brokerIds) this.updateMetadataBrokers.add(b);
     if (partitions === undefined) this.updateMetadataAll = true;
-    else for (const tp of partitions) this.updateMetadataPartitions.set(tpKey(tp), tp);
+    else for (const tp of partitions) this.updateMetadataPartitions.set(topicPartitionKey(tp), tp);
   }
 
   addStopReplica(brokerIds: Iterable<number>, tp: TopicPartition, deletePartition: boolean): void {
@@ -80,8 +79,8 @@ export class RequestBatch {
         m = new Map();
         this.stopReplica.set(b, m);
       }
-      const prev = m.get(tpKey(tp));
-      m.set(tpKey(tp), { topic: tp.topic, partition: tp.partition, leaderEpoch, deletePartition: deletePartition || (prev?.deletePartition ?? false) });
+      const prev = m.get(topicPartitionKey(tp));
+      m.set(topicPartitionKey(tp), { topic: tp.topic, partition: tp.partition, leaderEpoch, deletePartition: deletePartition || (prev?.deletePartition ?? false) });
     }
   }
 
@@ -128,7 +127,7 @@ export class RequestBatch {
     for (const [brokerId, parts] of this.stopReplica) {
       if (!this.ctx.liveBrokers.has(brokerId)) continue;
       const partitions = [...parts.values()];
-      this.stateChangeLog.info({ controllerEpoch: epoch, broker: brokerId, partitions: partitions.map((p) => `${p.topic}-${p.partition}${p.deletePartition ? ' (delete)' : ''}`) }, 'sending StopReplica');
+      this.stateChangeLog.info({ controllerEpoch: epoch, broker: brokerId, partitions: partitions.map((p) => `${topicPartitionKey(p)}${p.deletePartition ? ' (delete)' : ''}`) }, 'sending StopReplica');
       this.channel.send(
         brokerId,
         { kind: 'StopReplica', controllerId: this.controllerId, controllerEpoch: epoch, brokerEpoch: this.ctx.brokerEpoch(brokerId), partitions },

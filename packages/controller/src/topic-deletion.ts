@@ -1,14 +1,7 @@
+import { topicPartitionKey } from '@samsa/protocol';
+import type { TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import {
-  ConfigEntityZNode,
-  ConfigType,
-  DeleteTopicsTopicZNode,
-  TopicZNode,
-  controllerFencedDelete,
-  controllerFencedDeleteRecursive,
-  type KafkaZk,
-  type TopicPartition,
-} from '@samsa/zk-paths';
+import { ConfigEntityZNode, ConfigType, DeleteTopicsTopicZNode, TopicZNode, controllerFencedDelete, controllerFencedDeleteRecursive, type KafkaZk } from '@samsa/zk-paths';
 import type { ControllerContext, PartitionReplica } from './context.js';
 import type { PartitionStateMachine } from './partition-state-machine.js';
 import type { ReplicaStateMachine } from './replica-state-machine.js';
@@ -142,7 +135,7 @@ export class TopicDeletionManager {
       (e.errorCode === 0 ? ok : failed).push({ tp, replica: brokerId });
     }
     if (failed.length > 0) {
-      log.warn({ broker: brokerId, failed: failed.map((f) => `${f.tp.topic}-${f.tp.partition}`) }, 'replica deletion failed; will retry');
+      log.warn({ broker: brokerId, failed: failed.map((f) => topicPartitionKey(f.tp)) }, 'replica deletion failed; will retry');
       await rsm.handleStateChanges(failed, 'ReplicaDeletionIneligible');
       for (const f of failed) ctx.topicsIneligibleForDeletion.add(f.tp.topic);
     }

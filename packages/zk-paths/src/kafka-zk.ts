@@ -1,3 +1,4 @@
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 /**
  * Kafka's higher-level ZooKeeper operations (KafkaZkClient's role), all through one ZkClient:
  * broker registration, controller election with epoch bump, topic assignments and partition state.
@@ -30,18 +31,10 @@ import {
   type BrokerInfo,
   type LeaderIsrAndControllerEpoch,
   type TopicAssignment,
-  type TopicPartitionRef,
 } from './znodes.js';
 
 /** One entry of /admin/reassign_partitions: a partition and its target replicas. */
-export type PartitionReassignmentEntry = TopicPartitionRef & { replicas: number[] };
-
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
-
-export const tpKey = (tp: TopicPartition): string => `${tp.topic}-${tp.partition}`;
+export type PartitionReassignmentEntry = TopicPartition & { replicas: number[] };
 
 /** Partition state with the zkVersion it was read at (conditional updates need it). */
 export interface PartitionStateWithVersion {
@@ -255,7 +248,7 @@ export class KafkaZk {
     await Promise.all(
       tps.map(async (tp) => {
         const s = await this.getPartitionState(tp);
-        if (s) out.set(tpKey(tp), s);
+        if (s) out.set(topicPartitionKey(tp), s);
       }),
     );
     return out;
@@ -319,7 +312,7 @@ export class KafkaZk {
     );
     outcomes.forEach((o, i) => {
       const u = updates[i]!;
-      if (o.status === 'fulfilled') updated.set(tpKey(u.tp), o.value[0]!.stat!.version);
+      if (o.status === 'fulfilled') updated.set(topicPartitionKey(u.tp), o.value[0]!.stat!.version);
       else if (o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)) stale.push(u.tp);
     });
     // a controller move (or a lost session) fails the whole batch, as the first such error

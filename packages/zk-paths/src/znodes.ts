@@ -1,3 +1,4 @@
+import type { TopicPartition } from '@samsa/protocol';
 /**
  * Kafka's ZooKeeper layout (ZK mode, 2.8+): one definition per znode — its path and the encoding of
  * its payload, byte-compatible with what Kafka brokers write, so zkCli habits and tools carry over.
@@ -243,14 +244,9 @@ export const TopicPartitionStateZNode = {
 
 // ---- admin ------------------------------------------------------------------------------
 
-export interface TopicPartitionRef {
-  topic: string;
-  partition: number;
-}
-
-function partitionList(f: Fields, withReplicas: false): TopicPartitionRef[];
-function partitionList(f: Fields, withReplicas: true): Array<TopicPartitionRef & { replicas: number[] }>;
-function partitionList(f: Fields, withReplicas: boolean): Array<TopicPartitionRef & { replicas?: number[] }> {
+function partitionList(f: Fields, withReplicas: false): TopicPartition[];
+function partitionList(f: Fields, withReplicas: true): Array<TopicPartition & { replicas: number[] }>;
+function partitionList(f: Fields, withReplicas: boolean): Array<TopicPartition & { replicas?: number[] }> {
   return f.array('partitions').map((raw, i) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new ZNodeDecodeError(f.path, `partitions[${i}] should be an object`);
@@ -269,7 +265,7 @@ export const DeleteTopicsTopicZNode = { path: (topic: string) => `/admin/delete_
 
 export const ReassignPartitionsZNode = {
   path: '/admin/reassign_partitions',
-  encode(parts: Array<TopicPartitionRef & { replicas: number[] }>): Buffer {
+  encode(parts: Array<TopicPartition & { replicas: number[] }>): Buffer {
     return utf8(
       orderedJson([
         ['version', 1],
@@ -277,7 +273,7 @@ export const ReassignPartitionsZNode = {
       ]),
     );
   },
-  decode(data: Buffer, path = '/admin/reassign_partitions'): Array<TopicPartitionRef & { replicas: number[] }> {
+  decode(data: Buffer, path = '/admin/reassign_partitions'): Array<TopicPartition & { replicas: number[] }> {
     const f = new Fields(path, parseObject(path, data));
     f.version(1);
     return partitionList(f, true);
@@ -287,10 +283,10 @@ export const ReassignPartitionsZNode = {
 function partitionsNotification(path: string) {
   return {
     path,
-    encode(parts: TopicPartitionRef[]): Buffer {
+    encode(parts: TopicPartition[]): Buffer {
       return utf8(orderedJson([['version', 1], ['partitions', parts.map((p) => ({ topic: p.topic, partition: p.partition }))]]));
     },
-    decode(data: Buffer, p = path): TopicPartitionRef[] {
+    decode(data: Buffer, p = path): TopicPartition[] {
       const f = new Fields(p, parseObject(p, data));
       f.version(1);
       return partitionList(f, false);

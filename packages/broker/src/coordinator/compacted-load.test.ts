@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import pino from 'pino';
-import { CompressionType, ErrorCode, encodeRecordBatch } from '@samsa/protocol';
+import { CompressionType, encodeRecordBatch, ErrorCode, topicPartitionKey } from '@samsa/protocol';
 import { logConfig } from '../log/config.js';
 import { Log } from '../log/log.js';
 import { ManualClock, makeTempDir } from '../log/test-support.js';
@@ -68,7 +68,7 @@ async function load(storage: OffsetsLog): Promise<{ groups: string[]; offsets: R
   const offsets: Record<string, Record<string, string>> = {};
   for (const g of GROUPS) {
     const r = c.handleFetchOffsets(g, false, null);
-    offsets[g] = Object.fromEntries(r.offsets.map(([tp, d]) => [`${tp.topic}-${tp.partition}`, `${d.offset}/${d.metadata}`]));
+    offsets[g] = Object.fromEntries(r.offsets.map(([tp, d]) => [topicPartitionKey(tp), `${d.offset}/${d.metadata}`]));
   }
   await c.shutdown();
   return { groups: listed.groups.map((g) => g.groupId).sort(), offsets };

@@ -6,8 +6,8 @@
  * them when it stops, offset expiry (offsets.retention.minutes) with tombstones.
  */
 import type { Logger } from 'pino';
-import { ErrorCode, encodeRecordBatch, recordBatches, type CompressionType, type RecordInput } from '@samsa/protocol';
-import { GroupMetadata, GroupState, TpMap, type CommitRecordMetadataAndOffset, type TopicPartition } from './group-metadata.js';
+import { encodeRecordBatch, ErrorCode, recordBatches, TopicPartitionMap, type CompressionType, type RecordInput, type TopicPartition } from '@samsa/protocol';
+import { GroupMetadata, GroupState, type CommitRecordMetadataAndOffset } from './group-metadata.js';
 import { MemberMetadata } from './member-metadata.js';
 import { partitionForGroup } from './offsets-topic.js';
 import { LATEST_METADATA_VERSION, groupMetadataValueVersion, offsetCommitValueVersion, type MetadataVersion } from '../config/metadata-version.js';
@@ -401,7 +401,7 @@ export class GroupMetadataManager {
           if (key.type === 'offset') {
             let m = out.offsets.get(key.group);
             if (!m) {
-              m = new TpMap();
+              m = new TopicPartitionMap();
               out.offsets.set(key.group, m);
             }
             if (record.value === null) m.delete(key.topic, key.partition);
@@ -530,7 +530,7 @@ export class GroupMetadataManager {
 
 interface LoadedPartition {
   partition: number;
-  offsets: Map<string, TpMap<CommitRecordMetadataAndOffset>>;
+  offsets: Map<string, TopicPartitionMap<CommitRecordMetadataAndOffset>>;
   groups: Map<string, StoredGroup>;
   removedGroups: Set<string>;
   offsetCount: number;

@@ -4,7 +4,7 @@
  * table below (Kafka's five states; a transition not in it is a bug and throws).
  */
 import { randomUUID } from 'node:crypto';
-import type { JoinGroupResponseMember } from '@samsa/protocol';
+import { TopicPartitionMap, type JoinGroupResponseMember, type TopicPartition } from '@samsa/protocol';
 import type { JoinCallback, JoinGroupResult, MemberMetadata, MemberSummary, Protocol, SyncGroupResult } from './member-metadata.js';
 import { subscriptionTopics, type OffsetAndMetadata } from './records.js';
 
@@ -49,51 +49,6 @@ export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 /** ListGroups v5 group type of every group this coordinator runs (KIP-848's "classic"). */
 export const CLASSIC_GROUP_TYPE = 'classic';
 
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
-
-/** A map keyed by (topic, partition). */
-export class TpMap<V> {
-  private readonly m = new Map<string, Map<number, V>>();
-
-  get size(): number {
-    let n = 0;
-    for (const p of this.m.values()) n += p.size;
-    return n;
-  }
-  get(topic: string, partition: number): V | undefined {
-    return this.m.get(topic)?.get(partition);
-  }
-  has(topic: string, partition: number): boolean {
-    return this.m.get(topic)?.has(partition) ?? false;
-  }
-  set(topic: string, partition: number, v: V): void {
-    let p = this.m.get(topic);
-    if (!p) {
-      p = new Map();
-      this.m.set(topic, p);
-    }
-    p.set(partition, v);
-  }
-  delete(topic: string, partition: number): V | undefined {
-    const p = this.m.get(topic);
-    const v = p?.get(partition);
-    if (p && p.delete(partition) && p.size === 0) this.m.delete(topic);
-    return v;
-  }
-  *entries(): IterableIterator<[TopicPartition, V]> {
-    for (const [topic, p] of this.m) for (const [partition, v] of p) yield [{ topic, partition }, v];
-  }
-  keys(): TopicPartition[] {
-    return [...this.entries()].map(([tp]) => tp);
-  }
-  clear(): void {
-    this.m.clear();
-  }
-}
-
 /** A committed offset and the log offset of the batch that holds it (compaction can reorder nothing). */
 export interface CommitRecordMetadataAndOffset {
   appendedBatchOffset: bigint | null;
@@ -129,8 +84,8 @@ export class GroupMetadata {
   private numMembersAwaitingJoin = 0;
   /** Protocol name → how many members support it. */
   private readonly supportedProtocols = new Map<string, number>();
-  private readonly offsets = new TpMap<CommitRecordMetadataAndOffset>();
-  private readonly pendingOffsetCommits = new TpMap<OffsetAndMetadata>();
+  private readonly offsets = new TopicPartitionMap<CommitRecordMetadataAndOffset>();
+  private readonly pendingOffsetCommits = new TopicPartitionMap<OffsetAndMetadata>();
   private readonly pendingSyncMembers = new Set<string>();
   /** Topics the consumer-protocol members subscribe to (null: unknown). */
   private subscribedTopics: Set<string> | null = null;
@@ -503,7 +458,7 @@ export class GroupMetadata {
   }
 
   removeAllOffsets(): Array<[TopicPartition, OffsetAndMetadata]> {
-    return this.removeOffsets(this.offsets.keys());
+    return this.removeOffsets([...this.offsets.keys()]);
   }
 
   removeOffsets(tps: readonly TopicPartition[]): Array<[TopicPartition, OffsetAndMetadata]> {

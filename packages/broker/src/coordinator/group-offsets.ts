@@ -4,8 +4,8 @@
  * through the GroupMetadataManager.
  */
 import type { Logger } from 'pino';
-import { ErrorCode } from '@samsa/protocol';
-import { GroupMetadata, GroupState, type TopicPartition } from './group-metadata.js';
+import { ErrorCode, type TopicPartition } from '@samsa/protocol';
+import { GroupMetadata, GroupState } from './group-metadata.js';
 import type { GroupMetadataManager, PartitionData } from './group-metadata-manager.js';
 import type { GroupRebalancer } from './group-rebalancer.js';
 import { UNKNOWN_MEMBER_ID } from './member-metadata.js';

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { ErrorCode, decodeRequest, decodeResponse, encodeRequest, encodeResponse, getApi, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
+import { decodeRequest, decodeResponse, encodeRequest, encodeResponse, ErrorCode, getApi, topicPartitionKey, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
 import { FakeZkClient } from '@samsa/zk-paths';
 import { deleteGroupsHandler } from '../handlers/delete-groups.js';
 import { describeGroupsHandler } from '../handlers/describe-groups.js';
@@ -238,8 +238,8 @@ describe('group API handlers at every version', () => {
       })),
     });
     const committed = async (groupId: string) =>
-      (await call(9, 7, { groupId, topics: null, groups: [], requireStable: false })).topics.flatMap((t) => t.partitions.map((p) => `${t.name}-${p.partitionIndex}`)).sort();
-    const outcome = (r: ApiResponseMap[47]) => [r.errorCode, r.topics.flatMap((t) => t.partitions.map((p) => [`${t.name}-${p.partitionIndex}`, p.errorCode]))];
+      (await call(9, 7, { groupId, topics: null, groups: [], requireStable: false })).topics.flatMap((t) => t.partitions.map((p) => topicPartitionKey(t.name, p.partitionIndex))).sort();
+    const outcome = (r: ApiResponseMap[47]) => [r.errorCode, r.topics.flatMap((t) => t.partitions.map((p) => [topicPartitionKey(t.name, p.partitionIndex), p.errorCode]))];
 
     expect((await call(8, 8, commitBody('od-empty', '', -1, [['t', 0], ['t', 1], ['u', 0]]))).topics.every((t) => t.partitions.every((p) => p.errorCode === E.NONE))).toBe(true);
     const r = await call(47, 0, { groupId: 'od-empty', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'nope', partitions: [{ partitionIndex: 0 }] }] });

@@ -1,4 +1,4 @@
-import { ErrorCode, type AlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponseReassignableTopicResponse } from '@samsa/protocol';
+import { ErrorCode, topicPartitionKey, type AlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponseReassignableTopicResponse } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 
@@ -41,7 +41,7 @@ export const alterPartitionReassignmentsHandler: ApiHandler<45, BrokerServices> 
       const { errorCode, results: outcomes } = await s.controller.alterPartitionReassignments(toAlter);
       if (errorCode !== 0) return response(errorCode, null, [], allowRfChange);
       for (const r of toAlter) {
-        const o = outcomes.get(`${r.topic}-${r.partition}`) ?? { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message: 'no result' };
+        const o = outcomes.get(topicPartitionKey(r)) ?? { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message: 'no result' };
         results.set(`${r.topic}\u0000${r.partition}`, o);
       }
     }

@@ -17,15 +17,13 @@ export const electLeadersHandler: ApiHandler<43, BrokerServices> = {
     const { errorCode, results } = await s.controller.electLeaders(requested, type);
     if (errorCode !== 0) return { throttleTimeMs: 0, errorCode, replicaElectionResults: [] };
     const byTopic = new Map<string, ElectLeadersResponseReplicaElectionResult>();
-    for (const [k, r] of results) {
-      const i = k.lastIndexOf('-');
-      const topic = k.slice(0, i);
+    for (const [{ topic, partition }, r] of results) {
       let t = byTopic.get(topic);
       if (!t) {
         t = { topic, partitionResult: [] };
         byTopic.set(topic, t);
       }
-      t.partitionResult.push({ partitionId: Number(k.slice(i + 1)), errorCode: r.errorCode, errorMessage: r.message });
+      t.partitionResult.push({ partitionId: partition, errorCode: r.errorCode, errorMessage: r.message });
     }
     for (const t of byTopic.values()) t.partitionResult.sort((x, y) => x.partitionId - y.partitionId);
     return { throttleTimeMs: 0, errorCode: 0, replicaElectionResults: [...byTopic.values()].sort((x, y) => x.topic.localeCompare(y.topic)) };

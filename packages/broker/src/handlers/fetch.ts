@@ -1,4 +1,4 @@
-import { ErrorCode, encodeResponseChunks, type FetchResponse, type FetchResponsePartition, type FetchResponseTopic } from '@samsa/protocol';
+import { encodeResponseChunks, ErrorCode, topicPartitionKey, type FetchResponse, type FetchResponsePartition, type FetchResponseTopic } from '@samsa/protocol';
 import { DelayedFetch } from '../replica/delayed-fetch.js';
 import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../api/api-handler.js';
@@ -112,7 +112,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
             }
           : resolve;
         const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, done, excluded);
-        rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => `${e.topic}-${e.partition}`));
+        rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => topicPartitionKey(e)));
       });
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       if (latencyTrace) {

@@ -1,5 +1,4 @@
-import { ErrorCode, type OffsetCommitResponseTopic } from '@samsa/protocol';
-import type { TopicPartition } from '../coordinator/group-metadata.js';
+import { ErrorCode, type OffsetCommitResponseTopic, type TopicPartition } from '@samsa/protocol';
 import type { OffsetAndMetadata } from '../coordinator/records.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';

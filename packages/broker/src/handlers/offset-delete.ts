@@ -1,5 +1,4 @@
-import { ErrorCode, type OffsetDeleteResponseTopic } from '@samsa/protocol';
-import type { TopicPartition } from '../coordinator/group-metadata.js';
+import { ErrorCode, type OffsetDeleteResponseTopic, type TopicPartition } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 

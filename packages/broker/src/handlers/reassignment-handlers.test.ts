@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ErrorCode, decodeResponse, encodeRequest, getApi, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
+import { decodeResponse, encodeRequest, ErrorCode, getApi, topicPartitionKey, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
 import { ConfigType, FakeZkClient, KafkaZk, newTopicId } from '@samsa/zk-paths';
 import type { KafkaController } from '@samsa/controller';
 import { buildBrokerConfig } from '../config/broker-config.js';
@@ -48,7 +48,7 @@ beforeEach(async () => {
     },
     alterPartitionReassignments: async (rs: typeof altered) => {
       altered.push(...rs);
-      return { errorCode: 0, results: new Map(rs.map((r) => [`${r.topic}-${r.partition}`, r.topic === 't' ? { errorCode: 0, message: null } : { errorCode: 3, message: 'The partition does not exist.' }])) };
+      return { errorCode: 0, results: new Map(rs.map((r) => [topicPartitionKey(r), r.topic === 't' ? { errorCode: 0, message: null } : { errorCode: 3, message: 'The partition does not exist.' }])) };
     },
     listPartitionReassignments: async () => ({ errorCode: 0, reassignments: [{ topic: 't', partition: 0, replicas: [1, 2, 3, 0], addingReplicas: [3], removingReplicas: [0] }] }),
   } as unknown as KafkaController;

@@ -10,10 +10,10 @@
  * Writes go to `<file>.tmp`, are fsynced, renamed over the file and the directory is fsynced, so a
  * crash leaves either the old or the new content (Kafka's CheckpointFile).
  */
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import { open, rename, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CorruptCheckpointError } from './errors.js';
-import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
 
 /** fsync a directory so a rename in it is durable (no-op where directories cannot be fsynced). */
 export async function fsyncDirectory(dir: string): Promise<void> {
@@ -155,5 +155,10 @@ export class OffsetCheckpointFile {
     const map = new Map<string, bigint>();
     for (const e of await this.file.read()) map.set(topicPartitionKey(e), e.offset);
     return map;
+  }
+
+  /** The entries as written, in file order. */
+  readEntries(): Promise<TopicPartitionOffset[]> {
+    return this.file.read();
   }
 }

@@ -27,7 +27,7 @@ export {
   writeFileAtomically,
 } from './checkpoint.js';
 export type { CheckpointFormat, TopicPartitionOffset } from './checkpoint.js';
-export { deleteDirName, parsePartitionDirName, topicPartitionKey } from './topic-partition.js';
+export { deleteDirName, parsePartitionDirName } from './topic-partition.js';
 export type { ParsedPartitionDir, PartitionDirKind } from './topic-partition.js';
 export { OffsetIndex } from './offset-index.js';
 export type { OffsetPosition } from './offset-index.js';

@@ -12,6 +12,7 @@
  *    segments after it are deleted, indexes are rebuilt, leader epochs re-learned;
  * 4. works out the log end offset, log start offset and recovery point.
  */
+import type { TopicPartition } from '@samsa/protocol';
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -29,7 +30,6 @@ import {
 } from './config.js';
 import { LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { LogSegment } from './segment.js';
-import type { TopicPartition } from './topic-partition.js';
 
 export interface LoadLogParams {
   dir: string;

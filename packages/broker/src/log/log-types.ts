@@ -1,8 +1,8 @@
 /** Options and results of `Log` (kept apart to keep log.ts small). */
+import type { TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import type { Log } from './log.js';
 import type { Clock, LogConfig } from './config.js';
-import type { TopicPartition } from './topic-partition.js';
 
 export interface LogOptions {
   /** The partition directory `<log.dir>/<topic>-<partition>`. */

@@ -7,6 +7,7 @@
  * snapshot while appends, rolls, retention and truncation replace it). Mutations run one at a time
  * behind an async lock; reads do not take it.
  */
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import { pino, type Logger } from 'pino';
 import {
   BASE_OFFSET_OFFSET,
@@ -29,7 +30,6 @@ import { SegmentDeleter } from './segment-deleter.js';
 import { planSegmentReplacement } from './segment-swap.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { RecentBatches } from './recent-batches.js';
-import { topicPartitionKey, type TopicPartition } from './topic-partition.js';
 import { ProducerStateManager, type BatchMetadata } from './producer-state-manager.js';
 
 export type { LogAppendInfo, LogOptions, TruncationListener };

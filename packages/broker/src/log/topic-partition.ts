@@ -1,16 +1,8 @@
-/** Topic-partition identity and Kafka's partition directory naming. */
+/** Kafka's partition directory naming (a partition's directory is its topicPartitionKey). */
 import { randomUUID } from 'node:crypto';
+import type { TopicPartition } from '@samsa/protocol';
 import { DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX } from './config.js';
 
-export interface TopicPartition {
-  readonly topic: string;
-  readonly partition: number;
-}
-
-/** `topic-partition`, also the partition's directory name. */
-export function topicPartitionKey(tp: TopicPartition): string {
-  return `${tp.topic}-${tp.partition}`;
-}
 
 export type PartitionDirKind = 'log' | 'delete' | 'future' | 'stray';
 

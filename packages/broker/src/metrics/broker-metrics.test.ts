@@ -1,3 +1,4 @@
+import { TopicPartitionMap } from '@samsa/protocol';
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,11 +14,12 @@ function sample(text: string, series: string): number | undefined {
 
 /** A replica manager stand-in: what the scrape-time gauges read. */
 function fakeReplicaManager(parts: Array<{ topic: string; partition: number; leader: boolean; isr: number[]; replicas: number[]; size: number }>, minIsr: Record<string, number>): ReplicaManager {
-  const partitions = new Map(parts.map((p) => [`${p.topic}-${p.partition}`, { topic: p.topic, partition: p.partition, isLeader: p.leader, isr: p.isr, replicas: p.replicas, log: { size: p.size }, highWatermark: 10n }]));
+  const partitions = new TopicPartitionMap<object>();
+  for (const p of parts) partitions.set(p.topic, p.partition, { topic: p.topic, partition: p.partition, isLeader: p.leader, isr: p.isr, replicas: p.replicas, log: { size: p.size }, highWatermark: 10n });
   return {
     partitions,
     cachedSettings: (t: string) => (minIsr[t] === undefined ? undefined : { minInsyncReplicas: minIsr[t] }),
-    getPartition: (t: string, p: number) => partitions.get(`${t}-${p}`),
+    getPartition: (t: string, p: number) => partitions.get(t, p),
   } as unknown as ReplicaManager;
 }
 
@@ -40,7 +42,7 @@ describe('BrokerMetrics', () => {
     expect(sample(text, 'kafka_server_replicamanager_partitioncount')).toBe(3);
     expect(sample(text, 'kafka_log_log_size{topic="a",partition="1"}')).toBe(50);
     // state changes show at the next scrape
-    m.sources.replicaManager.partitions.delete('a-0');
+    m.sources.replicaManager.partitions.delete('a', 0);
     text = (await m.scrape()).body;
     expect(sample(text, 'kafka_server_replicamanager_underreplicatedpartitions')).toBe(0);
     expect(sample(text, 'kafka_log_log_size{topic="a",partition="0"}')).toBeUndefined();

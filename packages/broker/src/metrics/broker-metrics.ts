@@ -9,9 +9,9 @@
  * request path only bumps counters and histograms, once per request or per partition.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { API_TABLE } from '@samsa/protocol';
+import { API_TABLE, type TopicPartition } from '@samsa/protocol';
 import type { ControllerEventType, ControllerMetricsListener, KafkaController } from '@samsa/controller';
-import type { TopicPartition, ZkClient, ZkSessionStateName } from '@samsa/zk-paths';
+import type { ZkClient, ZkSessionStateName } from '@samsa/zk-paths';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { GroupState } from '../coordinator/group-metadata.js';
 import type { RequestTiming } from '../network/socket-server.js';

@@ -1,9 +1,10 @@
+import { topicPartitionKey } from '@samsa/protocol';
 import { describe, expect, it } from 'vitest';
 import { consumerLag } from './lag.js';
 
 describe('consumerLag', () => {
   const hw = new Map([['t-0', 100n], ['t-1', 50n]]);
-  const end = (topic: string, partition: number) => hw.get(`${topic}-${partition}`);
+  const end = (topic: string, partition: number) => hw.get(topicPartitionKey(topic, partition));
 
   it('metrics – lag is the high watermark minus the committed offset, per group and partition', () => {
     const lag = consumerLag(

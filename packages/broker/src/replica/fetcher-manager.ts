@@ -1,3 +1,4 @@
+import { topicPartitionKey } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import { ReplicaFetcher, type FetcherOptions } from './replica-fetcher.js';
 import type { Partition } from './partition.js';
@@ -28,7 +29,7 @@ export class ReplicaFetcherManager {
   }
 
   addPartition(partition: Partition, leader: LeaderEndpoint, leaderEpoch: number): void {
-    const key = `${partition.topic}-${partition.partition}`;
+    const key = topicPartitionKey(partition);
     this.removePartition(key);
     const fkey = `${leader.brokerId}-${leader.host}:${leader.port}-${this.fetcherId(partition.topic, partition.partition)}`;
     let f = this.fetchers.get(fkey);

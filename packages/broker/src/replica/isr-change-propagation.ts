@@ -1,3 +1,4 @@
+import { topicPartitionKey } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import { CreateMode, IsrChangeNotificationSequenceZNode, type KafkaZk } from '@samsa/zk-paths';
 
@@ -22,7 +23,7 @@ export class IsrChangePropagation {
   ) {}
 
   record(topic: string, partition: number): void {
-    this.changed.set(`${topic}-${partition}`, { topic, partition });
+    this.changed.set(topicPartitionKey(topic, partition), { topic, partition });
     this.lastChangeMs = Date.now();
   }
 
@@ -38,7 +39,7 @@ export class IsrChangePropagation {
       });
       this.lastPropagationMs = now;
     } catch (err) {
-      for (const tp of parts) this.changed.set(`${tp.topic}-${tp.partition}`, tp);
+      for (const tp of parts) this.changed.set(topicPartitionKey(tp), tp);
       this.log.warn({ err }, 'could not write the ISR change notification; will retry');
     }
   }

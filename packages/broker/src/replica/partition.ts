@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { KafkaError, type PartitionState } from '@samsa/protocol';
+import { KafkaError, topicPartitionKey, type PartitionState } from '@samsa/protocol';
 import type { Log, LogAppendInfo } from '../log/log.js';
 import type { FetchDataInfo } from '../log/segment.js';
 
@@ -131,12 +131,12 @@ export class Partition {
     return this.exclusive(async () => {
       const log = this.log;
       if (!this.isLeader || !log) {
-        throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${this.topic}-${this.partition}`);
+        throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${topicPartitionKey(this)}`);
       }
       if (requiredAcks === -1 && this.isr.length < minInsyncReplicas) {
         throw new KafkaError(
           'NOT_ENOUGH_REPLICAS',
-          `The size of the current ISR [${this.isr.join(',')}] is insufficient to satisfy the min.isr requirement of ${minInsyncReplicas} for partition ${this.topic}-${this.partition}`,
+          `The size of the current ISR [${this.isr.join(',')}] is insufficient to satisfy the min.isr requirement of ${minInsyncReplicas} for partition ${topicPartitionKey(this)}`,
         );
       }
       const info = await log.appendAsLeader(records, this.leaderEpoch);
@@ -263,7 +263,7 @@ export class Partition {
   /** Consumer read: leader only, up to the high watermark. */
   async readForConsumer(offset: bigint, maxBytes: number, minOneMessage: boolean, currentLeaderEpoch: number): Promise<FetchDataInfo> {
     const log = this.log;
-    if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${this.topic}-${this.partition}`);
+    if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${topicPartitionKey(this)}`);
     this.checkLeaderEpoch(currentLeaderEpoch);
     return log.read(offset, maxBytes, log.highWatermark, minOneMessage);
   }
@@ -271,7 +271,7 @@ export class Partition {
   /** Follower read (replica fetch): leader only, up to the log end offset. */
   async readForFollower(offset: bigint, maxBytes: number, minOneMessage: boolean, currentLeaderEpoch: number): Promise<FetchDataInfo> {
     const log = this.log;
-    if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${this.topic}-${this.partition}`);
+    if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${topicPartitionKey(this)}`);
     this.checkLeaderEpoch(currentLeaderEpoch);
     return log.read(offset, maxBytes, undefined, minOneMessage);
   }

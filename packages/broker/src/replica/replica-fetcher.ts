@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ErrorCode, errorName, type FetchRequestTopic } from '@samsa/protocol';
+import { ErrorCode, errorName, topicPartitionKey, type FetchRequestTopic } from '@samsa/protocol';
 import { BrokerConnection } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
@@ -157,7 +157,7 @@ export class ReplicaFetcher {
     });
     for (const t of resp.topics) {
       for (const p of t.partitions) {
-        const key = `${t.topic}-${p.partition}`;
+        const key = topicPartitionKey(t.topic, p.partition);
         const s = this.partitions.get(key);
         const log = s?.partition.log;
         if (!s || !log || !s.truncating) continue;
@@ -237,7 +237,7 @@ export class ReplicaFetcher {
     if (latencyTrace) latencyTrace.record('fetcher.roundTrip', tResp - tSend);
     for (const t of resp.responses) {
       for (const p of t.partitions) {
-        const s = this.partitions.get(`${t.topic}-${p.partitionIndex}`);
+        const s = this.partitions.get(topicPartitionKey(t.topic, p.partitionIndex));
         const log = s?.partition.log;
         if (!s || !log || s.truncating) continue;
         switch (p.errorCode) {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ErrorCode, LeaderAndIsrType, type ProduceRequestTopic, type ProduceResponseTopic } from '@samsa/protocol';
+import { ErrorCode, LeaderAndIsrType, topicPartitionKey, type ProduceRequestTopic, type ProduceResponseTopic } from '@samsa/protocol';
 import type { KafkaZk } from '@samsa/zk-paths';
 import { logConfig } from '../log/config.js';
 import { Log } from '../log/log.js';
@@ -39,7 +39,7 @@ async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}): Promise<Re
     brokerId: 0,
     logs: {
       getOrCreateLog: async (tp, config) => {
-        const log = await Log.open({ dir: join(dir, `${tp.topic}-${tp.partition}`), topicPartition: tp, config });
+        const log = await Log.open({ dir: join(dir, topicPartitionKey(tp)), topicPartition: tp, config });
         logs.push(log);
         return log;
       },

@@ -1,17 +1,20 @@
 import type { Logger } from 'pino';
 import {
   ErrorCode,
-  KafkaError,
   errorCodeOf,
+  KafkaError,
+  TopicPartitionMap,
+  topicPartitionKey,
+  validateRecords,
   type LeaderAndIsrRequest,
   type LeaderAndIsrResponse,
-  validateRecords,
   type PartitionError,
   type ProduceRequestTopic,
   type ProduceResponsePartition,
   type ProduceResponseTopic,
   type StopReplicaRequest,
   type StopReplicaResponse,
+  type TopicPartition,
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
 import type { Log } from '../log/log.js';
@@ -32,13 +35,6 @@ import type { TopicSettings } from '../config/topic-settings.js';
 import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
 import type { DelayedFetch } from './delayed-fetch.js';
 import type { DelayedDeleteRecords } from './delayed-delete-records.js';
-
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
-
-const key = (topic: string, partition: number) => `${topic}-${partition}`;
 
 /** What the replica manager needs from the log manager. */
 export interface LogProvider {
@@ -131,7 +127,7 @@ export interface ReadResult {
  * an older controller epoch than one already seen are rejected (STALE_CONTROLLER_EPOCH).
  */
 export class ReplicaManager {
-  readonly partitions = new Map<string, Partition>();
+  readonly partitions = new TopicPartitionMap<Partition>();
   controllerEpoch = 0;
   private readonly log: Logger;
   private readonly topicSettingsCache = new Map<string, TopicSettings>();
@@ -268,7 +264,7 @@ export class ReplicaManager {
   }
 
   getPartition(topic: string, partition: number): Partition | undefined {
-    return this.partitions.get(key(topic, partition));
+    return this.partitions.get(topic, partition);
   }
 
   async settingsFor(topic: string): Promise<TopicSettings> {
@@ -306,7 +302,7 @@ export class ReplicaManager {
         err(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         continue;
       }
-      let p = this.partitions.get(key(s.topic, s.partition));
+      let p = this.partitions.get(s.topic, s.partition);
       if (p && s.leaderEpoch < p.leaderEpoch) {
         scl.warn({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, current: p.leaderEpoch }, 'ignoring LeaderAndIsr with an older leader epoch');
         err(ErrorCode.STALE_CONTROLLER_EPOCH);
@@ -319,8 +315,8 @@ export class ReplicaManager {
           ...(this.o.onIsrChange ? { onIsrChange: this.o.onIsrChange } : {}),
           ...(this.o.isBrokerAlive ? { isBrokerAlive: this.o.isBrokerAlive } : {}),
         });
-        this.partitions.set(key(s.topic, s.partition), p);
-        const k = key(s.topic, s.partition);
+        this.partitions.set(s.topic, s.partition, p);
+        const k = topicPartitionKey(s.topic, s.partition);
         // as in Kafka's ReplicaManager: HW growth completes produces and consumer fetches, appends follower fetches
         p.onHighWatermark(() => {
           this.producePurgatory.checkAndComplete(k);
@@ -331,13 +327,13 @@ export class ReplicaManager {
       try {
         const settings = await this.settingsFor(s.topic);
         const log = await this.o.logs.getOrCreateLog(tp, settings.logConfig, s.topicId);
-        const hw = this.checkpointedHw.get(key(s.topic, s.partition));
+        const hw = this.checkpointedHw.get(topicPartitionKey(s.topic, s.partition));
         if (hw !== undefined) {
-          this.checkpointedHw.delete(key(s.topic, s.partition));
+          this.checkpointedHw.delete(topicPartitionKey(s.topic, s.partition));
           if (hw > log.highWatermark) log.updateHighWatermark(hw);
         }
         if (s.leader === this.o.brokerId) {
-          this.fetchers.removePartition(key(s.topic, s.partition));
+          this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
           await p.makeLeader(s, log);
         } else {
           await p.makeFollower(s, log);
@@ -347,15 +343,15 @@ export class ReplicaManager {
             // shutting down: following again would put this broker back into the new leader's ISR
           } else if (e) this.fetchers.addPartition(p, { brokerId: s.leader, host: e.host || '127.0.0.1', port: e.port }, s.leaderEpoch);
           else {
-            this.fetchers.removePartition(key(s.topic, s.partition));
+            this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
             if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');
           }
         }
         scl.info({ topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch }, 'applied LeaderAndIsr');
         // leadership moved: waiting produces and fetches on this partition answer now
-        this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
-        this.deleteRecordsPurgatory.checkAndComplete(key(s.topic, s.partition));
-        this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
+        this.producePurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
+        this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
+        this.fetchPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
         this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: s.leader === this.o.brokerId });
         err(ErrorCode.NONE);
       } catch (e) {
@@ -373,18 +369,18 @@ export class ReplicaManager {
     this.controllerEpoch = req.controllerEpoch;
     const partitionErrors: PartitionError[] = [];
     for (const s of req.partitions) {
-      const p = this.partitions.get(key(s.topic, s.partition));
+      const p = this.partitions.get(s.topic, s.partition);
       if (p && s.leaderEpoch >= 0 && s.leaderEpoch < p.leaderEpoch) {
         partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.FENCED_LEADER_EPOCH });
         continue;
       }
-      this.partitions.delete(key(s.topic, s.partition));
-      this.fetchers.removePartition(key(s.topic, s.partition));
+      this.partitions.delete(s.topic, s.partition);
+      this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
       p?.stopLeading();
       if (p) this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: false });
-      this.producePurgatory.checkAndComplete(key(s.topic, s.partition));
-      this.deleteRecordsPurgatory.checkAndComplete(key(s.topic, s.partition));
-      this.fetchPurgatory.checkAndComplete(key(s.topic, s.partition));
+      this.producePurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
+      this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
+      this.fetchPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
       if (s.deletePartition) {
         try {
           await this.o.logs.deleteLog(s);
@@ -460,7 +456,7 @@ export class ReplicaManager {
       }
       responseCallback(local.responses);
     });
-    const keys = waiting.map((w) => key(w.partition.topic, w.partition.partition));
+    const keys = waiting.map((w) => topicPartitionKey(w.partition.topic, w.partition.partition));
     if (!this.producePurgatory.tryCompleteElseWatch(op, keys)) onDelayed?.();
   }
 
@@ -486,7 +482,7 @@ export class ReplicaManager {
           fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`);
           continue;
         }
-        const p = this.partitions.get(key(t.name, index));
+        const p = this.partitions.get(t.name, index);
         if (!p || !p.isLeader) {
           // Kafka's getPartitionOrException: a partition the cluster has but not here is a leadership question
           fail(!p && !this.o.hasTopic?.(t.name) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -542,10 +538,10 @@ export class ReplicaManager {
       const leaderEnd = p.log!.logEndOffset;
       // the follower's position counts as soon as its request is valid: the high watermark (and the
       // acks=all answers waiting on it) need not wait for this read from disk
-      if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.o.brokerId} is not the leader of ${p.topic}-${p.partition}`);
+      if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.o.brokerId} is not the leader of ${topicPartitionKey(p)}`);
       p.checkLeaderEpoch(e.currentLeaderEpoch);
       await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now, e.logStartOffset ?? -1n);
-      this.deleteRecordsPurgatory.checkAndComplete(key(p.topic, p.partition));
+      this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(p.topic, p.partition));
       // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while over quota
       if (this.shouldLeaderThrottle(p, replicaId)) return p.readForFollower(e.fetchOffset, 0, false, e.currentLeaderEpoch);
       const data = await p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
@@ -573,7 +569,7 @@ export class ReplicaManager {
     let first = true;
     const out: ReadResult[] = [];
     for (const e of entries) {
-      const p = this.partitions.get(key(e.topic, e.partition));
+      const p = this.partitions.get(e.topic, e.partition);
       if (!p || !p.log) {
         out.push({ topic: e.topic, partition: e.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined });
         continue;

@@ -1,4 +1,5 @@
-import { KafkaZk, ZkClient, type TopicPartition } from '@samsa/zk-paths';
+import type { TopicPartition } from '@samsa/protocol';
+import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 
 export interface ClusterSummary {
   controllerId: number | null;

@@ -4,14 +4,14 @@
  * --delete-offsets report, and the offset arithmetic behind them (lag, the reset scenarios,
  * clamping to [earliest, latest]). Pure functions: the command feeds them what the Admin fetched.
  */
-import type { GroupDescription, TopicPartitionKey } from '@samsa/client';
+import type { GroupDescription, TopicPartition } from '@samsa/client';
 import type { ResetScenario } from './consumer-groups-options.js';
 import { ConsumerGroupsUsageError } from './consumer-groups-options.js';
 
 export const MISSING = '-';
 
 const pad = (s: string, n: number) => s.padEnd(n);
-const tpString = (tp: TopicPartitionKey) => `${tp.topic}-${tp.partition}`;
+const tpString = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
 export const tpKey = tpString;
 
 /** An error reported as `\nError: <message>` on stdout, exit code 1. */
@@ -72,7 +72,7 @@ export function lagOf(offset: bigint | null, logEndOffset: bigint | null): bigin
   return offset === null || offset === -1n || logEndOffset === null ? null : logEndOffset - offset;
 }
 
-const byTp = (a: TopicPartitionKey, b: TopicPartitionKey) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
+const byTp = (a: TopicPartition, b: TopicPartition) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
 
 /**
  * collectGroupsOffsets: one row per assigned partition (members with the most partitions first),
@@ -85,7 +85,7 @@ export function buildOffsetRows(
 ): PartitionAssignmentRow[] {
   const rows: PartitionAssignmentRow[] = [];
   const assigned = new Set<string>();
-  const row = (tp: TopicPartitionKey, consumerId: string, host: string, clientId: string): PartitionAssignmentRow => {
+  const row = (tp: TopicPartition, consumerId: string, host: string, clientId: string): PartitionAssignmentRow => {
     const offset = committed.get(tpString(tp)) ?? null;
     const leo = logEndOffsets.get(tpString(tp)) ?? null;
     return { group: d.groupId, topic: tp.topic, partition: tp.partition, offset, logEndOffset: leo, lag: lagOf(offset, leo), consumerId, host, clientId };
@@ -188,7 +188,7 @@ export function formatGroupStates(groups: ReadonlyArray<{ groupId: string; state
 
 // ---- --reset-offsets --------------------------------------------------------------------------------
 
-export interface NewOffset extends TopicPartitionKey {
+export interface NewOffset extends TopicPartition {
   offset: bigint;
 }
 
@@ -272,15 +272,15 @@ export function parseResetPlan(csv: string, groups: readonly string[]): Map<stri
  * Throws ConsumerGroupsUsageError where Kafka prints the usage (a missing offset, shift without a
  * committed offset).
  */
-export function computeResetOffsets(s: ResetScenario, partitions: readonly TopicPartitionKey[], l: OffsetLookups): { offsets: NewOffset[]; out: string; err: string } {
+export function computeResetOffsets(s: ResetScenario, partitions: readonly TopicPartition[], l: OffsetLookups): { offsets: NewOffset[]; out: string; err: string } {
   let out = '';
   let err = '';
-  const need = (m: ReadonlyMap<string, bigint>, tp: TopicPartitionKey, what: string): bigint => {
+  const need = (m: ReadonlyMap<string, bigint>, tp: TopicPartition, what: string): bigint => {
     const v = m.get(tpString(tp));
     if (v === undefined) throw new ConsumerGroupsUsageError(`Error getting ${what} offset of topic partition: ${tpString(tp)}`);
     return v;
   };
-  const clamp = (tp: TopicPartitionKey, offset: bigint): bigint => {
+  const clamp = (tp: TopicPartition, offset: bigint): bigint => {
     const end = need(l.latest, tp, 'ending');
     if (offset > end) {
       err += `WARN New offset (${offset}) is higher than latest offset for topic partition ${tpString(tp)}. Value will be set to ${end}.\n`;

@@ -11,7 +11,7 @@ import {
   type ListOffsetsRequest,
   type OffsetSpec,
   type TopicDescription,
-  type TopicPartitionKey,
+  type TopicPartition,
 } from '@samsa/client';
 import {
   ConsumerGroupCommandError,
@@ -251,7 +251,7 @@ class ConsumerGroupService {
   }
 
   /** LOG-END-OFFSET of each partition; null where the partition has no leader or does not exist. */
-  private async logEndOffsets(partitions: readonly TopicPartitionKey[]): Promise<Map<string, bigint | null>> {
+  private async logEndOffsets(partitions: readonly TopicPartition[]): Promise<Map<string, bigint | null>> {
     const out = new Map<string, bigint | null>(partitions.map((tp) => [tpKey(tp), null]));
     const topics = await this.existingTopics(partitions.map((p) => p.topic));
     const led = partitions.filter((tp) => topics.get(tp.topic)?.partitions.some((p) => p.partition === tp.partition && p.leader !== null));
@@ -260,7 +260,7 @@ class ConsumerGroupService {
   }
 
   /** ListOffsets for `partitions`; those that fail are left out. */
-  private async listOffsetsLenient(partitions: readonly TopicPartitionKey[], spec: OffsetSpec): Promise<Map<string, bigint>> {
+  private async listOffsetsLenient(partitions: readonly TopicPartition[], spec: OffsetSpec): Promise<Map<string, bigint>> {
     const reqs: ListOffsetsRequest[] = partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition, spec }));
     if (reqs.length === 0) return new Map();
     try {
@@ -294,7 +294,7 @@ class ConsumerGroupService {
   private async deleteOffsets(): Promise<number> {
     const group = this.opts.groups[0]!;
     const results: OffsetDeletion[] = [];
-    const partitions: TopicPartitionKey[] = [];
+    const partitions: TopicPartition[] = [];
     for (const arg of this.opts.topics) {
       const { topic, partitions: ps } = parseTopicArg(arg);
       if (ps !== null) {
@@ -345,7 +345,7 @@ class ConsumerGroupService {
     const scenario = this.opts.scenario!;
     const need = lookupsNeeded(scenario);
     let committed: Map<string, bigint> | undefined;
-    let partitions: TopicPartitionKey[];
+    let partitions: TopicPartition[];
     let requested: Map<string, bigint> | undefined;
     if (scenario.kind === 'from-file') {
       this.resetPlan ??= parseResetPlan(this.readFile(scenario.path), this.opts.groups);
@@ -385,10 +385,10 @@ class ConsumerGroupService {
   }
 
   /** GroupOffsetsResetter.checkAllTopicPartitionsValid: every partition exists and has a leader. */
-  private async checkPartitionsValid(partitions: readonly TopicPartitionKey[]): Promise<void> {
+  private async checkPartitionsValid(partitions: readonly TopicPartition[]): Promise<void> {
     if (partitions.length === 0) return;
     const topics = await this.existingTopics(partitions.map((p) => p.topic));
-    const info = (tp: TopicPartitionKey) => topics.get(tp.topic)?.partitions.find((p) => p.partition === tp.partition);
+    const info = (tp: TopicPartition) => topics.get(tp.topic)?.partitions.find((p) => p.partition === tp.partition);
     const missing = partitions.filter((tp) => !info(tp));
     if (missing.length > 0) throw new ConsumerGroupCommandError(`The partitions "${missing.map(tpKey).join(',')}" do not exist`);
     const leaderless = partitions.filter((tp) => info(tp)!.leader === null);
@@ -396,7 +396,7 @@ class ConsumerGroupService {
   }
 }
 
-function splitKey(k: string): TopicPartitionKey {
+function splitKey(k: string): TopicPartition {
   const i = k.lastIndexOf('-');
   return { topic: k.slice(0, i), partition: Number(k.slice(i + 1)) };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { Admin, ElectionType, KafkaError, type AdminOptions, type ElectionResult, type TopicPartitionRef } from '@samsa/client';
+import { Admin, ElectionType, KafkaError, type AdminOptions, type ElectionResult, type TopicPartition } from '@samsa/client';
 import { javaExceptionName, javaToString } from './java-errors.js';
 import { adminOptionsFromProperties, parseProperties } from './topics.js';
 
@@ -125,7 +125,7 @@ export function validateLeaderElectionOptions(o: RawLeaderElectionOptions): Lead
 }
 
 /** Kafka's replica election JSON: {"partitions": [{"topic": "t", "partition": 0}, …]}; duplicates are an error. */
-export function parseReplicaElectionData(text: string): TopicPartitionRef[] {
+export function parseReplicaElectionData(text: string): TopicPartition[] {
   let js: unknown;
   try {
     js = JSON.parse(text);
@@ -137,7 +137,7 @@ export function parseReplicaElectionData(text: string): TopicPartitionRef[] {
   const list = (js as Record<string, unknown>)['partitions'];
   if (list === undefined) throw new LeaderElectionCommandError('Replica election data is missing "partitions" field');
   if (!Array.isArray(list)) throw new LeaderElectionCommandError(`Replica election data: "partitions" should be an array, got ${JSON.stringify(list)}`);
-  const out: TopicPartitionRef[] = [];
+  const out: TopicPartition[] = [];
   for (const [i, raw] of list.entries()) {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new LeaderElectionCommandError(`Replica election data: partitions[${i}] should be an object, got ${JSON.stringify(raw)}`);
     const e = raw as Record<string, unknown>;
@@ -226,7 +226,7 @@ export async function executeLeaderElectionCommand(raw: RawLeaderElectionOptions
     throw err;
   }
   const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
-  let partitions: TopicPartitionRef[] | null = null;
+  let partitions: TopicPartition[] | null = null;
   let props: Record<string, string> = {};
   try {
     if (opts.pathToJsonFile !== undefined) partitions = parseReplicaElectionData(read(opts.pathToJsonFile));

@@ -11,6 +11,7 @@
  * at once so the leader can hand them to their new owner (KIP-429).
  */
 import type { JoinGroupRequestProtocol, JoinGroupResponseMember } from '@samsa/protocol';
+import { compareTopicPartitions, topicPartitionKey } from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
 import type { Logger } from '../logger.js';
 import { RebalanceProtocol, type MemberSubscription, type PartitionAssignor } from './assignors/types.js';
@@ -18,7 +19,7 @@ import { GroupMembership, type Generation, type MembershipOptions } from './coor
 import type { ConsumerMetadata } from './metadata.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './protocol-codec.js';
 import type { SubscriptionState } from './subscription-state.js';
-import { compareTp, tpKey, type ConsumerRebalanceListener, type TopicPartition } from './types.js';
+import { type ConsumerRebalanceListener, type TopicPartition } from './types.js';
 
 export interface ConsumerCoordinatorHooks {
   listener(): ConsumerRebalanceListener | undefined;
@@ -76,8 +77,8 @@ export class ConsumerCoordinator extends GroupMembership {
       const gone = owned.filter((tp) => !this.subs.subscription.has(tp.topic));
       if (gone.length > 0) {
         await this.invokeRevoked(gone);
-        const goneKeys = new Set(gone.map(tpKey));
-        this.subs.assignFromSubscribed(owned.filter((tp) => !goneKeys.has(tpKey(tp))));
+        const goneKeys = new Set(gone.map(topicPartitionKey));
+        this.subs.assignFromSubscribed(owned.filter((tp) => !goneKeys.has(topicPartitionKey(tp))));
       }
     }
     this.assignmentSnapshot = null;
@@ -116,12 +117,12 @@ export class ConsumerCoordinator extends GroupMembership {
     if (assigned.length !== assignment.partitions.length) this.requestRejoin('assignment contains topics the member does not subscribe to');
     assignor?.onAssignment(assignment, generation.generationId);
     const owned = this.subs.assignedPartitions();
-    const assignedKeys = new Set(assigned.map(tpKey));
-    const ownedKeys = new Set(owned.map(tpKey));
-    this.log.info({ generation: generation.generationId, assigned: assigned.map(tpKey) }, 'received assignment');
+    const assignedKeys = new Set(assigned.map(topicPartitionKey));
+    const ownedKeys = new Set(owned.map(topicPartitionKey));
+    this.log.info({ generation: generation.generationId, assigned: assigned.map(topicPartitionKey) }, 'received assignment');
     if (this.protocol === RebalanceProtocol.COOPERATIVE) {
-      const added = assigned.filter((tp) => !ownedKeys.has(tpKey(tp)));
-      const revoked = owned.filter((tp) => !assignedKeys.has(tpKey(tp)));
+      const added = assigned.filter((tp) => !ownedKeys.has(topicPartitionKey(tp)));
+      const revoked = owned.filter((tp) => !assignedKeys.has(topicPartitionKey(tp)));
       this.subs.assignFromSubscribed(assigned);
       if (revoked.length > 0) {
         await this.invokeRevoked(revoked);
@@ -196,7 +197,7 @@ export class ConsumerCoordinator extends GroupMembership {
     const fn = l?.[name];
     if (!fn) return;
     try {
-      await fn.call(l, [...tps].sort(compareTp));
+      await fn.call(l, [...tps].sort(compareTopicPartitions));
     } catch (err) {
       this.log.error({ err: (err as Error).message, callback: name }, 'user rebalance callback threw an error');
     }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEYS, CompressionType, ErrorCode, encodeEndTxnMarkerBatch, type JoinGroupRequest } from '@samsa/protocol';
+import { API_KEYS, CompressionType, encodeEndTxnMarkerBatch, ErrorCode, topicPartitionKey, type JoinGroupRequest } from '@samsa/protocol';
 import { FakeCluster } from '../testing/fake-cluster.js';
 import { FakeGroup } from '../testing/fake-group.js';
 import { Consumer } from './consumer.js';
@@ -362,7 +362,7 @@ describe('Consumer (fake brokers)', () => {
       'enable.auto.commit': false,
       'interceptor.classes': [
         { onConsume: (rs: { value: unknown }[]) => rs.filter((r) => r.value !== 'a') },
-        { onCommit: (m: Map<TopicPartition, { offset: bigint }>) => void committed.push(...[...m].map(([tp, o]) => `${tp.topic}-${tp.partition}@${o.offset}`)) },
+        { onCommit: (m: Map<TopicPartition, { offset: bigint }>) => void committed.push(...[...m].map(([tp, o]) => `${topicPartitionKey(tp)}@${o.offset}`)) },
       ],
     });
     consumers.push(c);

@@ -11,7 +11,7 @@
  * rebalance the rebalance continues in the background, so the listener may then run between
  * polls rather than inside one.
  */
-import { KafkaError } from '@samsa/protocol';
+import { KafkaError, topicPartitionKey } from '@samsa/protocol';
 import { Cluster } from '../cluster.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createAssignors } from './assignor-registry.js';
@@ -23,7 +23,7 @@ import { ConsumerInterceptorChain, type ConsumerInterceptor } from './intercepto
 import { ConsumerMetadata } from './metadata.js';
 import { ConsumerOffsets, type OffsetMap } from './offsets.js';
 import { FetchState, SubscriptionState, SubscriptionType } from './subscription-state.js';
-import { bufferDeserializer, tpKey, type ConsumerRebalanceListener, type ConsumerRecord, type Deserializer, type OffsetAndMetadata, type TopicPartition } from './types.js';
+import { bufferDeserializer, type ConsumerRebalanceListener, type ConsumerRecord, type Deserializer, type OffsetAndMetadata, type TopicPartition } from './types.js';
 
 export interface OffsetToCommit extends TopicPartition {
   /** The offset of the next record to consume. */
@@ -110,8 +110,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
               listener: () => this.listener,
               commitBeforeRebalance: () => this.offsets.autoCommitSync(Date.now() + cfg.defaultApiTimeoutMs),
               onPartitionsDropped: (tps) => {
-                const gone = new Set(tps.map(tpKey));
-                this.fetcher.clearBuffered((tp) => !gone.has(tpKey(tp)));
+                const gone = new Set(tps.map(topicPartitionKey));
+                this.fetcher.clearBuffered((tp) => !gone.has(topicPartitionKey(tp)));
               },
               clientRack: cfg.clientRack || null,
             },
@@ -150,10 +150,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   assign(partitions: readonly TopicPartition[]): void {
     this.assertOpen();
     this.subs.assignFromUser(partitions);
-    const keep = new Set(partitions.map(tpKey));
-    this.fetcher.clearBuffered((tp) => keep.has(tpKey(tp)));
+    const keep = new Set(partitions.map(topicPartitionKey));
+    this.fetcher.clearBuffered((tp) => keep.has(topicPartitionKey(tp)));
     this.metadata.requestUpdate();
-    this.log.info({ partitions: partitions.map(tpKey) }, 'assigned to partition(s)');
+    this.log.info({ partitions: partitions.map(topicPartitionKey) }, 'assigned to partition(s)');
   }
 
   /** Leaves the group (revoking the partitions) or drops the manual assignment. */
@@ -276,7 +276,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private toOffsetMap(offsets?: readonly OffsetToCommit[]): OffsetMap {
     if (!offsets) return this.subs.allConsumed();
     const m: OffsetMap = new Map();
-    for (const o of offsets) m.set(tpKey(o), { tp: { topic: o.topic, partition: o.partition }, offset: { offset: BigInt(o.offset), leaderEpoch: o.leaderEpoch ?? -1, metadata: o.metadata ?? '' } });
+    for (const o of offsets) m.set(topicPartitionKey(o), { tp: { topic: o.topic, partition: o.partition }, offset: { offset: BigInt(o.offset), leaderEpoch: o.leaderEpoch ?? -1, metadata: o.metadata ?? '' } });
     return m;
   }
 
@@ -309,21 +309,21 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const o = typeof offset === 'object' ? offset : { offset: BigInt(offset), leaderEpoch: -1 };
     if (o.offset < 0n) throw new KafkaError('INVALID_REQUEST', 'seek offset must not be a negative number');
     this.subs.seek(tp, o.offset, o.leaderEpoch);
-    this.fetcher.clearBuffered((x) => tpKey(x) !== tpKey(tp));
+    this.fetcher.clearBuffered((x) => topicPartitionKey(x) !== topicPartitionKey(tp));
   }
 
   /** Resets to the log start offset on the next poll()/position() (all assigned partitions when empty). */
   seekToBeginning(partitions: readonly TopicPartition[] = []): void {
     this.assertOpen();
     for (const tp of partitions.length ? partitions : this.assignment()) this.subs.requestReset(tp, 'earliest');
-    this.fetcher.clearBuffered((tp) => partitions.length > 0 && !partitions.some((p) => tpKey(p) === tpKey(tp)));
+    this.fetcher.clearBuffered((tp) => partitions.length > 0 && !partitions.some((p) => topicPartitionKey(p) === topicPartitionKey(tp)));
   }
 
   /** Resets to the end (high watermark, or last stable offset with read_committed). */
   seekToEnd(partitions: readonly TopicPartition[] = []): void {
     this.assertOpen();
     for (const tp of partitions.length ? partitions : this.assignment()) this.subs.requestReset(tp, 'latest');
-    this.fetcher.clearBuffered((tp) => partitions.length > 0 && !partitions.some((p) => tpKey(p) === tpKey(tp)));
+    this.fetcher.clearBuffered((tp) => partitions.length > 0 && !partitions.some((p) => topicPartitionKey(p) === topicPartitionKey(tp)));
   }
 
   /** The offset of the next record poll() returns for `tp` (looked up when unknown). */
@@ -332,7 +332,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const s = this.subs.stateOf(tp);
     if (s.state !== FetchState.FETCHING || !s.position) await this.offsets.updateFetchPositions(Date.now() + (opts.timeoutMs ?? this.config.defaultApiTimeoutMs));
     const p = this.subs.stateOf(tp).position;
-    if (!p) throw new KafkaError('REQUEST_TIMED_OUT', `Timeout expired before the position for partition ${tpKey(tp)} could be determined`);
+    if (!p) throw new KafkaError('REQUEST_TIMED_OUT', `Timeout expired before the position for partition ${topicPartitionKey(tp)} could be determined`);
     return p.offset;
   }
 
@@ -359,8 +359,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const r = await this.offsets.listOffsets(query.map((q) => ({ tp: q, timestamp: BigInt(q.timestamp) })), Date.now() + (opts.timeoutMs ?? this.config.defaultApiTimeoutMs));
     const out = new Map<string, { offset: bigint; timestamp: number; leaderEpoch: number } | null>();
     for (const q of query) {
-      const x = r.get(tpKey(q));
-      out.set(tpKey(q), x && x.offset >= 0n ? { offset: x.offset, timestamp: Number(x.timestamp), leaderEpoch: x.leaderEpoch } : null);
+      const x = r.get(topicPartitionKey(q));
+      out.set(topicPartitionKey(q), x && x.offset >= 0n ? { offset: x.offset, timestamp: Number(x.timestamp), leaderEpoch: x.leaderEpoch } : null);
     }
     return out;
   }

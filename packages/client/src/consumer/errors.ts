@@ -1,5 +1,5 @@
-import { KafkaError } from '@samsa/protocol';
-import { tpKey, type TopicPartition } from './types.js';
+import { KafkaError, topicPartitionKey } from '@samsa/protocol';
+import { type TopicPartition } from './types.js';
 
 /** Kafka's CommitFailedException: the generation moved on (rebalance, member fenced); `cause` is the broker's error. */
 export class CommitFailedError extends KafkaError {
@@ -17,7 +17,7 @@ export class CommitFailedError extends KafkaError {
 export class NoOffsetForPartitionError extends KafkaError {
   readonly partitions: TopicPartition[];
   constructor(partitions: TopicPartition[]) {
-    super('OFFSET_OUT_OF_RANGE', `Undefined offset with no reset policy for partitions: [${partitions.map(tpKey).join(', ')}]`);
+    super('OFFSET_OUT_OF_RANGE', `Undefined offset with no reset policy for partitions: [${partitions.map(topicPartitionKey).join(', ')}]`);
     this.name = 'NoOffsetForPartitionError';
     this.partitions = partitions;
   }

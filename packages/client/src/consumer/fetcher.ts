@@ -6,7 +6,7 @@
  * returned; with isolation.level=read_committed the batches of aborted transactions (the
  * response's abortedTransactions) are skipped too. Full fetch requests (no KIP-227 session).
  */
-import { API_KEYS, ControlRecordType, ErrorCode, KafkaError, ZERO_UUID, readControlRecordType, recordBatches, type FetchResponsePartition, type RecordBatch } from '@samsa/protocol';
+import { API_KEYS, ControlRecordType, ErrorCode, KafkaError, readControlRecordType, recordBatches, topicPartitionKey, ZERO_UUID, type FetchResponsePartition, type RecordBatch } from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
 import { brokerError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -14,7 +14,7 @@ import type { ConsumerConfig } from './config.js';
 import { OffsetOutOfRangeError } from './errors.js';
 import type { ConsumerMetadata } from './metadata.js';
 import type { SubscriptionState } from './subscription-state.js';
-import { tpKey, type ConsumerRecord, type Deserializer, type TopicPartition } from './types.js';
+import { type ConsumerRecord, type Deserializer, type TopicPartition } from './types.js';
 
 interface RawRecord {
   offset: bigint;
@@ -101,11 +101,11 @@ export class Fetcher<K, V> {
 
   /** Sends a Fetch to every leader of fetchable partitions that has none in flight and no buffered data. */
   sendFetches(): void {
-    const buffered = new Set(this.completed.map((c) => tpKey(c.tp)));
+    const buffered = new Set(this.completed.map((c) => topicPartitionKey(c.tp)));
     const byLeader = new Map<number, { tp: TopicPartition; offset: bigint; epoch: number }[]>();
     let missingLeader = false;
     for (const s of this.subs.fetchable()) {
-      if (buffered.has(tpKey(s.tp))) continue;
+      if (buffered.has(topicPartitionKey(s.tp))) continue;
       const meta = this.metadata.leaderOf(s.tp.topic, s.tp.partition);
       if (!meta || meta.leader < 0) {
         missingLeader = true;
@@ -181,13 +181,13 @@ export class Fetcher<K, V> {
         this.metadata.requestUpdate();
       } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
         if (this.cfg.autoOffsetReset === 'none') {
-          this.completed.push({ tp, fetchOffset, records: [], next: 0, endOffset: fetchOffset, endLeaderEpoch: -1, error: new OffsetOutOfRangeError(new Map([[tpKey(tp), fetchOffset]])), bytes: 0 });
+          this.completed.push({ tp, fetchOffset, records: [], next: 0, endOffset: fetchOffset, endLeaderEpoch: -1, error: new OffsetOutOfRangeError(new Map([[topicPartitionKey(tp), fetchOffset]])), bytes: 0 });
         } else {
           this.log.info({ topic: tp.topic, partition: tp.partition, offset: fetchOffset.toString() }, 'fetch position is out of range; resetting offset');
           this.subs.requestReset(tp);
         }
       } else {
-        this.completed.push({ tp, fetchOffset, records: [], next: 0, endOffset: fetchOffset, endLeaderEpoch: -1, error: new KafkaError(p.errorCode, `Fetch of ${tpKey(tp)} failed: ${err.message}`, { cause: err }), bytes: 0 });
+        this.completed.push({ tp, fetchOffset, records: [], next: 0, endOffset: fetchOffset, endLeaderEpoch: -1, error: new KafkaError(p.errorCode, `Fetch of ${topicPartitionKey(tp)} failed: ${err.message}`, { cause: err }), bytes: 0 });
       }
       return;
     }
@@ -204,7 +204,7 @@ export class Fetcher<K, V> {
     const abortedProducers = new Set<bigint>();
     try {
       for (const batch of recordBatches(buf)) {
-        if (batch.magic !== 2) throw new KafkaError('CORRUPT_MESSAGE', `Unsupported record batch magic ${batch.magic} in ${tpKey(tp)}`);
+        if (batch.magic !== 2) throw new KafkaError('CORRUPT_MESSAGE', `Unsupported record batch magic ${batch.magic} in ${topicPartitionKey(tp)}`);
         if (this.cfg.checkCrcs) batch.ensureValidCrc();
         const last = batch.lastOffset;
         if (last < fetchOffset) continue;
@@ -223,7 +223,7 @@ export class Fetcher<K, V> {
         }
       }
     } catch (err) {
-      this.completed.push({ tp, fetchOffset, records, next: 0, endOffset, endLeaderEpoch, error: new KafkaError('CORRUPT_MESSAGE', `Received exception when fetching the next record from ${tpKey(tp)}: ${(err as Error).message}`, { cause: err }), bytes: buf.length });
+      this.completed.push({ tp, fetchOffset, records, next: 0, endOffset, endLeaderEpoch, error: new KafkaError('CORRUPT_MESSAGE', `Received exception when fetching the next record from ${topicPartitionKey(tp)}: ${(err as Error).message}`, { cause: err }), bytes: buf.length });
       return;
     }
     this.stats.bytes += buf.length;
@@ -269,7 +269,7 @@ export class Fetcher<K, V> {
       key = this.keyDeserializer.deserialize(tp.topic, r.key);
       value = this.valueDeserializer.deserialize(tp.topic, r.value);
     } catch (err) {
-      throw new KafkaError('INVALID_RECORD', `Error deserializing key/value for partition ${tpKey(tp)} at offset ${r.offset}. If needed, please seek past the record to continue consumption.`, { cause: err });
+      throw new KafkaError('INVALID_RECORD', `Error deserializing key/value for partition ${topicPartitionKey(tp)} at offset ${r.offset}. If needed, please seek past the record to continue consumption.`, { cause: err });
     }
     return {
       topic: tp.topic,

@@ -4,7 +4,7 @@
  * ListOffsets for the auto.offset.reset policy (earliest / latest; none → NoOffsetForPartitionError)
  * and for seekToBeginning / seekToEnd / beginningOffsets / endOffsets.
  */
-import { API_KEYS, ErrorCode, KafkaError } from '@samsa/protocol';
+import { API_KEYS, ErrorCode, KafkaError, topicPartitionKey } from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
 import { brokerError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -14,7 +14,7 @@ import { CommitFailedError, NoOffsetForPartitionError } from './errors.js';
 import type { ConsumerInterceptorChain } from './interceptors.js';
 import type { ConsumerMetadata } from './metadata.js';
 import type { SubscriptionState } from './subscription-state.js';
-import { tpKey, type OffsetAndMetadata, type TopicPartition } from './types.js';
+import { type OffsetAndMetadata, type TopicPartition } from './types.js';
 
 export type OffsetMap = Map<string, { tp: TopicPartition; offset: OffsetAndMetadata }>;
 
@@ -115,9 +115,9 @@ export class ConsumerOffsets<K, V> {
       case ErrorCode.NOT_COORDINATOR:
       case ErrorCode.COORDINATOR_NOT_AVAILABLE:
         group.markCoordinatorUnknown(err.errorName);
-        throw new KafkaError(first.code, `Offset commit for ${tpKey(first.tp)} failed: ${err.message}`, { cause: err });
+        throw new KafkaError(first.code, `Offset commit for ${topicPartitionKey(first.tp)} failed: ${err.message}`, { cause: err });
       default:
-        throw new KafkaError(first.code, `Offset commit for ${tpKey(first.tp)} failed: ${err.message}`, { cause: err });
+        throw new KafkaError(first.code, `Offset commit for ${topicPartitionKey(first.tp)} failed: ${err.message}`, { cause: err });
     }
   }
 
@@ -171,7 +171,7 @@ export class ConsumerOffsets<K, V> {
         for (const t of topics) {
           for (const p of t.partitions) {
             if (p.errorCode !== ErrorCode.NONE) throw brokerError(p.errorCode);
-            out.set(`${t.name}-${p.partitionIndex}`, p.committedOffset < 0n ? null : { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.metadata ?? '' });
+            out.set(topicPartitionKey(t.name, p.partitionIndex), p.committedOffset < 0n ? null : { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.metadata ?? '' });
           }
         }
         return out;
@@ -197,7 +197,7 @@ export class ConsumerOffsets<K, V> {
           if (!this.subs.isAssigned(tp)) continue;
           const s = this.subs.stateOf(tp);
           if (s.state !== 'INITIALIZING') continue;
-          const c = committed.get(tpKey(tp));
+          const c = committed.get(topicPartitionKey(tp));
           if (c) this.subs.seek(tp, c.offset, c.leaderEpoch);
           else this.subs.requestReset(tp);
         }
@@ -211,7 +211,7 @@ export class ConsumerOffsets<K, V> {
     if (none.length > 0) throw new NoOffsetForPartitionError(none);
     const listed = await this.listOffsets(reset.map((s) => ({ tp: s.tp, timestamp: s.resetStrategy === 'earliest' ? EARLIEST : LATEST })), deadline);
     for (const s of reset) {
-      const r = listed.get(tpKey(s.tp));
+      const r = listed.get(topicPartitionKey(s.tp));
       if (!r || !this.subs.isAssigned(s.tp) || s.state !== 'AWAIT_RESET') continue;
       this.log.info({ topic: s.tp.topic, partition: s.tp.partition, offset: r.offset.toString(), strategy: s.resetStrategy }, 'resetting offset');
       this.subs.seek(s.tp, r.offset, r.leaderEpoch);
@@ -253,10 +253,10 @@ export class ConsumerOffsets<K, V> {
                 const item = items.find((i) => i.tp.topic === t.name && i.tp.partition === p.partitionIndex);
                 if (!item) continue;
                 if (p.errorCode === ErrorCode.NONE) {
-                  out.set(tpKey(item.tp), { offset: p.offset >= 0n ? p.offset : (p.oldStyleOffsets[0] ?? -1n), leaderEpoch: p.leaderEpoch, timestamp: p.timestamp });
+                  out.set(topicPartitionKey(item.tp), { offset: p.offset >= 0n ? p.offset : (p.oldStyleOffsets[0] ?? -1n), leaderEpoch: p.leaderEpoch, timestamp: p.timestamp });
                 } else {
                   const err = brokerError(p.errorCode);
-                  if (!err.retriable) throw new KafkaError(p.errorCode, `ListOffsets for ${tpKey(item.tp)} failed: ${err.message}`, { cause: err });
+                  if (!err.retriable) throw new KafkaError(p.errorCode, `ListOffsets for ${topicPartitionKey(item.tp)} failed: ${err.message}`, { cause: err });
                   lastError = err;
                   this.metadata.requestUpdate();
                   failed.push(item);
@@ -271,10 +271,10 @@ export class ConsumerOffsets<K, V> {
           }
         }),
       );
-      pending = failed.filter((r) => !out.has(tpKey(r.tp)));
+      pending = failed.filter((r) => !out.has(topicPartitionKey(r.tp)));
       if (pending.length === 0) break;
       if (Date.now() + this.cfg.retryBackoffMs >= deadline) {
-        throw new KafkaError('REQUEST_TIMED_OUT', `Failed to get offsets by times for ${pending.map((r) => tpKey(r.tp)).join(', ')} in time`, { cause: lastError });
+        throw new KafkaError('REQUEST_TIMED_OUT', `Failed to get offsets by times for ${pending.map((r) => topicPartitionKey(r.tp)).join(', ')} in time`, { cause: lastError });
       }
       await sleep(Math.min(this.cfg.retryBackoffMaxMs, this.cfg.retryBackoffMs * 2 ** Math.min(attempt, 4)));
     }

@@ -4,9 +4,9 @@
  * librdkafka and KafkaJS read the fields they know), reads members' subscriptions of any version,
  * and sends / reads assignments.
  */
+import { compareTopicPartitions } from '@samsa/protocol';
 import { deserializeAssignment, deserializeSubscription, serializeAssignment, serializeSubscription, type SubscriptionToSend } from '../consumer-protocol.js';
 import type { MemberAssignment, MemberSubscription } from './assignors/types.js';
-import { compareTp } from './types.js';
 
 export type OwnSubscription = SubscriptionToSend;
 
@@ -24,5 +24,5 @@ export function encodeAssignment(a: MemberAssignment): Buffer {
 
 export function decodeAssignment(bytes: Buffer): MemberAssignment {
   const a = deserializeAssignment(bytes);
-  return { partitions: [...a.partitions].sort(compareTp), userData: a.userData };
+  return { partitions: [...a.partitions].sort(compareTopicPartitions), userData: a.userData };
 }

@@ -4,9 +4,9 @@
  * whether it is paused, and whether its position must be looked up (committed offset) or reset
  * (auto.offset.reset / seekToBeginning / seekToEnd).
  */
-import { KafkaError } from '@samsa/protocol';
+import { compareTopicPartitions, KafkaError, topicPartitionKey } from '@samsa/protocol';
 import type { OffsetResetStrategy } from './config.js';
-import { compareTp, tpKey, type OffsetAndMetadata, type TopicPartition } from './types.js';
+import { type OffsetAndMetadata, type TopicPartition } from './types.js';
 
 export const SubscriptionType = { NONE: 'NONE', AUTO_TOPICS: 'AUTO_TOPICS', AUTO_PATTERN: 'AUTO_PATTERN', USER_ASSIGNED: 'USER_ASSIGNED' } as const;
 export type SubscriptionType = (typeof SubscriptionType)[keyof typeof SubscriptionType];
@@ -88,7 +88,7 @@ export class SubscriptionState {
   private replaceAssignment(partitions: readonly TopicPartition[]): void {
     const keep = new Map<string, PartitionState>();
     for (const tp of partitions) {
-      const k = tpKey(tp);
+      const k = topicPartitionKey(tp);
       keep.set(k, this.assignment.get(k) ?? newState(tp));
     }
     this.assignment.clear();
@@ -104,11 +104,11 @@ export class SubscriptionState {
   }
 
   assignedPartitions(): TopicPartition[] {
-    return [...this.assignment.values()].map((s) => s.tp).sort(compareTp);
+    return [...this.assignment.values()].map((s) => s.tp).sort(compareTopicPartitions);
   }
 
   isAssigned(tp: TopicPartition): boolean {
-    return this.assignment.has(tpKey(tp));
+    return this.assignment.has(topicPartitionKey(tp));
   }
 
   states(): PartitionState[] {
@@ -116,8 +116,8 @@ export class SubscriptionState {
   }
 
   stateOf(tp: TopicPartition): PartitionState {
-    const s = this.assignment.get(tpKey(tp));
-    if (!s) throw new KafkaError('INVALID_REQUEST', `No current assignment for partition ${tpKey(tp)}`);
+    const s = this.assignment.get(topicPartitionKey(tp));
+    if (!s) throw new KafkaError('INVALID_REQUEST', `No current assignment for partition ${topicPartitionKey(tp)}`);
     return s;
   }
 
@@ -156,7 +156,7 @@ export class SubscriptionState {
   }
 
   paused(): TopicPartition[] {
-    return this.states().filter((s) => s.paused).map((s) => s.tp).sort(compareTp);
+    return this.states().filter((s) => s.paused).map((s) => s.tp).sort(compareTopicPartitions);
   }
 
   /** Assigned, not paused, position known. */
@@ -168,7 +168,7 @@ export class SubscriptionState {
   allConsumed(): Map<string, { tp: TopicPartition; offset: OffsetAndMetadata }> {
     const out = new Map<string, { tp: TopicPartition; offset: OffsetAndMetadata }>();
     for (const s of this.states()) {
-      if (s.position && s.state === FetchState.FETCHING) out.set(tpKey(s.tp), { tp: s.tp, offset: { offset: s.position.offset, leaderEpoch: s.position.leaderEpoch, metadata: '' } });
+      if (s.position && s.state === FetchState.FETCHING) out.set(topicPartitionKey(s.tp), { tp: s.tp, offset: { offset: s.position.offset, leaderEpoch: s.position.leaderEpoch, metadata: '' } });
     }
     return out;
   }

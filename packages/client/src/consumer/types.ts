@@ -53,5 +53,3 @@ export interface ConsumerRebalanceListener {
   onPartitionsLost?(partitions: TopicPartition[]): void | Promise<void>;
 }
 
-export const tpKey = (tp: TopicPartition): string => `${tp.topic}-${tp.partition}`;
-export const compareTp = (a: TopicPartition, b: TopicPartition): number => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);

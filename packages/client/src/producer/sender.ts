@@ -5,7 +5,7 @@
  * retries with retry.backoff.ms in sequence order, metadata refreshes on stale leaders, the
  * idempotent producer's sequence errors — and expires batches after delivery.timeout.ms.
  */
-import { API_KEYS, ErrorCode, KafkaError, errorName, isRetriable, type ProduceRequestTopic, type ProduceResponse } from '@samsa/protocol';
+import { API_KEYS, ErrorCode, errorName, isRetriable, KafkaError, topicPartitionKey, type ProduceRequestTopic, type ProduceResponse } from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
 import type { Connection } from '../connection.js';
 import type { Logger } from '../logger.js';
@@ -298,7 +298,7 @@ export class Sender {
     for (const b of batches) {
       const p = index ? index.get(b.topic)?.get(b.partition) : partitionResponse(res, b.topic, b.partition);
       if (!p) {
-        this.handleError(b, ErrorCode.UNKNOWN_SERVER_ERROR, new KafkaError('UNKNOWN_SERVER_ERROR', `Broker ${node} did not answer for ${b.topic}-${b.partition}`));
+        this.handleError(b, ErrorCode.UNKNOWN_SERVER_ERROR, new KafkaError('UNKNOWN_SERVER_ERROR', `Broker ${node} did not answer for ${topicPartitionKey(b)}`));
         continue;
       }
       if (p.errorCode === ErrorCode.NONE || p.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
@@ -306,7 +306,7 @@ export class Sender {
         this.finish(b, () => b.complete(p.baseOffset, Number(p.logAppendTimeMs)), true);
         continue;
       }
-      this.handleError(b, p.errorCode, new KafkaError(p.errorCode, p.errorMessage ?? `${errorName(p.errorCode)} producing to ${b.topic}-${b.partition}`), node);
+      this.handleError(b, p.errorCode, new KafkaError(p.errorCode, p.errorMessage ?? `${errorName(p.errorCode)} producing to ${topicPartitionKey(b)}`), node);
     }
   }
 
@@ -363,7 +363,7 @@ export class Sender {
         q.batches.shift();
         b.queued = false;
         if (this.idempotence && b.hasSequence) this.idempotence.requestBump();
-        this.finish(b, () => b.fail(new KafkaError('REQUEST_TIMED_OUT', `Expiring ${b.recordCount} record(s) for ${b.topic}-${b.partition}:${now - b.createdMs} ms has passed since batch creation`)));
+        this.finish(b, () => b.fail(new KafkaError('REQUEST_TIMED_OUT', `Expiring ${b.recordCount} record(s) for ${topicPartitionKey(b)}:${now - b.createdMs} ms has passed since batch creation`)));
       }
     }
   }

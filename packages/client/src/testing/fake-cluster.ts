@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, ZERO_UUID, type ApiKey } from '@samsa/protocol';
+import { ErrorCode, topicPartitionKey, ZERO_UUID, type ApiKey } from '@samsa/protocol';
 import { FakeBroker, type FakeBrokerOptions, type FakeHandler, type FakeRequestContext } from './fake-broker.js';
 
 export interface FakePartition {
@@ -261,7 +261,7 @@ export class FakeCluster {
           const preferred = p.replicas[0] ?? -1;
           if (p.leader === preferred && leaderLive) result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.');
           else if (!this.live.has(preferred) || !p.isr.includes(preferred)) {
-            result(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, `Failed to elect leader for partition ${topic}-${partition} under strategy PreferredReplicaPartitionLeaderElectionStrategy`);
+            result(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, `Failed to elect leader for partition ${topicPartitionKey(topic, partition)} under strategy PreferredReplicaPartitionLeaderElectionStrategy`);
           } else {
             p.leader = preferred;
             p.leaderEpoch++;
@@ -270,7 +270,7 @@ export class FakeCluster {
         } else if (leaderLive) result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.');
         else {
           const next = p.replicas.find((r) => this.live.has(r));
-          if (next === undefined) result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${topic}-${partition} under strategy OfflinePartitionLeaderElectionStrategy(true)`);
+          if (next === undefined) result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${topicPartitionKey(topic, partition)} under strategy OfflinePartitionLeaderElectionStrategy(true)`);
           else {
             p.leader = next;
             p.leaderEpoch++;
@@ -287,10 +287,10 @@ export class FakeCluster {
     });
     on(46, (req, ctx) => {
       if (!this.isController(ctx)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, topics: [] };
-      const wanted = req.topics ? new Set(req.topics.flatMap((t) => t.partitionIndexes.map((p) => `${t.name}-${p}`))) : null;
+      const wanted = req.topics ? new Set(req.topics.flatMap((t) => t.partitionIndexes.map((p) => topicPartitionKey(t.name, p)))) : null;
       const byTopic = new Map<string, FakeReassignment[]>();
       for (const r of this.reassignments) {
-        if (wanted && !wanted.has(`${r.topic}-${r.partition}`)) continue;
+        if (wanted && !wanted.has(topicPartitionKey(r))) continue;
         byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
       }
       return {

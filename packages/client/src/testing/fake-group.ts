@@ -6,7 +6,7 @@
  * queues error codes answered instead of the normal response, per API.
  */
 import { randomUUID } from 'node:crypto';
-import { API_KEYS, encodeRecordBatch, ErrorCode, type RecordInput } from '@samsa/protocol';
+import { API_KEYS, encodeRecordBatch, ErrorCode, topicPartitionKey, type RecordInput } from '@samsa/protocol';
 import type { FakeCluster } from './fake-cluster.js';
 
 interface Member {
@@ -46,7 +46,7 @@ export class FakeGroup {
 
   /** Appends records to a partition log; returns the base offset. */
   append(topic: string, partition: number, records: RecordInput[], opts: { compression?: number; transactional?: boolean; producerId?: bigint; control?: boolean } = {}): bigint {
-    const key = `${topic}-${partition}`;
+    const key = topicPartitionKey(topic, partition);
     const log = this.logs.get(key) ?? [];
     const base = log.length ? log[log.length - 1]!.baseOffset + BigInt(log[log.length - 1]!.count) : 0n;
     const buf = encodeRecordBatch({ records, baseOffset: base, compression: opts.compression as never, transactional: opts.transactional, producerId: opts.producerId, producerEpoch: opts.producerId !== undefined ? 0 : undefined, control: opts.control });
@@ -56,7 +56,7 @@ export class FakeGroup {
   }
 
   endOffset(topic: string, partition: number): bigint {
-    const log = this.logs.get(`${topic}-${partition}`) ?? [];
+    const log = this.logs.get(topicPartitionKey(topic, partition)) ?? [];
     return log.length ? log[log.length - 1]!.baseOffset + BigInt(log[log.length - 1]!.count) : 0n;
   }
 
@@ -152,7 +152,7 @@ export class FakeGroup {
     b.on(API_KEYS.OffsetCommit, (req) => {
       const code = isNot() ? ErrorCode.NOT_COORDINATOR : (this.take('OffsetCommit') ?? (req.generationIdOrMemberEpoch >= 0 && req.generationIdOrMemberEpoch !== this.generationId ? ErrorCode.ILLEGAL_GENERATION : 0));
       const offsets: Record<string, bigint> = {};
-      for (const t of req.topics) for (const p of t.partitions) offsets[`${t.name}-${p.partitionIndex}`] = p.committedOffset;
+      for (const t of req.topics) for (const p of t.partitions) offsets[topicPartitionKey(t.name, p.partitionIndex)] = p.committedOffset;
       if (code === 0) {
         this.commits.push({ generationId: req.generationIdOrMemberEpoch, memberId: req.memberId, offsets });
         for (const [k, v] of Object.entries(offsets)) this.committed.set(k, v);
@@ -164,7 +164,7 @@ export class FakeGroup {
       const topicsReq = ctx.version >= 8 ? (req.groups[0]?.topics ?? []) : (req.topics ?? []);
       const topics = topicsReq.map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: this.committed.get(`${t.name}-${p}`) ?? -1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 })),
+        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: this.committed.get(topicPartitionKey(t.name, p)) ?? -1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 })),
       }));
       if (ctx.version >= 8) return { throttleTimeMs: 0, topics: [], errorCode: 0, groups: [{ groupId: req.groups[0]!.groupId, topics, errorCode: code }] };
       return { throttleTimeMs: 0, topics, errorCode: code, groups: [] };
@@ -187,7 +187,7 @@ export class FakeGroup {
           topic: t.topic,
           topicId: t.topicId,
           partitions: t.partitions.map((p) => {
-            const log = this.logs.get(`${t.topic}-${p.partition}`) ?? [];
+            const log = this.logs.get(topicPartitionKey(t.topic, p.partition)) ?? [];
             const end = this.endOffset(t.topic, p.partition);
             const out = p.fetchOffset > end ? null : Buffer.concat(log.filter((x) => x.baseOffset + BigInt(x.count) > p.fetchOffset).map((x) => x.buf));
             return {
@@ -199,7 +199,7 @@ export class FakeGroup {
               divergingEpoch: { epoch: -1, endOffset: -1n },
               currentLeader: { leaderId: -1, leaderEpoch: -1 },
               snapshotId: { endOffset: -1n, epoch: -1 },
-              abortedTransactions: req.isolationLevel === 1 ? (this.aborted.get(`${t.topic}-${p.partition}`) ?? []) : null,
+              abortedTransactions: req.isolationLevel === 1 ? (this.aborted.get(topicPartitionKey(t.topic, p.partition)) ?? []) : null,
               preferredReadReplica: -1,
               records: out,
             };

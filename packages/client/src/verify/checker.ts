@@ -13,6 +13,7 @@
  *    must hold exactly the records the leader served. Replicas are read from disk (log-files.ts)
  *    rather than by Fetch with Kafka's debug replica id, which needs nothing from the broker.
  */
+import { topicPartitionKey } from '@samsa/protocol';
 import { Cluster } from '../cluster.js';
 import { Admin } from '../admin.js';
 import { silentLogger, type Logger } from '../logger.js';
@@ -112,7 +113,7 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
   let backwards = 0;
   for (const r of reads) {
     backwards += r.backwards;
-    if (r.backwards > 0) note('offsets backwards', `${o.topic}-${r.partition}: ${r.backwards} records at or below an offset read before`, 1);
+    if (r.backwards > 0) note('offsets backwards', `${topicPartitionKey(o.topic, r.partition)}: ${r.backwards} records at or below an offset read before`, 1);
     const maxSeq = new Map<number, number>();
     let pDup = 0;
     let pReorder = 0;
@@ -135,7 +136,7 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
       if (v.seq < m) {
         pReorder++;
         reordered++;
-        note('reordered', `${o.topic}-${r.partition} offset ${rec.offset}: worker ${v.worker} seq ${v.seq} after seq ${m}`, reordered);
+        note('reordered', `${topicPartitionKey(o.topic, r.partition)} offset ${rec.offset}: worker ${v.worker} seq ${v.seq} after seq ${m}`, reordered);
       } else maxSeq.set(v.worker, v.seq);
     }
     partitions.push({
@@ -167,7 +168,7 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
       lost++;
       if (pr) pr.lost++;
       if (lostSamples.length < 20) lostSamples.push(a);
-      note('lost', `worker ${a.worker} seq ${a.seq} acknowledged at ${o.topic}-${a.partition} offset ${a.offset}, never read`, lost);
+      note('lost', `worker ${a.worker} seq ${a.seq} acknowledged at ${topicPartitionKey(o.topic, a.partition)} offset ${a.offset}, never read`, lost);
       continue;
     }
     if (w.acks !== 0 && !at.some(([p, off]) => p === a.partition && off === a.offset)) {
@@ -223,14 +224,14 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
         if (diff) {
           pr.divergentReplicas.push(b);
           divergent.add(r.partition);
-          note('divergent', `${o.topic}-${r.partition}: ${diff}`, divergent.size);
+          note('divergent', `${topicPartitionKey(o.topic, r.partition)}: ${diff}`, divergent.size);
         }
       }
     }
   }
 
   const incomplete = reads.filter((r) => r.incomplete).map((r) => r.partition);
-  for (const p of incomplete) note('incomplete read', `${o.topic}-${p}: ${byPartition.get(p)!.incomplete}`, 1);
+  for (const p of incomplete) note('incomplete read', `${topicPartitionKey(o.topic, p)}: ${byPartition.get(p)!.incomplete}`, 1);
   const ok =
     lost === 0 && reordered === 0 && backwards === 0 && mismatches === 0 && divergent.size === 0 && incomplete.length === 0 && (!w.idempotent || duplicates === 0);
   const report: VerifyReport = {

@@ -4,7 +4,7 @@
  * changes. A read ends when the high watermark reached covers `until` (the highest acknowledged
  * offset + 1) and the whole log up to it was read, or at the deadline.
  */
-import { API_KEYS, KafkaError, recordBatches, type RecordBatch } from '@samsa/protocol';
+import { API_KEYS, KafkaError, recordBatches, topicPartitionKey, type RecordBatch } from '@samsa/protocol';
 import { Admin } from '../admin.js';
 import type { Cluster } from '../cluster.js';
 import type { Logger } from '../logger.js';
@@ -57,7 +57,7 @@ export async function readPartition(
       if (leader === null) {
         const [d] = await admin.describeTopics([topic], { timeoutMs: Math.max(1000, Math.min(15_000, deadline - Date.now())) });
         leader = d?.partitions.find((p) => p.partition === partition)?.leader ?? null;
-        if (leader === null) throw new Error(`no leader for ${topic}-${partition}`);
+        if (leader === null) throw new Error(`no leader for ${topicPartitionKey(topic, partition)}`);
       }
       const conn = await cluster.connectionTo(leader);
       const res = await conn.send(
@@ -86,14 +86,14 @@ export async function readPartition(
         },
         { maxVersion: FETCH_MAX_VERSION, timeoutMs: 30_000 },
       );
-      if (res.errorCode !== 0) throw codeError(res.errorCode, `Fetch ${topic}-${partition}`);
+      if (res.errorCode !== 0) throw codeError(res.errorCode, `Fetch ${topicPartitionKey(topic, partition)}`);
       const p = res.responses[0]?.partitions[0];
-      if (!p) throw new Error(`Fetch ${topic}-${partition}: no partition in the answer`);
+      if (!p) throw new Error(`Fetch ${topicPartitionKey(topic, partition)}: no partition in the answer`);
       if (p.errorCode === 1 /* OFFSET_OUT_OF_RANGE */ && offset === 0 && Number(p.logStartOffset) > 0) {
         offset = Number(p.logStartOffset);
         continue;
       }
-      if (p.errorCode !== 0) throw codeError(p.errorCode, `Fetch ${topic}-${partition} from broker ${leader}`);
+      if (p.errorCode !== 0) throw codeError(p.errorCode, `Fetch ${topicPartitionKey(topic, partition)} from broker ${leader}`);
       hw = Number(p.highWatermark);
       logStart = Number(p.logStartOffset);
       for (const batch of recordBatches(p.records ?? Buffer.alloc(0)) as Iterable<RecordBatch>) {

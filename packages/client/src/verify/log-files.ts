@@ -6,7 +6,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { recordBatches, type RecordBatch } from '@samsa/protocol';
+import { recordBatches, topicPartitionKey, type RecordBatch } from '@samsa/protocol';
 
 export interface LogFileBatch {
   /** Byte position in the segment file. */
@@ -30,7 +30,7 @@ export async function readSegmentFile(path: string): Promise<{ batches: LogFileB
 
 /** The `.log` segment files of `<logDir>/<topic>-<partition>`, by base offset. */
 export async function segmentFiles(logDir: string, topic: string, partition: number): Promise<string[]> {
-  const dir = join(logDir, `${topic}-${partition}`);
+  const dir = join(logDir, topicPartitionKey(topic, partition));
   let names: string[];
   try {
     names = await readdir(dir);

@@ -12,13 +12,13 @@
  * aborted cleaning stops at its next check and does not move the checkpoint. Partitions whose
  * cleaning failed unexpectedly are marked uncleanable and skipped until restart.
  */
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { OffsetCheckpointFile, type TopicPartitionOffset } from '../checkpoint.js';
 import { ScanStatus } from '../file-records.js';
 import type { Log } from '../log.js';
 import type { LogSegment } from '../segment.js';
-import { topicPartitionKey, type TopicPartition } from '../topic-partition.js';
 import { CLEANER_OFFSET_CHECKPOINT_FILE, LogCleaningAbortedError, nonActiveSegmentsFrom, segmentsInRange, totalBytes, type LogToClean } from './cleaner-types.js';
 
 type CleaningState =
@@ -75,7 +75,7 @@ export class CleanerManager {
     const m = new CleanerManager(o);
     for (const [dir, cp] of m.checkpoints) {
       try {
-        for (const [key, offset] of await cp.file.read()) cp.offsets.set(key, { ...splitKey(key), offset });
+        for (const e of await cp.file.readEntries()) cp.offsets.set(topicPartitionKey(e), e);
       } catch (err) {
         m.log.error({ err, dir }, 'cannot read cleaner-offset-checkpoint; cleaning every compacted log in the dir from its start');
       }
@@ -292,11 +292,6 @@ export class CleanerManager {
     this.uncleanable.get(resolve(dir))?.delete(topicPartitionKey(tp));
     await this.updateCheckpoint(dir, tp, null);
   }
-}
-
-function splitKey(key: string): TopicPartition {
-  const i = key.lastIndexOf('-');
-  return { topic: key.slice(0, i), partition: Number(key.slice(i + 1)) };
 }
 
 /**

@@ -3,9 +3,9 @@
  * log chosen for cleaning (LogToClean), per-cleaning statistics, the abort error, and segment range
  * queries over a log's segment list (Kafka's LogSegments.values(from, to)).
  */
+import type { TopicPartition } from '@samsa/protocol';
 import type { Log } from '../log.js';
 import type { LogSegment } from '../segment.js';
-import type { TopicPartition } from '../topic-partition.js';
 
 /** `cleaner-offset-checkpoint`: per log dir, the first dirty offset of each compacted log. */
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';

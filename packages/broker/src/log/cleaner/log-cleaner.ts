@@ -4,10 +4,11 @@
  * log.cleaner.backoff.ms when there was nothing to clean. `shutdown` aborts cleanings in progress at
  * their next check and waits for the loops to end.
  */
+import { topicPartitionKey } from '@samsa/protocol';
+import type { TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../config.js';
 import type { Log } from '../log.js';
-import type { TopicPartition } from '../topic-partition.js';
 import { Cleaner } from './cleaner.js';
 import { CleanerManager } from './cleaner-manager.js';
 import { LogCleaningAbortedError, type CleanerConfig } from './cleaner-types.js';
@@ -156,7 +157,7 @@ export class LogCleaner {
   /** Kafka's awaitCleaned: polls the checkpoint of `tp` until it reaches `offset`. */
   async awaitCleaned(tp: TopicPartition, offset: bigint, maxWaitMs = 60_000): Promise<boolean> {
     const deadline = Date.now() + maxWaitMs;
-    const key = `${tp.topic}-${tp.partition}`;
+    const key = topicPartitionKey(tp);
     for (;;) {
       if ((this.manager.allCleanerCheckpoints().get(key) ?? -1n) >= offset) return true;
       if (Date.now() >= deadline) return false;

@@ -15,6 +15,7 @@
  * clean shutdown on `shutdown()`. As in Kafka, the cleaner pauses a partition while it is truncated
  * or deleted, and runs retention of compacted logs itself.
  */
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -24,7 +25,7 @@ import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopi
 import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from '../cleaner/cleaner-types.js';
 import { LogCleaner } from '../cleaner/log-cleaner.js';
 import { Log, type TruncationListener } from '../log.js';
-import { deleteDirName, parsePartitionDirName, topicPartitionKey, type TopicPartition } from '../topic-partition.js';
+import { deleteDirName, parsePartitionDirName } from '../topic-partition.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';

@@ -1,4 +1,4 @@
-import { Reader, Writer } from '@samsa/protocol';
+import { Reader, topicPartitionKey, Writer } from '@samsa/protocol';
 import type { PartitionRegistry} from './abstract-sticky.js';
 import { AbstractStickyAssignor, DEFAULT_GENERATION, removeFirst, type MemberData } from './abstract-sticky.js';
 import { RebalanceProtocol, type MemberSubscription, type TopicPartition } from './types.js';
@@ -87,7 +87,7 @@ export function validateCooperativeAssignment(
     for (const tp of a.partitions) if (!owned.has(key(tp))) added.set(key(tp), tp);
     for (const tp of ownedPartitions.get(member) ?? []) if (!assigned.has(key(tp))) revoked.add(key(tp));
   }
-  const both = [...added].filter(([k]) => revoked.has(k)).map(([, tp]) => `${tp.topic}-${tp.partition}`);
+  const both = [...added].filter(([k]) => revoked.has(k)).map(([, tp]) => topicPartitionKey(tp));
   if (both.length > 0) {
     throw new Error(`Assignor supporting the COOPERATIVE protocol violates its requirements: partitions ${both.sort().join(', ')} are reassigned while still owned by another member`);
   }

@@ -1,3 +1,4 @@
+import { topicPartitionKey } from '@samsa/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CooperativeStickyAssignor, validateCooperativeAssignment } from './cooperative-sticky.js';
@@ -30,7 +31,7 @@ const groupArb = (equalSubscriptions: boolean): fc.Arbitrary<Group> =>
 
 const anyGroupArb = fc.oneof(groupArb(true), groupArb(false));
 const subsOf = (members: readonly MemberSubscription[]) => new Map(members.map((m) => [m.memberId, m]));
-const key = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
+const key = (tp: TopicPartition) => topicPartitionKey(tp);
 
 /** Every partition of a subscribed topic exactly once, to a subscriber; an entry per member. */
 function expectComplete(g: Group, result: ReadonlyMap<string, MemberAssignment>): void {
@@ -44,7 +45,7 @@ function expectComplete(g: Group, result: ReadonlyMap<string, MemberAssignment>)
     }
   }
   const expected: string[] = [];
-  for (const [t, n] of g.topics) if (g.members.some((m) => m.topics.includes(t))) for (let p = 0; p < n; p++) expected.push(`${t}-${p}`);
+  for (const [t, n] of g.topics) if (g.members.some((m) => m.topics.includes(t))) for (let p = 0; p < n; p++) expected.push(topicPartitionKey(t, p));
   expect([...seen.keys()].sort()).toEqual(expected.sort());
 }
 

@@ -4,14 +4,13 @@
  * member then receives its `MemberAssignment` through SyncGroup and calls `onAssignment`.
  */
 
+import type { TopicPartition } from '@samsa/protocol';
+
 /** Kafka's RebalanceProtocol: EAGER revokes everything before a rebalance, COOPERATIVE only what moves. */
 export const RebalanceProtocol = { EAGER: 'EAGER', COOPERATIVE: 'COOPERATIVE' } as const;
 export type RebalanceProtocol = (typeof RebalanceProtocol)[keyof typeof RebalanceProtocol];
 
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
+export type { TopicPartition };
 
 /** One member's subscription as the leader sees it (ConsumerProtocolSubscription v0–v3). */
 export interface MemberSubscription {
