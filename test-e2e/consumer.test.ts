@@ -6,6 +6,7 @@
  * 'roundrobin' — dividing the partitions with no overlap and no gap (DescribeGroups and each
  * member's own report), rebalancing as each member leaves in turn.
  */
+import { topicPartitionKey } from '@samsa/protocol';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import kafkajs from 'kafkajs';
@@ -130,8 +131,8 @@ describeCluster('consumer e2e (3 brokers)', () => {
     while (got2.length < 900 - got1.length && Date.now() < end) got2.push(...(await second.poll(500)).map((r) => r.value!));
     for (const p of [0, 1, 2]) {
       const tp = { topic, partition: p };
-      expect(await second.position(tp)).toBe(await second.endOffsets([tp]).then((m) => m.get(`${topic}-${p}`)));
-      expect(committed.get(`${topic}-${p}`)?.offset ?? 0n).toBeLessThanOrEqual(await second.position(tp));
+      expect(await second.position(tp)).toBe(await second.endOffsets([tp]).then((m) => m.get(topicPartitionKey(topic, p))));
+      expect(committed.get(topicPartitionKey(topic, p))?.offset ?? 0n).toBeLessThanOrEqual(await second.position(tp));
     }
     await second.close();
     expect(new Set([...got1, ...got2]).size).toBe(900);

@@ -3,6 +3,7 @@
  * leader election (samsa leader-election and auto rebalance), controller failover and fencing of
  * a paused controller, controlled shutdown on SIGTERM, topic deletion with a replica's broker down.
  */
+import { topicPartitionKey } from '@samsa/protocol';
 import { execFile } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,8 +43,8 @@ function assignment(n: number, replicas: (p: number) => number[]): Map<number, n
 async function states(c: TestCluster, topic: string, n: number): Promise<LeaderIsrAndControllerEpoch[]> {
   const m = await c.admin.getPartitionStates(Array.from({ length: n }, (_, partition) => ({ topic, partition })));
   return Array.from({ length: n }, (_, p) => {
-    const s = m.get(`${topic}-${p}`);
-    if (!s) throw new Error(`no state for ${topic}-${p}`);
+    const s = m.get(topicPartitionKey(topic, p));
+    if (!s) throw new Error(`no state for ${topicPartitionKey(topic, p)}`);
     return s.state;
   });
 }
@@ -164,7 +165,7 @@ describeCluster('controller: failover, preferred election, deletion, controlled 
 
     const moved = [...a].filter(([, r]) => r[0] === victim).map(([p]) => p);
     const elect = await samsa('leader-election', ...bs, '--election-type', 'PREFERRED', '--all-topic-partitions');
-    expect(elect).toEqual({ code: 0, stdout: `Successfully completed leader election (PREFERRED) for partitions ${moved.map((p) => `${topic}-${p}`).join(', ')}\n`, stderr: '' });
+    expect(elect).toEqual({ code: 0, stdout: `Successfully completed leader election (PREFERRED) for partitions ${moved.map((p) => topicPartitionKey(topic, p)).join(', ')}\n`, stderr: '' });
     const after = await states(c, topic, 30);
     after.forEach((s, p) => expect(s.leader).toBe(a.get(p)![0]));
     // nothing left to elect: Kafka prints nothing; a named partition is "already elected"
@@ -252,7 +253,7 @@ describeCluster('controller: failover, preferred election, deletion, controlled 
         const ss = await states(c, topic, N);
         polls++;
         ss.forEach((s, p) => {
-          if (s.leader < 0 || !s.isr.includes(s.leader)) offline.push(`${topic}-${p}: ${JSON.stringify(s)}`);
+          if (s.leader < 0 || !s.isr.includes(s.leader)) offline.push(`${topicPartitionKey(topic, p)}: ${JSON.stringify(s)}`);
         });
       }
     })();

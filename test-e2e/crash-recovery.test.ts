@@ -15,6 +15,7 @@ import {
   encodeRecordBatch,
   encodeRequest,
   recordBatches,
+  topicPartitionKey,
   type FetchRequest,
   type ProduceRequest,
 } from '@samsa/protocol';
@@ -308,7 +309,7 @@ describeCluster('kill -9 recovery', () => {
     const torn: Array<{ partition: number; segment: string; last: { position: number; size: number; baseOffset: bigint; lastOffset: bigint }; cut: number; size: number }> = [];
     for (const { partition, cut: cutOf } of tears) {
       // the active segment: the highest base offset
-      const dir = join(b0.o.dir, 'logs', `${TOPIC}-${partition}`);
+      const dir = join(b0.o.dir, 'logs', topicPartitionKey(TOPIC, partition));
       const logs = (await readdir(dir)).filter((n) => n.endsWith('.log')).sort();
       const segment = join(dir, logs.at(-1)!);
       const bytes = await readFile(segment);
@@ -338,7 +339,7 @@ describeCluster('kill -9 recovery', () => {
       const line = lines.find((l) => l['msg'] === MSG && l['topic'] === TOPIC && l['partition'] === t.partition)!;
       const truncated = t.last.size - t.cut;
       console.log(
-        `[crash] torn tail of ${TOPIC}-${t.partition}: cut ${t.cut} bytes of the ${t.last.size}-byte batch at offsets ${t.last.baseOffset}..${t.last.lastOffset} ` +
+        `[crash] torn tail of ${topicPartitionKey(TOPIC, t.partition)}: cut ${t.cut} bytes of the ${t.last.size}-byte batch at offsets ${t.last.baseOffset}..${t.last.lastOffset} ` +
           `(${truncated} bytes of it left); broker logged ${JSON.stringify(line)}`,
       );
       expect(line['level']).toBe(40);
@@ -364,7 +365,7 @@ describeCluster('kill -9 recovery', () => {
       expect(after.highWatermark).toBe(t.last.baseOffset + 2n);
       expect(after.values.get(t.last.baseOffset)).toBe('after-torn-tail');
       expect(after.values.get(t.last.baseOffset + 1n)).toBe('after-torn-tail-2');
-      console.log(`[crash] ${TOPIC}-${t.partition}: ${r.checked} earlier acknowledged records intact, next append at offset ${res.baseOffset}`);
+      console.log(`[crash] ${topicPartitionKey(TOPIC, t.partition)}: ${r.checked} earlier acknowledged records intact, next append at offset ${res.baseOffset}`);
     }
     // only the torn partitions were truncated
     expect(lines.filter((l) => l['msg'] === MSG).map((l) => l['partition']).sort()).toEqual(torn.map((t) => t.partition).sort());

@@ -11,7 +11,7 @@ import { readFile, readdir, truncate, unlink } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { CompressionType, decodeResponse, encodeRecordBatch, encodeRequest, recordBatches } from '@samsa/protocol';
+import { CompressionType, decodeResponse, encodeRecordBatch, encodeRequest, recordBatches, topicPartitionKey } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
 import { describeCluster, TestCluster, until } from './harness.js';
 import { fetchPartition, rawRequest } from './clients/wire.js';
@@ -48,7 +48,7 @@ async function withCluster(overrides: Record<string, string>, fn: (c: TestCluste
 
 // ---- reading replicas from disk ------------------------------------------------------------------
 
-const partitionDir = (b: Broker, topic = TOPIC, partition = 0) => join(b.o.dir, 'logs', `${topic}-${partition}`);
+const partitionDir = (b: Broker, topic = TOPIC, partition = 0) => join(b.o.dir, 'logs', topicPartitionKey(topic, partition));
 
 async function segmentFiles(b: Broker, topic = TOPIC): Promise<string[]> {
   const dir = partitionDir(b, topic);

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { encodeRecordBatch } from '@samsa/protocol';
+import { encodeRecordBatch, topicPartitionKey } from '@samsa/protocol';
 import { Admin, type PartitionInfo } from '@samsa/client';
 import { checkTopic, formatReport, startWorkload, type VerifyReport, type Workload, type WorkloadResult } from '@samsa/client/verify';
 import { TestCluster, until, type ClusterOptions } from '../harness.js';
@@ -72,7 +72,7 @@ export async function statesOf(c: TestCluster, topic: string, partitions: number
   const out = [];
   for (let p = 0; p < partitions; p++) {
     const s = await c.admin.getPartitionState({ topic, partition: p });
-    if (!s) throw new Error(`no state znode for ${topic}-${p}`);
+    if (!s) throw new Error(`no state znode for ${topicPartitionKey(topic, p)}`);
     out.push(s.state);
   }
   return out;

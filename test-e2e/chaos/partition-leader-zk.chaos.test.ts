@@ -6,6 +6,7 @@
  * acks=all write again: its high watermark cannot move. After healing it registers again, truncates
  * to the new leader's log and rejoins the ISR; nothing acknowledged is lost. Quick subset.
  */
+import { topicPartitionKey } from '@samsa/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readReplicaLog } from '@samsa/client/verify';
 import { until } from '../harness.js';
@@ -56,7 +57,7 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
         const after = await statesOf(c, topic, assignment.length);
         // the new leaders serve (their LeaderAndIsr arrived; the followers now fetch from them)
         for (let p = 0; p < assignment.length; p++) {
-          await until(async () => (await metadataOf(c.broker(after[p]!.leader).address, topic))[p]?.leader === after[p]!.leader, `broker ${after[p]!.leader} leading ${topic}-${p}`, 30_000, 200);
+          await until(async () => (await metadataOf(c.broker(after[p]!.leader).address, topic))[p]?.leader === after[p]!.leader, `broker ${after[p]!.leader} leading ${topicPartitionKey(topic, p)}`, 30_000, 200);
         }
         // the old leader still takes writes (it believes it leads) but acknowledges none of them
         for (let i = 0; i < 3; i++) {

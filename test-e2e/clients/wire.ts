@@ -15,6 +15,7 @@ import {
   encodeRequest,
   getApi,
   recordBatches,
+  topicPartitionKey,
   type ApiKey,
   type ApiRequestMap,
   type ApiResponseMap,
@@ -233,10 +234,10 @@ export async function fetchPartition(leaderAddress: string, topic: string, parti
       forgottenTopicsData: [],
       rackId: '',
     });
-    if (res.errorCode !== 0) throw new Error(`Fetch ${topic}-${partition}: top-level error ${res.errorCode}`);
+    if (res.errorCode !== 0) throw new Error(`Fetch ${topicPartitionKey(topic, partition)}: top-level error ${res.errorCode}`);
     const p = res.responses[0]?.partitions[0];
-    if (!p) throw new Error(`Fetch ${topic}-${partition}: no partition in the answer`);
-    if (p.errorCode !== 0) throw new Error(`Fetch ${topic}-${partition}: error ${p.errorCode}`);
+    if (!p) throw new Error(`Fetch ${topicPartitionKey(topic, partition)}: no partition in the answer`);
+    if (p.errorCode !== 0) throw new Error(`Fetch ${topicPartitionKey(topic, partition)}: error ${p.errorCode}`);
     const hw = p.highWatermark;
     let progressed = false;
     for (const batch of recordBatches(p.records ?? Buffer.alloc(0)) as Iterable<RecordBatch>) {
@@ -259,9 +260,9 @@ export async function fetchPartition(leaderAddress: string, topic: string, parti
       progressed = true;
     }
     if (offset >= hw) return { records, highWatermark: Number(hw) };
-    if (!progressed) throw new Error(`Fetch ${topic}-${partition}: no progress at offset ${offset} (high watermark ${hw})`);
+    if (!progressed) throw new Error(`Fetch ${topicPartitionKey(topic, partition)}: no progress at offset ${offset} (high watermark ${hw})`);
   }
-  throw new Error(`Fetch ${topic}-${partition}: too many rounds`);
+  throw new Error(`Fetch ${topicPartitionKey(topic, partition)}: too many rounds`);
 }
 
 /** Reads every partition of `topic` from its leader (found in ZooKeeper), records sorted by partition then offset. */
@@ -274,7 +275,7 @@ export async function readTopic(
   const highWatermarks: number[] = [];
   for (let p = 0; p < partitions; p++) {
     const leader = await c.leaderOf(topic, p);
-    if (leader < 0) throw new Error(`${topic}-${p} has no leader`);
+    if (leader < 0) throw new Error(`${topicPartitionKey(topic, p)} has no leader`);
     const r = await fetchPartition(c.broker(leader).address, topic, p);
     records.push(...r.records);
     highWatermarks.push(r.highWatermark);
@@ -297,7 +298,7 @@ export async function waitForPartitionsServed(
     const leader = await c.leaderOf(topic, p);
     const ok = leader >= 0 && (await fetchPartition(c.broker(leader).address, topic, p).then(() => true, () => false));
     if (ok) p++;
-    else if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${topic}-${p} to be served by its leader`);
+    else if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${topicPartitionKey(topic, p)} to be served by its leader`);
     else await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -7,6 +7,7 @@
  * Node 20: @platformatic/kafka's promise API needs Promise.withResolvers (Node 22); polyfilled below
  * for this worker only, as test-e2e/platformatic.test.ts does.
  */
+import { topicPartitionKey } from './topic-partition.js';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,7 +81,7 @@ function run(argv: string[], input = '', timeoutMs = 20_000): Promise<{ stdout: 
 /** Every record the broker holds for a partition, as strings. */
 function stored(broker: TinyBroker, topic: string, partition: number) {
   const log = broker.topics.get(topic)?.partitions[partition];
-  if (log === undefined) throw new Error(`no ${topic}-${partition}`);
+  if (log === undefined) throw new Error(`no ${topicPartitionKey(topic, partition)}`);
   return log.batches.flatMap((b) => {
     const { batches } = scanRecordSet(b.bytes);
     return batches.flatMap((batch) =>
