@@ -146,7 +146,7 @@ describeCluster('partition reassignment (4 brokers, samsa reassign-partitions)',
     let n = 0;
     // one send per partition: KafkaJS 2.2.4 retries a multi-leader send only to brokers that have
     // not answered yet, so a partition whose leader moved to such a broker is silently dropped
-    // (sendMessages.js responsePerBroker) — a client bug, not what this test is about
+    // (sendMessages.js responsePerBroker; docs/clients.md) — a client bug, not what this test is about
     const producing = Promise.all(
       Array.from({ length: 6 }, async (_, partition) => {
         while (!stop) {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { exitQuietlyOnClosedOutput } from './output.js';
 
 type Register = (program: Command) => void;
 
@@ -36,6 +37,7 @@ async function main(argv: string[]): Promise<void> {
   await program.parseAsync(argv);
 }
 
+exitQuietlyOnClosedOutput();
 main(process.argv).catch((err: unknown) => {
   process.stderr.write(`samsa: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

@@ -146,6 +146,7 @@ export class PartitionStateMachine {
   private async electLeaders(tps: TopicPartition[], strategy: ElectionStrategy): Promise<Map<string, PartitionResult>> {
     const { ctx, kzk, batch, stateChangeLog: log } = this.d;
     const results = new Map<string, PartitionResult>();
+    const noLeader: FailedElection[] = [];
     let remaining = tps;
     for (let attempt = 0; remaining.length > 0 && attempt < 10; attempt++) {
       const current = await kzk.getPartitionStates(remaining);
@@ -190,10 +191,7 @@ export class PartitionStateMachine {
           }
         }
         if (!elected) {
-          log.error(
-            { topic: tp.topic, partition: tp.partition, strategy: strategy.kind, replicas: assignment, isr: cur.state.isr, live: [...live] },
-            'leader election failed: no eligible replica',
-          );
+          noLeader.push({ partition: topicPartitionKey(tp), replicas: assignment, isr: cur.state.isr, live: [...live] });
           results.set(topicPartitionKey(tp), { ok: false, reason: `no eligible leader among live replicas [${[...live].join(',')}] (isr [${cur.state.isr.join(',')}])` });
           continue;
         }
@@ -223,6 +221,32 @@ export class PartitionStateMachine {
       remaining = stale;
     }
     for (const tp of remaining) results.set(topicPartitionKey(tp), { ok: false, reason: 'partition state kept changing' });
+    logFailedElections(log, strategy, noLeader);
     return results;
   }
+}
+
+interface FailedElection {
+  partition: string;
+  replicas: number[];
+  isr: number[];
+  live: number[];
+}
+
+/** How many failed partitions the batch's error line names (the rest are counted, and each is at debug). */
+export const FAILED_ELECTION_EXAMPLES = 5;
+
+/**
+ * The partitions of one election batch that found no eligible replica, as one state-change ERROR
+ * (Kafka's level for a failed state change) with their count and a few examples, instead of a line
+ * each: a cluster going down leaves every single-replica partition of the last broker leaderless,
+ * which was ~1,500 identical lines. Each partition stays in the log at debug.
+ */
+function logFailedElections(log: Logger, strategy: ElectionStrategy, failed: FailedElection[]): void {
+  if (failed.length === 0) return;
+  for (const f of failed) log.debug({ ...f, strategy: strategy.kind }, 'leader election failed: no eligible replica');
+  log.error(
+    { strategy: strategy.kind, count: failed.length, examples: failed.slice(0, FAILED_ELECTION_EXAMPLES) },
+    `leader election failed for ${failed.length} partition(s): no eligible replica`,
+  );
 }

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ControllerEpochZNode, FakeZkClient, KafkaZk, TopicPartitionStateZNode, type BrokerInfo } from '@samsa/zk-paths';
 import { ControllerContext } from './context.js';
-import { PartitionStateMachine } from './partition-state-machine.js';
+import { FAILED_ELECTION_EXAMPLES, PartitionStateMachine } from './partition-state-machine.js';
 import { ReplicaStateMachine } from './replica-state-machine.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel, ControlRequest } from './requests.js';
@@ -94,6 +94,46 @@ describe('partition state machine', () => {
     const r = await env.psm.handleStateChanges([tp], 'OnlinePartition', { kind: 'offline', allowUnclean: false });
     expect(r.get('t-0')).toMatchObject({ ok: false });
     expect(env.ctx.partitionState(tp)).toBe('OfflinePartition');
+  });
+
+  it('partition state machine – a batch of N failed elections is one state-change ERROR with count N and a few examples', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const env = await setup();
+    const psm = new PartitionStateMachine({ ctx: env.ctx, kzk: env.kzk, batch: env.batch, stateChangeLog: captured, uncleanLeaderElectionEnabled: async () => false });
+    // the cluster going down: 40 single-replica partitions whose only broker (2) is gone
+    const n = 40;
+    const tps = Array.from({ length: n }, (_, partition) => ({ topic: 'single', partition }));
+    env.ctx.addTopic('single', 'BBBBBBBBBBBBBBBBBBBBBB');
+    await env.zk.mkdirp('/brokers/topics/single/partitions');
+    for (const p of tps) {
+      const state = { leader: 2, leaderEpoch: 0, isr: [2], controllerEpoch: 1 };
+      env.ctx.setAssignment(p, { replicas: [2], addingReplicas: [], removingReplicas: [] });
+      await env.zk.mkdirp(`/brokers/topics/single/partitions/${p.partition}`);
+      await env.zk.create(TopicPartitionStateZNode.path('single', p.partition), TopicPartitionStateZNode.encode(state));
+      env.ctx.setLeadership(p, { state, zkVersion: 0 });
+      env.ctx.putPartitionState(p, 'OfflinePartition');
+    }
+    env.ctx.liveBrokers.delete(2);
+    const r = await psm.handleStateChanges(tps, 'OnlinePartition', { kind: 'offline', allowUnclean: false });
+    expect([...r.values()].filter((x) => !x.ok)).toHaveLength(n);
+    const failed = lines.filter((l) => String(l['msg']).includes('no eligible replica'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ level: 50, count: n, strategy: 'offline', msg: `leader election failed for ${n} partition(s): no eligible replica` });
+    expect(failed[0]!['examples']).toEqual(tps.slice(0, FAILED_ELECTION_EXAMPLES).map((p) => ({ partition: `single-${p.partition}`, replicas: [2], isr: [2], live: [] })));
+  });
+
+  it('partition state machine – elections that all succeed log no failure line', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const env = await setup();
+    const psm = new PartitionStateMachine({ ctx: env.ctx, kzk: env.kzk, batch: env.batch, stateChangeLog: captured, uncleanLeaderElectionEnabled: async () => false });
+    await prepare(env, 'OfflinePartition');
+    env.ctx.putPartitionState(tp, 'OfflinePartition');
+    env.ctx.liveBrokers.delete(0);
+    const r = await psm.handleStateChanges([tp], 'OnlinePartition', { kind: 'offline', allowUnclean: false });
+    expect(r.get('t-0')).toEqual({ ok: true, leader: 1 });
+    expect(lines.filter((l) => String(l['msg']).includes('no eligible replica'))).toHaveLength(0);
   });
 
   it('partition state machine – a write from a newer controller epoch is never overwritten', async () => {

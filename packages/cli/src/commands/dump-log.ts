@@ -65,11 +65,6 @@ export function registerDumpLogCommand(program: Command): void {
     .option('--deep-iteration', 'print every record (not only batches)')
     .action((raw: { files: string; printDataLog?: boolean; deepIteration?: boolean }) => {
       const out = (s: string) => process.stdout.write(s + '\n');
-      // `samsa dump-log ... | head`: a closed pipe ends the dump quietly
-      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'EPIPE') process.exit(0);
-        throw err;
-      });
       const nonConsecutive = new Map<string, Array<[number, number]>>();
       for (const file of raw.files.split(',').map((f) => f.trim()).filter(Boolean)) {
         out(`Dumping ${file}`);
