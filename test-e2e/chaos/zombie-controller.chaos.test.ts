@@ -115,7 +115,7 @@ describeCluster(
             leader: old,
             leaderEpoch: s0!.leaderEpoch + 10,
             isr: [old],
-            partitionEpoch: 1000,
+            zkVersion: 1000,
             replicas: assignment[0]!,
             addingReplicas: [],
             removingReplicas: [],

@@ -8,10 +8,9 @@ import {
   encodeControlMessage,
   type Broker,
   type ControlMessage,
-  type PartitionState,
 } from '@samsa/protocol';
 import type { BrokerInfo } from '@samsa/zk-paths';
-import type { BrokerChannel, ControlRequest, ControlResponse, PartitionStateInfo } from './requests.js';
+import type { BrokerChannel, ControlRequest, ControlResponse } from './requests.js';
 
 export interface ChannelManagerOptions {
   /** control.plane.listener.name: the listener brokers serve control requests on. */
@@ -30,25 +29,6 @@ export function toProtoBroker(b: BrokerInfo): Broker {
   };
 }
 
-function toProtoPartition(p: PartitionStateInfo): PartitionState {
-  return {
-    topic: p.topic,
-    topicId: p.topicId,
-    partition: p.partition,
-    controllerEpoch: p.controllerEpoch,
-    leader: p.leader,
-    leaderEpoch: p.leaderEpoch,
-    isr: p.isr,
-    partitionEpoch: p.zkVersion,
-    replicas: p.replicas,
-    addingReplicas: p.addingReplicas,
-    removingReplicas: p.removingReplicas,
-    isNew: p.isNew,
-    offlineReplicas: p.offlineReplicas,
-    leaderRecoveryState: 0,
-  };
-}
-
 /** Encodes a controller request as a control-plane frame. */
 export function encodeControlRequest(correlationId: number, r: ControlRequest): Buffer {
   switch (r.kind) {
@@ -58,7 +38,7 @@ export function encodeControlRequest(correlationId: number, r: ControlRequest): 
         controllerEpoch: r.controllerEpoch,
         brokerEpoch: r.brokerEpoch,
         type: r.full ? LeaderAndIsrType.FULL : LeaderAndIsrType.INCREMENTAL,
-        partitionStates: r.partitions.map(toProtoPartition),
+        partitionStates: r.partitions,
         liveLeaders: r.liveLeaders.map(toProtoBroker),
       });
     case 'UpdateMetadata':
@@ -66,7 +46,7 @@ export function encodeControlRequest(correlationId: number, r: ControlRequest): 
         controllerId: r.controllerId,
         controllerEpoch: r.controllerEpoch,
         brokerEpoch: r.brokerEpoch,
-        partitionStates: r.partitions.map(toProtoPartition),
+        partitionStates: r.partitions,
         liveBrokers: r.liveBrokers.map(toProtoBroker),
       });
     case 'StopReplica':

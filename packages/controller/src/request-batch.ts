@@ -1,7 +1,7 @@
-import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
+import { topicPartitionKey, type PartitionState as LeaderAndIsrPartitionState, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import type { ControllerContext } from './context.js';
-import type { BrokerChannel, ControlResponse, PartitionStateInfo, StopReplicaPartition } from './requests.js';
+import type { BrokerChannel, ControlResponse, StopReplicaPartition } from './requests.js';
 
 /**
  * Collects the control requests one controller action produces and sends them per broker in one go
@@ -9,7 +9,7 @@ import type { BrokerChannel, ControlResponse, PartitionStateInfo, StopReplicaPar
  * StopReplica to replicas being stopped. Always sent in that order per broker.
  */
 export class RequestBatch {
-  private readonly leaderAndIsr = new Map<number, Map<string, PartitionStateInfo>>();
+  private readonly leaderAndIsr = new Map<number, Map<string, LeaderAndIsrPartitionState>>();
   private readonly updateMetadataBrokers = new Set<number>();
   private readonly updateMetadataPartitions = new Map<string, TopicPartition>();
   private updateMetadataAll = false;
@@ -26,7 +26,7 @@ export class RequestBatch {
     return this.leaderAndIsr.size === 0 && this.updateMetadataBrokers.size === 0 && this.stopReplica.size === 0;
   }
 
-  private partitionInfo(tp: TopicPartition, isNew: boolean): PartitionStateInfo | undefined {
+  private partitionInfo(tp: TopicPartition, isNew: boolean): LeaderAndIsrPartitionState | undefined {
     const lead = this.ctx.leadershipOf(tp);
     const a = this.ctx.assignment(tp);
     if (!lead || !a) return undefined;
@@ -44,6 +44,7 @@ export class RequestBatch {
       removingReplicas: a.removingReplicas,
       offlineReplicas: this.ctx.offlineReplicas(tp),
       isNew,
+      leaderRecoveryState: 0,
     };
   }
 
@@ -110,7 +111,7 @@ export class RequestBatch {
     }
     if (this.updateMetadataBrokers.size > 0) {
       const tps = this.updateMetadataAll ? this.ctx.allPartitions() : [...this.updateMetadataPartitions.values()];
-      const partitions = tps.map((tp) => this.partitionInfo(tp, false)).filter((p): p is PartitionStateInfo => p !== undefined);
+      const partitions = tps.map((tp) => this.partitionInfo(tp, false)).filter((p): p is LeaderAndIsrPartitionState => p !== undefined);
       for (const brokerId of this.updateMetadataBrokers) {
         if (!this.ctx.liveBrokers.has(brokerId)) continue;
         this.stateChangeLog.debug({ controllerEpoch: epoch, broker: brokerId, partitions: partitions.length }, 'sending UpdateMetadata');

@@ -1,25 +1,11 @@
 /**
  * What the controller sends to brokers over the control plane (LeaderAndIsr, UpdateMetadata,
  * StopReplica), as plain objects. The channel manager encodes them as the protobuf messages of
- * @samsa/protocol's control plane.
+ * @samsa/protocol's control plane. A partition's state is the control plane's PartitionState itself,
+ * from the controller to the broker's replica manager and metadata cache.
  */
+import type { PartitionState as LeaderAndIsrPartitionState } from '@samsa/protocol';
 import type { BrokerInfo } from '@samsa/zk-paths';
-
-export interface PartitionStateInfo {
-  topic: string;
-  topicId: string;
-  partition: number;
-  controllerEpoch: number;
-  leader: number;
-  leaderEpoch: number;
-  isr: number[];
-  zkVersion: number;
-  replicas: number[];
-  addingReplicas: number[];
-  removingReplicas: number[];
-  offlineReplicas: number[];
-  isNew: boolean;
-}
 
 export interface LeaderAndIsrRequest {
   kind: 'LeaderAndIsr';
@@ -28,7 +14,7 @@ export interface LeaderAndIsrRequest {
   brokerEpoch: bigint;
   /** FULL when the controller sends a broker its whole set (on failover / broker startup). */
   full: boolean;
-  partitions: PartitionStateInfo[];
+  partitions: LeaderAndIsrPartitionState[];
   /** Leaders named in `partitions`, so followers know where to fetch from. */
   liveLeaders: BrokerInfo[];
 }
@@ -38,7 +24,7 @@ export interface UpdateMetadataRequest {
   controllerId: number;
   controllerEpoch: number;
   brokerEpoch: bigint;
-  partitions: PartitionStateInfo[];
+  partitions: LeaderAndIsrPartitionState[];
   liveBrokers: BrokerInfo[];
 }
 

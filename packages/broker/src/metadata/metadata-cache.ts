@@ -3,6 +3,7 @@
  * amended only by the controller's UpdateMetadata requests; read by Metadata, DescribeCluster,
  * FindCoordinator and the produce/fetch paths.
  */
+import type { PartitionState } from '@samsa/protocol';
 
 export interface MetadataEndpoint {
   listener: string;
@@ -17,17 +18,11 @@ export interface MetadataBroker {
   rack: string | null;
 }
 
-export interface MetadataPartition {
-  topic: string;
-  partition: number;
-  leader: number;
-  leaderEpoch: number;
-  isr: number[];
-  replicas: number[];
-  offlineReplicas: number[];
-  zkVersion: number;
-  controllerEpoch: number;
-}
+/**
+ * A partition as the cache holds it: the fields of the controller's partition state (the control
+ * plane's PartitionState, as UpdateMetadata carries it) that metadata answers need, under the same names.
+ */
+export type MetadataPartition = Pick<PartitionState, 'topic' | 'partition' | 'leader' | 'leaderEpoch' | 'isr' | 'replicas' | 'offlineReplicas' | 'zkVersion' | 'controllerEpoch'>;
 
 /** Kafka's LeaderAndIsr.LeaderDuringDelete: UpdateMetadata carries it for topics being deleted. */
 export const LEADER_DURING_DELETE = -2;

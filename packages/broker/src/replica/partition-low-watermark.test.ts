@@ -19,7 +19,7 @@ function fakeLog(logStartOffset: bigint, logEndOffset: bigint): Log {
 }
 
 const state = (replicas: number[]): PartitionState => ({
-  topic: 't', topicId: 'x', partition: 0, controllerEpoch: 1, leader: 0, leaderEpoch: 3, isr: replicas, partitionEpoch: 1,
+  topic: 't', topicId: 'x', partition: 0, controllerEpoch: 1, leader: 0, leaderEpoch: 3, isr: replicas, zkVersion: 1,
   replicas, addingReplicas: [], removingReplicas: [], isNew: false, offlineReplicas: [], leaderRecoveryState: 0,
 });
 

@@ -36,7 +36,7 @@ export class Partition {
   leaderEpoch = -1;
   isr: number[] = [];
   replicas: number[] = [];
-  partitionEpoch = -1;
+  zkVersion = -1;
   controllerEpoch = -1;
   log: Log | undefined;
   readonly remote = new Map<number, RemoteReplica>();
@@ -119,7 +119,7 @@ export class Partition {
     this.leaderEpoch = s.leaderEpoch;
     this.isr = [...s.isr];
     this.replicas = [...s.replicas];
-    this.partitionEpoch = s.partitionEpoch;
+    this.zkVersion = s.zkVersion;
     this.controllerEpoch = s.controllerEpoch;
   }
 
@@ -235,7 +235,7 @@ export class Partition {
       }
       this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: epoch, from: this.isr, isr: newIsr, why }, why === 'expand' ? 'expanding ISR' : 'shrinking ISR');
       this.isr = newIsr;
-      this.partitionEpoch = v;
+      this.zkVersion = v;
       this.opts.onIsrChange?.(why);
     } finally {
       this.isrUpdateInFlight = false;

@@ -60,7 +60,7 @@ async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}): Promise<Re
   });
   managers.push(rm);
   const partitionStates = [0, 1, 2].map((partition) => ({
-    topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition, controllerEpoch: 1, leader: 0, leaderEpoch: 1, isr: [0, 1], partitionEpoch: 0,
+    topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition, controllerEpoch: 1, leader: 0, leaderEpoch: 1, isr: [0, 1], zkVersion: 0,
     replicas: [0, 1], addingReplicas: [], removingReplicas: [], isNew: true, offlineReplicas: [], leaderRecoveryState: 0,
   }));
   const r = await rm.becomeLeaderOrFollower({ controllerId: 0, controllerEpoch: 1, brokerEpoch: 1n, type: LeaderAndIsrType.FULL, partitionStates, liveLeaders: [] });

@@ -241,7 +241,7 @@ export class ReplicaManager {
     const v = await this.o.kzk.conditionalUpdatePartitionState(
       { topic: p.topic, partition: p.partition },
       { leader: p.leaderId, leaderEpoch: p.leaderEpoch, isr, controllerEpoch: p.controllerEpoch },
-      p.partitionEpoch,
+      p.zkVersion,
     );
     if (v !== null) this.isrChanges.record(p.topic, p.partition);
     return v;

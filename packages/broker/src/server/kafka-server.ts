@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ControllerChannelManager, KafkaController } from '@samsa/controller';
-import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker, type PartitionState } from '@samsa/protocol';
+import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker } from '@samsa/protocol';
 import {
   ConfigEntityTypeZNode,
   ConfigType,
@@ -57,7 +57,7 @@ import { LogManager } from '../log/manager/manager.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { MetricsHttpServer } from '../metrics/http-server.js';
 import type { StateChangeRing } from '../metrics/state-change-ring.js';
-import { MetadataCache, type MetadataPartition } from '../metadata/metadata-cache.js';
+import { MetadataCache } from '../metadata/metadata-cache.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ReplicaManager } from '../replica/replica-manager.js';
 import { RequestHandler } from './request-handler.js';
@@ -73,19 +73,6 @@ export interface KafkaServerOptions {
   /** The state-change records kept for GET /state-change on the metrics endpoint (broker-logging fills it). */
   stateChangeRing?: StateChangeRing;
 }
-
-const toMetadataPartition = (p: PartitionState): MetadataPartition & { topicId: string } => ({
-  topic: p.topic,
-  topicId: p.topicId,
-  partition: p.partition,
-  leader: p.leader,
-  leaderEpoch: p.leaderEpoch,
-  isr: p.isr,
-  replicas: p.replicas,
-  offlineReplicas: p.offlineReplicas,
-  zkVersion: p.partitionEpoch,
-  controllerEpoch: p.controllerEpoch,
-});
 
 const PRODUCE_API_KEY = 0;
 
@@ -474,7 +461,7 @@ export class KafkaServer {
           controllerId: r.controllerId,
           controllerEpoch: r.controllerEpoch,
           brokers: r.liveBrokers.map(toMetadataBroker),
-          partitions: r.partitionStates.map(toMetadataPartition),
+          partitions: r.partitionStates,
         });
         // Kafka drops the committed offsets of deleted topics
         if (deleted.length > 0) this.groupCoordinator?.handleDeletedTopics(deleted);

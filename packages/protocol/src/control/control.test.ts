@@ -23,7 +23,7 @@ function partitionState(over: Partial<PartitionState> = {}): PartitionState {
     leader: 2,
     leaderEpoch: 11,
     isr: [2, 1],
-    partitionEpoch: 5,
+    zkVersion: 5,
     replicas: [1, 2, 3],
     addingReplicas: [3],
     removingReplicas: [],

@@ -52,8 +52,8 @@ export interface PartitionState {
   leader: number;
   leaderEpoch: number;
   isr: number[];
-  /** zkVersion of the partition state znode. */
-  partitionEpoch: number;
+  /** zkVersion of the partition state znode (Kafka's LeaderAndIsrPartitionState.zkVersion in ZooKeeper mode). */
+  zkVersion: number;
   replicas: number[];
   addingReplicas: number[];
   removingReplicas: number[];
