@@ -12,6 +12,7 @@ import {
   type ProduceRequestTopic,
   type ProduceResponsePartition,
   type ProduceResponseTopic,
+  type RecordsValidationOptions,
   type StopReplicaRequest,
   type StopReplicaResponse,
   type TopicPartition,
@@ -475,30 +476,31 @@ export class ReplicaManager {
       const answers: ProduceResponsePartition[] = new Array(t.partitionData.length);
       responses[ti] = { name: t.name, partitionResponses: answers };
       let settings: TopicSettings | undefined;
+      let validation: RecordsValidationOptions | undefined;
       for (let pi = 0; pi < t.partitionData.length; pi++) {
         const { index, records } = t.partitionData[pi]!;
-        const fail = (code: number, message: string | null = null) => (answers[pi] = partitionResponse(index, code, message));
         if (origin === AppendOrigin.Client && INTERNAL_TOPICS.has(t.name)) {
-          fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`);
+          answers[pi] = partitionResponse(index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`);
           continue;
         }
         const p = this.partitions.get(t.name, index);
         if (!p || !p.isLeader) {
           // Kafka's getPartitionOrException: a partition the cluster has but not here is a leadership question
-          fail(!p && !this.o.hasTopic?.(t.name) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          answers[pi] = partitionResponse(index, !p && !this.o.hasTopic?.(t.name) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER, null);
           continue;
         }
         if (!records || records.length === 0) {
-          fail(ErrorCode.CORRUPT_MESSAGE, 'empty record set');
+          answers[pi] = partitionResponse(index, ErrorCode.CORRUPT_MESSAGE, 'empty record set');
           continue;
         }
         try {
           // one lookup per topic and request: validation limits and min.insync.replicas both come from it
           settings ??= this.cachedSettings(t.name) ?? (await this.settingsFor(t.name));
           if (origin === AppendOrigin.Client) {
-            const v = validateRecords(records, validationOptions(produceVersion, settings));
+            const v = validateRecords(records, (validation ??= validationOptions(produceVersion, settings)));
             if (!v.ok) {
-              fail(v.errorCode, v.message).recordErrors = v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
+              const r = (answers[pi] = partitionResponse(index, v.errorCode, v.message));
+              r.recordErrors = v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
               continue;
             }
           }
@@ -516,7 +518,7 @@ export class ReplicaManager {
         } catch (err) {
           const code = errorCodeOf(err);
           if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: t.name, partition: index }, 'append failed');
-          fail(code, (err as Error).message);
+          answers[pi] = partitionResponse(index, code, (err as Error).message);
         }
       }
     }
