@@ -1,27 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fixture } from './test-fixture.mjs';
 import { checkRepository, findCycles, isBarrel, parseImports, stronglyConnected } from './check-import-cycles.mjs';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'check-import-cycles.mjs');
 
-/** A throwaway repository: { 'packages/p/src/a/x.ts': '...' }. */
-function fixture(files) {
-  const root = mkdtempSync(join(tmpdir(), 'import-cycles-'));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  roots.push(root);
-  return root;
-}
-const roots = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
 
 const run = (root) => spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
 

@@ -1,23 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkRepository, findHandBuiltKeys } from './check-topic-partition-keys.mjs';
-
-const roots = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-
-function fixture(files) {
-  const root = mkdtempSync(join(tmpdir(), 'tp-keys-'));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  roots.push(root);
-  return root;
-}
+import { fixture } from './test-fixture.mjs';
 
 describe('check-topic-partition-keys', () => {
   it('check-topic-partition-keys – flags hand-built topic-partition strings and parse-backs', () => {
