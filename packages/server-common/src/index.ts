@@ -1,5 +1,10 @@
 /**
- * @samsa/server-common: what the broker, the controller and the admin tools share (Kafka 3.x's
- * server-common module): replica assignment (AdminUtils.assignReplicasToBrokers).
+ * @samsa/server-common: what the broker, the controller, the group coordinator and the admin tools
+ * share (Kafka 3.x's server-common module): replica assignment (AdminUtils.assignReplicasToBrokers),
+ * the delayed-operation purgatory on a hierarchical timing wheel, and MetadataVersion
+ * (inter.broker.protocol.version).
  */
 export * from './admin-utils.js';
+export * from './metadata-version.js';
+export * from './purgatory/purgatory.js';
+export * from './purgatory/timing-wheel.js';

@@ -9,23 +9,13 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ConfigError } from './errors.js';
-import { isBrokerConfigName } from './definitions.js';
-import type { BrokerConfigName, BrokerConfigValue, SecurityProtocol } from './definitions.js';
-import { describeBrokerConfig, describeBrokerConfigs } from './describe.js';
-import type { ConfigDescription } from './describe.js';
+import { isBrokerConfigName, type BrokerConfigName, type BrokerConfigValue, type SecurityProtocol } from './definitions.js';
+import { describeBrokerConfig, describeBrokerConfigs, type ConfigDescription } from './describe.js';
 import type { ListenerEndpoint } from './listeners.js';
-import type { MetadataVersion } from './metadata-version.js';
-import {
-  mergeSettings,
-  settingsFromEnv,
-  settingsFromOverrides,
-  settingsFromPropertiesText,
-  settingsFromRecord,
-} from './sources.js';
-import type { ConfigOrigin, RawSetting } from './sources.js';
+import type { MetadataVersion } from '@samsa/server-common';
+import { mergeSettings, settingsFromEnv, settingsFromOverrides, settingsFromPropertiesText, settingsFromRecord, type ConfigOrigin, type RawSetting } from './sources.js';
 import type { AnyConfigValue } from './types.js';
-import { decodeBrokerSettings, resolveBrokerConfig } from './validate.js';
-import type { ResolvedBrokerConfig, ResolveOptions, ZookeeperSettings } from './validate.js';
+import { decodeBrokerSettings, resolveBrokerConfig, type ResolveOptions, type ResolvedBrokerConfig, type ZookeeperSettings } from './validate.js';
 
 const DEFAULT_ORIGIN: ConfigOrigin = Object.freeze({ kind: 'default' });
 

@@ -7,15 +7,11 @@
  * comes from log.retention.ms, else log.retention.minutes, else log.retention.hours.
  */
 import { ConfigError } from './errors.js';
-import { CLEANUP_POLICIES, COMPRESSION_TYPES, MIN_SEGMENT_BYTES, TIMESTAMP_TYPES, isBrokerConfigName } from './definitions.js';
-import type { BrokerConfigName } from './definitions.js';
-import { brokerSynonymEntries } from './describe.js';
-import type { ConfigDescription, ConfigSynonym, DescribableBrokerConfig } from './describe.js';
-import { freezeTable } from './types.js';
-import type { TopicConfigDef } from './types.js';
-import { IBP_3_0_IV1, parseMetadataVersion, shouldIgnoreMessageFormatVersion } from './metadata-version.js';
-import { LONG_MAX, formatValue, parseValue } from './values.js';
-import type { ValueOfDef } from './values.js';
+import { CLEANUP_POLICIES, COMPRESSION_TYPES, MIN_SEGMENT_BYTES, TIMESTAMP_TYPES, isBrokerConfigName, type BrokerConfigName } from './definitions.js';
+import { brokerSynonymEntries, type ConfigDescription, type ConfigSynonym, type DescribableBrokerConfig } from './describe.js';
+import { freezeTable, type TopicConfigDef } from './types.js';
+import { IBP_3_0_IV1, parseMetadataVersion, shouldIgnoreMessageFormatVersion } from '@samsa/server-common';
+import { LONG_MAX, formatValue, parseValue, type ValueOfDef } from './values.js';
 
 export const TOPIC_CONFIGS = freezeTable({
   'cleanup.policy': { type: 'list', default: ['delete'], oneOf: CLEANUP_POLICIES, importance: 'medium', doc: 'What to do with old segments: delete, compact, or both.' },

@@ -3,14 +3,10 @@
  * makes, plus the values Kafka derives from several keys (listeners, log dirs, retention, …).
  */
 import { ConfigError } from './errors.js';
-import { BROKER_CONFIG_NAMES, BROKER_CONFIGS } from './definitions.js';
-import type { BrokerConfigName, BrokerConfigValue, SecurityProtocol } from './definitions.js';
-import { formatEndpoint, parseListeners, parseSecurityProtocolMap } from './listeners.js';
-import type { ListenerEndpoint } from './listeners.js';
-import { IBP_3_0_IV1, highestSupportedRecordVersion, minReleaseForRecordVersion, parseMetadataVersion, shouldIgnoreMessageFormatVersion } from './metadata-version.js';
-import type { MetadataVersion } from './metadata-version.js';
-import { describeOrigin } from './sources.js';
-import type { RawSetting } from './sources.js';
+import { BROKER_CONFIGS, BROKER_CONFIG_NAMES, type BrokerConfigName, type BrokerConfigValue, type SecurityProtocol } from './definitions.js';
+import { formatEndpoint, parseListeners, parseSecurityProtocolMap, type ListenerEndpoint } from './listeners.js';
+import { IBP_3_0_IV1, highestSupportedRecordVersion, minReleaseForRecordVersion, parseMetadataVersion, shouldIgnoreMessageFormatVersion, type MetadataVersion } from '@samsa/server-common';
+import { describeOrigin, type RawSetting } from './sources.js';
 import type { AnyConfigValue, ConfigDef } from './types.js';
 import { formatValue, parseValue } from './values.js';
 

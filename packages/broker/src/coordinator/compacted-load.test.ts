@@ -11,9 +11,7 @@ import { logConfig } from '../log/config.js';
 import { Log } from '../log/log.js';
 import { ManualClock, makeTempDir } from '../log/test-support.js';
 import { cleanLog, makeCleaner } from '../log/cleaner/test-support.js';
-import { GroupCoordinator } from './group-coordinator.js';
-import type { OffsetsLog } from './group-metadata-manager.js';
-import { encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue } from './records.js';
+import { GroupCoordinator, encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue, type OffsetsLog } from '@samsa/group-coordinator';
 
 /** `__consumer_offsets` partition 0 on a real Log. */
 class LogOffsetsLog implements OffsetsLog {

@@ -25,10 +25,9 @@ import type { ConnectionInfo } from '../network/socket-server.js';
 import type { AnyApiHandler } from '../api/api-handler.js';
 import { RequestHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../handlers/services.js';
-import { GroupCoordinator } from './group-coordinator.js';
-import { GROUP_METADATA_TOPIC_NAME } from './offsets-topic.js';
-import { MemoryOffsetsLog, subscription } from './test-support.js';
-import { parseMetadataVersion, type MetadataVersion } from '../config/metadata-version.js';
+import { GROUP_METADATA_TOPIC_NAME, GroupCoordinator } from '@samsa/group-coordinator';
+import { MemoryOffsetsLog, subscription } from '@samsa/group-coordinator/testing';
+import { parseMetadataVersion, type MetadataVersion } from '@samsa/server-common';
 
 const E = ErrorCode;
 const SUB = subscription(['t']);

@@ -5,17 +5,7 @@ import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
 import type { RequestContext } from '../api/api-handler.js';
 import type { BrokerServices } from '../handlers/services.js';
-import { GROUP_METADATA_TOPIC_NAME, javaStringHashCode, kafkaAbs, offsetsTopicReplicationFactor, partitionForGroup } from './offsets-topic.js';
-import {
-  decodeGroupMetadataValue,
-  decodeKey,
-  decodeOffsetCommitValue,
-  encodeGroupMetadataKey,
-  encodeGroupMetadataValue,
-  encodeOffsetCommitKey,
-  encodeOffsetCommitValue,
-  subscriptionTopics,
-} from './records.js';
+import { GROUP_METADATA_TOPIC_NAME, decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue, javaStringHashCode, kafkaAbs, offsetsTopicReplicationFactor, partitionForGroup, subscriptionTopics } from '@samsa/group-coordinator';
 
 describe('offsets topic partitioning', () => {
   it('javaStringHashCode matches java.lang.String.hashCode (int32 overflow, UTF-16 units)', () => {

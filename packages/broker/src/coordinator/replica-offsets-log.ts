@@ -6,8 +6,7 @@
 import { ErrorCode } from '@samsa/protocol';
 import { AppendOrigin } from '../replica/produce-response.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
-import type { OffsetsLog } from './group-metadata-manager.js';
-import { GROUP_METADATA_TOPIC_NAME } from './offsets-topic.js';
+import { GROUP_METADATA_TOPIC_NAME, type OffsetsLog } from '@samsa/group-coordinator';
 
 /** Coordinator appends are not validated as a client's are; the version only has to be a current one. */
 const COORDINATOR_PRODUCE_VERSION = 9;

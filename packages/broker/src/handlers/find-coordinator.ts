@@ -1,5 +1,5 @@
 import { ErrorCode, errorByCode, type FindCoordinatorResponse, type FindCoordinatorResponseCoordinator } from '@samsa/protocol';
-import { GROUP_METADATA_TOPIC_NAME, offsetsTopicConfigs, offsetsTopicReplicationFactor } from '../coordinator/offsets-topic.js';
+import { GROUP_METADATA_TOPIC_NAME, offsetsTopicConfigs, offsetsTopicReplicationFactor } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 

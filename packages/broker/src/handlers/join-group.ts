@@ -1,6 +1,5 @@
 import type { JoinGroupResponse } from '@samsa/protocol';
-import { clientHostOf } from '../coordinator/client-host.js';
-import { joinError, UNKNOWN_MEMBER_ID, type JoinGroupResult } from '../coordinator/member-metadata.js';
+import { UNKNOWN_MEMBER_ID, clientHostOf, joinError, type JoinGroupResult } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 import { checkStaticMembershipSupported } from './static-membership.js';

@@ -1,5 +1,5 @@
 import { ErrorCode, type LeaveGroupResponse } from '@samsa/protocol';
-import type { LeaveGroupResult } from '../coordinator/group-coordinator.js';
+import type { LeaveGroupResult } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 

@@ -1,5 +1,5 @@
 import { ErrorCode, type OffsetCommitResponseTopic, type TopicPartition } from '@samsa/protocol';
-import type { OffsetAndMetadata } from '../coordinator/records.js';
+import type { OffsetAndMetadata } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 import { checkStaticMembershipSupported } from './static-membership.js';

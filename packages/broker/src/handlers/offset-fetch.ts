@@ -1,5 +1,5 @@
 import { ErrorCode, type OffsetFetchResponseGroup, type OffsetFetchResponseTopic, type TopicPartition } from '@samsa/protocol';
-import type { PartitionData } from '../coordinator/group-metadata-manager.js';
+import type { PartitionData } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 import { zkConsumerOffsetPath } from './offset-commit.js';

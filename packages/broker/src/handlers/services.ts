@@ -6,7 +6,7 @@ import type { TopicAdmin } from '../admin/topic-admin.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
-import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import type { GroupCoordinator } from '@samsa/group-coordinator';
 import type { TopicMetricsSink } from '../metrics/topic-metrics.js';
 import type { ClientQuotas } from '../quota/throttle.js';
 

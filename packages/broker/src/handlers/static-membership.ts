@@ -1,5 +1,5 @@
 import { KafkaError } from '@samsa/protocol';
-import { IBP_2_3_IV0, LATEST_METADATA_VERSION, isLessThan } from '../config/metadata-version.js';
+import { IBP_2_3_IV0, LATEST_METADATA_VERSION, isLessThan } from '@samsa/server-common';
 import type { BrokerServices } from './services.js';
 
 /**

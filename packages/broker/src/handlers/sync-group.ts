@@ -1,5 +1,5 @@
 import { ErrorCode, type SyncGroupResponse } from '@samsa/protocol';
-import { syncError, type SyncGroupResult } from '../coordinator/member-metadata.js';
+import { syncError, type SyncGroupResult } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 import { checkStaticMembershipSupported } from './static-membership.js';

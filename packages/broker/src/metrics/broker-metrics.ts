@@ -12,8 +12,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { API_TABLE, type TopicPartition } from '@samsa/protocol';
 import type { ControllerEventType, ControllerMetricsListener, KafkaController } from '@samsa/controller';
 import type { ZkClient, ZkSessionStateName } from '@samsa/zk-paths';
-import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
-import { GroupState } from '../coordinator/group-metadata.js';
+import { GroupState, type GroupCoordinator } from '@samsa/group-coordinator';
 import type { RequestTiming } from '../network/socket-server.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { ResponseObserver } from '../api/api-handler.js';

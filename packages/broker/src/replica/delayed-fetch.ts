@@ -1,5 +1,5 @@
 import type { Partition } from './partition.js';
-import { DelayedOperation } from '../purgatory/purgatory.js';
+import { DelayedOperation } from '@samsa/server-common';
 
 export interface FetchPartitionStatus {
   partition: Partition | undefined;

@@ -1,6 +1,6 @@
 import { ErrorCode } from '@samsa/protocol';
 import type { Partition } from './partition.js';
-import { DelayedOperation } from '../purgatory/purgatory.js';
+import { DelayedOperation } from '@samsa/server-common';
 
 export interface ProducePartitionStatus {
   partition: Partition;

@@ -14,8 +14,7 @@ import {
 import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
-import { GroupCoordinator } from '../coordinator/group-coordinator.js';
-import { GROUP_METADATA_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import { GROUP_METADATA_TOPIC_NAME, GroupCoordinator } from '@samsa/group-coordinator';
 import { ReplicaOffsetsLog } from '../coordinator/replica-offsets-log.js';
 import { sendControlRequest } from '../control/control-client.js';
 import { alterPartitionReassignmentsHandler } from '../handlers/alter-partition-reassignments.js';

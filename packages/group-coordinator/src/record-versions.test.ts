@@ -8,7 +8,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { recordBatches } from '@samsa/protocol';
-import { parseMetadataVersion } from '../config/metadata-version.js';
+import { parseMetadataVersion } from '@samsa/server-common';
 import { GroupMetadata, GroupState } from './group-metadata.js';
 import { GroupMetadataManager } from './group-metadata-manager.js';
 import { MemberMetadata } from './member-metadata.js';

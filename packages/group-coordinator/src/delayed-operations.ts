@@ -8,7 +8,7 @@
  * - DelayedHeartbeat: a member's session (session.timeout.ms), completed by each heartbeat and
  *   re-armed; on expiry the member is removed.
  */
-import { DelayedOperation, type DelayedOperationPurgatory } from '../purgatory/purgatory.js';
+import { DelayedOperation, type DelayedOperationPurgatory } from '@samsa/server-common';
 import type { GroupMetadata } from './group-metadata.js';
 
 /** What the delayed operations call back into (the GroupCoordinator). */

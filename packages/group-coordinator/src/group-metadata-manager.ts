@@ -10,7 +10,7 @@ import { encodeRecordBatch, ErrorCode, recordBatches, TopicPartitionMap, type Co
 import { GroupMetadata, GroupState, type CommitRecordMetadataAndOffset } from './group-metadata.js';
 import { MemberMetadata } from './member-metadata.js';
 import { partitionForGroup } from './offsets-topic.js';
-import { LATEST_METADATA_VERSION, groupMetadataValueVersion, offsetCommitValueVersion, type MetadataVersion } from '../config/metadata-version.js';
+import { LATEST_METADATA_VERSION, groupMetadataValueVersion, offsetCommitValueVersion, type MetadataVersion } from '@samsa/server-common';
 import {
   decodeGroupMetadataValue,
   decodeKey,

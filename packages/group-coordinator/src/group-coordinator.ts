@@ -9,11 +9,9 @@
  */
 import type { Logger } from 'pino';
 import { ErrorCode, type JoinGroupResponseMember, type TopicPartition } from '@samsa/protocol';
-import { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
-import { SystemTimer } from '../purgatory/timing-wheel.js';
+import { DelayedOperationPurgatory, SystemTimer } from '@samsa/server-common';
 import { groupJoinKey, memberKey, type DelayedHeartbeat, type DelayedRebalance } from './delayed-operations.js';
-import type { GroupMetadata } from './group-metadata.js';
-import { GroupState, type GroupOverview, type GroupSummary } from './group-metadata.js';
+import { GroupState, type GroupMetadata, type GroupOverview, type GroupSummary } from './group-metadata.js';
 import { GroupApi } from './group-api.js';
 import { GroupOffsets } from './group-offsets.js';
 import { GroupRebalancer } from './group-rebalancer.js';

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { ErrorCode } from '@samsa/protocol';
-import type { DelayedOperationPurgatory } from '../purgatory/purgatory.js';
+import type { DelayedOperationPurgatory } from '@samsa/server-common';
 import {
   DelayedHeartbeat,
   DelayedJoin,
