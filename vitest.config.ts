@@ -1,12 +1,14 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
-const pkgs = ['protocol', 'zk-paths', 'server-common', 'group-coordinator', 'local-cluster', 'controller', 'broker', 'client', 'console', 'cli'];
+const pkgs = ['protocol', 'zk-paths', 'server-common', 'storage', 'group-coordinator', 'local-cluster', 'controller', 'broker', 'client', 'console', 'cli'];
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 // Tests run against TypeScript sources; packages resolve to their src/ entry points, subpath exports
-// (`@samsa/client/testing`, `@samsa/client/verify`, `@samsa/group-coordinator/testing`) to their modules.
+// (`@samsa/client/testing`, `@samsa/client/verify`, `@samsa/storage/testing`, `@samsa/group-coordinator/testing`)
+// to their modules.
 const alias = [
   { find: /^@samsa\/client\/(testing|verify)$/, replacement: src('client/src/$1/index.ts') },
+  { find: /^@samsa\/storage\/testing$/, replacement: src('storage/src/testing/index.ts') },
   { find: /^@samsa\/group-coordinator\/testing$/, replacement: src('group-coordinator/src/test-support.ts') },
   ...pkgs.map((p) => ({ find: new RegExp(`^@samsa/${p}$`), replacement: src(`${p}/src/index.ts`) })),
 ];

@@ -9,14 +9,14 @@
 //    `partitionIndex`, `x.partition`, ...);
 //  - a parse back with `lastIndexOf('-')`.
 // Allowed: packages/protocol/src/topic-partition.ts (the helper) and the log directory parser
-// packages/broker/src/log/topic-partition.ts (Kafka's parseTopicPartitionName reads directory names).
+// packages/storage/src/topic-partition.ts (Kafka's parseTopicPartitionName reads directory names).
 //
 // Usage: node scripts/check-topic-partition-keys.mjs [repository root]   (npm run lint runs it)
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const ALLOWED = new Set(['packages/protocol/src/topic-partition.ts', 'packages/broker/src/log/topic-partition.ts']);
+export const ALLOWED = new Set(['packages/protocol/src/topic-partition.ts', 'packages/storage/src/topic-partition.ts']);
 
 const TOPIC = /(^|\.)(topic|topicName|name|TOPIC)$|^t$/;
 const PARTITION = /(^|\.)(partition|partitionIndex|partitionId|p)$/;

@@ -26,7 +26,7 @@ describe('check-topic-partition-keys', () => {
   it('check-topic-partition-keys – only the helper and the log directory parser may build or parse keys', () => {
     const root = fixture({
       'packages/protocol/src/topic-partition.ts': 'export const k = (topic, partition) => `${topic}-${partition}`;',
-      'packages/broker/src/log/topic-partition.ts': "const i = name.lastIndexOf('-');",
+      'packages/storage/src/topic-partition.ts': "const i = name.lastIndexOf('-');",
       'packages/broker/src/replica/x.ts': 'const k = `${p.topic}-${p.partition}`;',
       'test-e2e/y.test.ts': 'const k = `${topic}-${partition}`;',
     });

@@ -1,5 +1,4 @@
 export * from './config/index.js';
-export * from './log/index.js';
 export * from './metadata/metadata-cache.js';
 export * from './network/socket-server.js';
 export * from './api/api-handler.js';

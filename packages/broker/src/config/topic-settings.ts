@@ -1,6 +1,6 @@
 import type { BrokerConfig } from './broker-config.js';
 import { effectiveTopicConfig, parseTopicConfigs } from './topic-config.js';
-import type { LogConfig, TimestampType } from '../log/config.js';
+import type { LogConfig, TimestampType } from '@samsa/storage';
 
 
 /** Per-topic settings resolved from /config/topics/<t> over the broker defaults. */

@@ -7,10 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import pino from 'pino';
 import { CompressionType, encodeRecordBatch, ErrorCode, topicPartitionKey } from '@samsa/protocol';
-import { logConfig } from '../log/config.js';
-import { Log } from '../log/log.js';
-import { ManualClock, makeTempDir } from '../log/test-support.js';
-import { cleanLog, makeCleaner } from '../log/cleaner/test-support.js';
+import { Log, logConfig } from '@samsa/storage';
+import { ManualClock, cleanLog, makeCleaner, makeTempDir } from '@samsa/storage/testing';
 import { GroupCoordinator, encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue, type OffsetsLog } from '@samsa/group-coordinator';
 
 /** `__consumer_offsets` partition 0 on a real Log. */

@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { OffsetCheckpointFile } from '../log/checkpoint.js';
+import { OffsetCheckpointFile } from '@samsa/storage';
 import type { Partition } from './partition.js';
 
 const REPLICATION_OFFSET_CHECKPOINT = 'replication-offset-checkpoint';

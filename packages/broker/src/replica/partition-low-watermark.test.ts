@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { PartitionState } from '@samsa/protocol';
-import type { Log } from '../log/log.js';
+import type { Log } from '@samsa/storage';
 import { Partition } from './partition.js';
 
 /** Just what a leading Partition reads of its log. */

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { KafkaError, topicPartitionKey, type PartitionState } from '@samsa/protocol';
-import type { Log, LogAppendInfo } from '../log/log.js';
-import type { FetchDataInfo } from '../log/segment.js';
+import type { FetchDataInfo, Log, LogAppendInfo } from '@samsa/storage';
 
 /** A follower's progress as the leader sees it (from its fetches). */
 export interface RemoteReplica {

@@ -4,7 +4,7 @@ import { BrokerConnection } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
 import { latencyTrace } from '../trace/latency-trace.js';
-import { completeBatchesLength } from '../log/batch-header.js';
+import { completeBatchesLength } from '@samsa/storage';
 
 export interface FetcherOptions {
   brokerId: number;

@@ -18,9 +18,7 @@ import {
   type TopicPartition,
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
-import type { Log } from '../log/log.js';
-import type { LogConfig } from '../log/config.js';
-import type { FetchDataInfo } from '../log/segment.js';
+import type { FetchDataInfo, Log, LogConfig } from '@samsa/storage';
 import type { KafkaZk } from '@samsa/zk-paths';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import { ReplicationQuotaManager, type QuotaWindow } from './replication-quota.js';

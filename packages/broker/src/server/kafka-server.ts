@@ -52,7 +52,7 @@ import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
 import { produceHandler } from '../handlers/produce.js';
-import { LogManager } from '../log/manager/manager.js';
+import { LogManager } from '@samsa/storage';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { MetricsHttpServer } from '../metrics/http-server.js';
 import type { StateChangeRing } from '../metrics/state-change-ring.js';

@@ -1,6 +1,7 @@
 /**
  * Test-only helpers for the log layer: v2 batches built with `@samsa/protocol`'s encoder, temp
- * directories, a manual clock and a capturing pino logger. Not exported from the package.
+ * directories, a manual clock and a capturing pino logger. Not in the package's main entry: tests
+ * of other packages reach them through `@samsa/storage/testing`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,10 @@
+/**
+ * @samsa/storage: the broker's storage layer (Kafka 3.x's `storage` module plus kafka.log): the
+ * partition Log with its segments, file records, offset/time indexes and checkpoints, the loader,
+ * the leader-epoch cache, producer state and its snapshots, retention, the LogCleaner and the
+ * LogManager that owns the log directories. It depends only on @samsa/protocol; the broker builds
+ * on it. Test helpers are in `@samsa/storage/testing`.
+ */
 export { DEFAULT_LOG_CONFIG, TimestampType, filenamePrefixFromOffset, logConfig, offsetFromFileName, systemClock, validateLogConfig } from './config.js';
 export type { Clock, LogConfig } from './config.js';
 export {
@@ -34,6 +41,7 @@ export type { OffsetPosition } from './offset-index.js';
 export { TimeIndex } from './time-index.js';
 export type { TimestampOffset } from './time-index.js';
 export { BatchScanner, FileRecords, FileRecordsSlice, ScanStatus } from './file-records.js';
+export { completeBatchesLength } from './batch-header.js';
 export { LogSegment, segmentFilePaths } from './segment.js';
 export type { FetchDataInfo, LogOffsetMetadata, LogOffsetPosition, RollParams, SegmentOptions } from './segment.js';
 export { LeaderEpochFileCache, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './leader-epoch-cache.js';
@@ -45,6 +53,19 @@ export { planRetention } from './retention.js';
 export type { RetentionParams, RetentionStep } from './retention.js';
 export { SegmentDeleter } from './segment-deleter.js';
 export type { LoadLogParams, LoadedLog } from './loader.js';
+export { DEFAULT_PRODUCER_ID_EXPIRATION_MS, NUM_BATCHES_TO_RETAIN, ProducerStateEntry, ProducerStateManager } from './producer-state-manager.js';
+export type { BatchMetadata, ProducerStateOptions } from './producer-state-manager.js';
+export {
+  CorruptSnapshotError,
+  PRODUCER_SNAPSHOT_FILE_SUFFIX,
+  decodeSnapshot,
+  encodeSnapshot,
+  listSnapshotOffsets,
+  readSnapshotFile,
+  snapshotFilePath,
+  writeSnapshotFile,
+} from './snapshot.js';
+export type { SnapshotEntry } from './snapshot.js';
 export { ListOffsetsTimestamp, Log } from './log.js';
 export type { LogAppendInfo, LogOptions, OffsetForTimestamp, TruncationListener } from './log.js';
 export {
