@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { Producer, type Callback, type RecordMetadata } from '@samsa/client';
-import { producerProps, toConfig } from './producer-options.js';
+import { producerProps, toConfig } from '../../shared/producer-options.js';
 
 interface Opts {
   topic: string;

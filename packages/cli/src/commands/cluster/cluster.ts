@@ -133,7 +133,7 @@ async function detach(opts: UpOptions): Promise<void> {
   const logFile = resolve(opts.dataDir, 'logs', 'cluster.log');
   mkdirSync(resolve(opts.dataDir, 'logs'), { recursive: true });
   const fd = openSync(logFile, 'a');
-  const bin = fileURLToPath(new URL('../../bin/samsa.js', import.meta.url));
+  const bin = fileURLToPath(new URL('../../../bin/samsa.js', import.meta.url));
   const child = spawn(
     process.execPath,
     [

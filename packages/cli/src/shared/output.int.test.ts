@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LocalClusterState } from '@samsa/local-cluster';
 
-const bin = fileURLToPath(new URL('../bin/samsa.js', import.meta.url));
+const bin = fileURLToPath(new URL('../../bin/samsa.js', import.meta.url));
 
 /**
  * Runs the built CLI with its stdout piped to this process; the read end is closed once

@@ -10,8 +10,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Admin, Consumer, Producer, parseProperties, type ProducerConfigInput } from '@samsa/client';
-import { toConsumerConfig } from './consumer-options.js';
-import { ProgressBar } from './progress.js';
+import { toConsumerConfig } from '../../shared/consumer-options.js';
+import { ProgressBar } from '../../shared/progress.js';
 
 const POLL_TIMEOUT_MS = 60_000;
 

@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { Producer, type RecordMetadata } from '@samsa/client';
-import { collect, producerProps, toConfig } from './producer-options.js';
+import { collect, producerProps, toConfig } from '../../shared/producer-options.js';
 
 interface Opts {
   bootstrapServer?: string;

@@ -8,8 +8,8 @@
  */
 import type { Command } from 'commander';
 import { Consumer } from '@samsa/client';
-import { consumerProps, toConsumerConfig } from './consumer-options.js';
-import { ProgressBar } from './progress.js';
+import { consumerProps, toConsumerConfig } from '../../shared/consumer-options.js';
+import { ProgressBar } from '../../shared/progress.js';
 
 interface Opts {
   bootstrapServer?: string;

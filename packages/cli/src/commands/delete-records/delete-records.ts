@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { Admin, type AdminOptions, type DeleteRecordsRequestEntry, type DeleteRecordsResult } from '@samsa/client';
-import { javaToString } from './java-errors.js';
-import { adminOptionsFromProperties, parseProperties } from './topics.js';
+import { javaToString } from '../../shared/java-errors.js';
+import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
 
 /**
  * `samsa delete-records`: Kafka's kafka-delete-records.sh (DeleteRecordsCommand). Reads

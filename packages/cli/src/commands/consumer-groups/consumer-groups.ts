@@ -42,8 +42,8 @@ import {
   type ConsumerGroupsOptions,
   type RawConsumerGroupsOptions,
 } from './consumer-groups-options.js';
-import { javaToString } from './java-errors.js';
-import { adminOptionsFromProperties, parseProperties } from './topics.js';
+import { javaToString } from '../../shared/java-errors.js';
+import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
 
 /**
  * `samsa consumer-groups`: Kafka's kafka-consumer-groups.sh (ConsumerGroupCommand) against

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, readState } from '@samsa/local-cluster';
 
 const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../bin/samsa.js', import.meta.url));
+const bin = fileURLToPath(new URL('../../../bin/samsa.js', import.meta.url));
 
 /** A random first port; the CLI uses base, base+1, base+2 for clients and +10000 / +20000 for quorum and election. */
 const portBase = () => 20000 + Math.floor(Math.random() * 1600) * 3;

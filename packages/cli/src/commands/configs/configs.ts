@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { Admin, ConfigResourceType, ConfigSource, KafkaError, type AdminOptions, type ClientQuotaFilterComponent, type ConfigEntry } from '@samsa/client';
 import { ConfigError, javaDouble, parseTopicConfigs } from '@samsa/broker';
 import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
-import { javaToString } from './java-errors.js';
+import { javaToString } from '../../shared/java-errors.js';
 
 /**
  * `samsa configs`: Kafka's kafka-configs.sh (ConfigCommand) for topics, brokers, clients and users.

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { Admin, ElectionType, KafkaError, type AdminOptions, type ElectionResult, type TopicPartition } from '@samsa/client';
-import { javaExceptionName, javaToString } from './java-errors.js';
-import { adminOptionsFromProperties, parseProperties } from './topics.js';
+import { javaExceptionName, javaToString } from '../../shared/java-errors.js';
+import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
 
 /**
  * `samsa leader-election`: Kafka's kafka-leader-election.sh (LeaderElectionCommand). Same flags,

@@ -12,8 +12,8 @@ import { formatReport } from '@samsa/client/verify';
 import { isAlive, probeLocalCluster, readState, type LocalClusterState } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 import { ElectionObserver } from './chaos-observer.js';
-import { addVerifyOptions, runVerify, verifyRunOptions, type RawVerifyOptions } from './verify.js';
-import { parseDuration } from './verify-options.js';
+import { addVerifyOptions, runVerify, verifyRunOptions, type RawVerifyOptions } from '../verify/verify.js';
+import { parseDuration } from '../verify/verify-options.js';
 
 export const FAULT_KINDS = ['broker-sigkill', 'broker-sigterm', 'broker-sigstop', 'controller-sigkill', 'zookeeper-sigkill'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -9,8 +9,8 @@
  */
 import type { Command } from 'commander';
 import { Consumer, type ConsumerRecord } from '@samsa/client';
-import { collect } from './producer-options.js';
-import { consumerProps, toConsumerConfig, toolLogLine } from './consumer-options.js';
+import { collect } from '../../shared/producer-options.js';
+import { consumerProps, toConsumerConfig, toolLogLine } from '../../shared/consumer-options.js';
 
 interface Opts {
   bootstrapServer?: string;

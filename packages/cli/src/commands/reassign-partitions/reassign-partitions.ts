@@ -11,7 +11,7 @@ import {
   type ReassignBackend,
   type TP,
 } from './reassign-backend.js';
-import { adminOptionsFromProperties, parseProperties } from './topics.js';
+import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
 
 /**
  * `samsa reassign-partitions`: Kafka's kafka-reassign-partitions.sh (ReassignPartitionsCommand) —
