@@ -1,8 +1,10 @@
-import { Command } from 'commander';
-import { Admin, ConfigResourceType, ConfigSource, KafkaError, type AdminOptions, type ClientQuotaFilterComponent, type ConfigEntry } from '@samsa/client';
+import type { Command } from 'commander';
+import { ConfigResourceType, ConfigSource, KafkaError, type ClientQuotaFilterComponent, type ConfigEntry } from '@samsa/client';
 import { ConfigError, javaDouble, parseTopicConfigs } from '@samsa/broker';
 import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
+import { openAdmin, type AdminToolDeps } from '../../shared/admin-client.js';
 import { javaToString } from '../../shared/java-errors.js';
+import { commandBuilder, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 /**
  * `samsa configs`: Kafka's kafka-configs.sh (ConfigCommand) for topics, brokers, clients and users.
@@ -15,10 +17,9 @@ import { javaToString } from '../../shared/java-errors.js';
  * `--user u --client c` (`--user-defaults`, `--client-defaults`).
  */
 
-export interface ConfigsIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-}
+export type ConfigsIo = CommandIo;
+
+export type ConfigsDeps = Pick<AdminToolDeps, 'createAdmin' | 'adminOptions'>;
 
 export interface RawConfigsOptions {
   bootstrapServer?: string;
@@ -105,8 +106,8 @@ function entityArgs(raw: RawConfigsOptions): { types: EntityType[]; names: Array
   return { types, names: types.map((_, i) => names[i]) };
 }
 
-export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsIo, adminOptions: Partial<AdminOptions> = {}): Promise<number> {
-  const println = (line: string) => io.out(`${line}\n`);
+export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsIo, deps: ConfigsDeps = {}): Promise<number> {
+  const println = printer(io);
   try {
     const { types, names } = entityArgs(raw);
     const type = types[0]!;
@@ -125,9 +126,9 @@ export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsI
       if (types.length === 2 && names.some((n) => n === undefined)) throw new ConfigsUsageError('--entity-name or --entity-default must be specified for both users and clients');
       return await viaZookeeper(raw.zookeeper, types.length === 2 ? 'users' : type, zname, raw.alter ? { add, del } : null, println);
     }
-    if (quotaEntity) return await quotasViaBootstrap(raw, types, names, raw.alter ? { add, del } : null, println, adminOptions);
+    if (quotaEntity) return await quotasViaBootstrap(raw, types, names, raw.alter ? { add, del } : null, println, deps);
     const name = names[0];
-    const admin = new Admin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000, ...adminOptions });
+    const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps);
     try {
       const rtype = type === 'topics' ? ConfigResourceType.Topic : ConfigResourceType.Broker;
       const resName = name === DEFAULT_ENTITY ? '' : name;
@@ -229,9 +230,9 @@ async function quotasViaBootstrap(
   names: Array<string | undefined>,
   change: { add: Record<string, string>; del: string[] } | null,
   println: (s: string) => void,
-  adminOptions: Partial<AdminOptions>,
+  deps: ConfigsDeps,
 ): Promise<number> {
-  const admin = new Admin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000, ...adminOptions });
+  const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps);
   try {
     const components: ClientQuotaFilterComponent[] = types.map((t, i) => {
       const entityType = QUOTA_ENTITY_TYPE[t as 'users' | 'clients'];
@@ -267,27 +268,32 @@ async function quotasViaBootstrap(
   }
 }
 
-export function registerConfigsCommand(program: Command): void {
-  const io: ConfigsIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
-  program.addCommand(
-    new Command('configs')
-      .description('Add/Remove entity config for a topic, client, user or broker (kafka-configs.sh).')
-      .option('--bootstrap-server <host:port>', 'The Kafka server to connect to.')
-      .option('--zookeeper <connect>', 'The ZooKeeper connection string (host:port[/chroot]); the tool writes /config itself.')
-      .option('--entity-type <type>', 'Type of entity (topics/clients/users/brokers); users then clients for a (user, client-id) entity', collect)
-      .option('--entity-name <name>', 'Name of entity (topic name/client id/user principal name/broker id)', collect)
-      .option('--user <user-principal>', 'The user\'s principal name (same as --entity-type users --entity-name <user-principal>)')
-      .option('--user-defaults', 'The config defaults for all users (same as --entity-type users --entity-default)')
-      .option('--client <client-id>', 'The client\'s id (same as --entity-type clients --entity-name <client-id>)')
-      .option('--client-defaults', 'The config defaults for all clients (same as --entity-type clients --entity-default)')
-      .option('--entity-default', 'Default entity name for clients/users/brokers (applies to corresponding entity type in command line)')
-      .option('--alter', 'Alter the configuration for the entity.')
-      .option('--describe', 'List configs for the given entity.')
-      .option('--all', 'List all configs for the given entity, including static configs if available.')
-      .option('--add-config <configs>', 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: \'k1=v1,k2=[v1,v2,v2],k3=v3\'.')
-      .option('--delete-config <names>', 'config keys to remove \'k1,k2\'')
-      .action(async (o: RawConfigsOptions) => {
-        process.exitCode = await executeConfigsCommand(o, io);
-      }),
-  );
+function defineConfigsOptions(cmd: Command): Command {
+  return cmd
+    .option('--bootstrap-server <host:port>', 'The Kafka server to connect to.')
+    .option('--zookeeper <connect>', 'The ZooKeeper connection string (host:port[/chroot]); the tool writes /config itself.')
+    .option('--entity-type <type>', 'Type of entity (topics/clients/users/brokers); users then clients for a (user, client-id) entity', collect)
+    .option('--entity-name <name>', 'Name of entity (topic name/client id/user principal name/broker id)', collect)
+    .option('--user <user-principal>', 'The user\'s principal name (same as --entity-type users --entity-name <user-principal>)')
+    .option('--user-defaults', 'The config defaults for all users (same as --entity-type users --entity-default)')
+    .option('--client <client-id>', 'The client\'s id (same as --entity-type clients --entity-name <client-id>)')
+    .option('--client-defaults', 'The config defaults for all clients (same as --entity-type clients --entity-default)')
+    .option('--entity-default', 'Default entity name for clients/users/brokers (applies to corresponding entity type in command line)')
+    .option('--alter', 'Alter the configuration for the entity.')
+    .option('--describe', 'List configs for the given entity.')
+    .option('--all', 'List all configs for the given entity, including static configs if available.')
+    .option('--add-config <configs>', 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: \'k1=v1,k2=[v1,v2,v2],k3=v3\'.')
+    .option('--delete-config <names>', 'config keys to remove \'k1,k2\'');
+}
+
+const configsCommand = (deps: ConfigsDeps): CommandBuilder =>
+  commandBuilder('configs', 'Add/Remove entity config for a topic, client, user or broker (kafka-configs.sh).', defineConfigsOptions, (raw: RawConfigsOptions, io) => executeConfigsCommand(raw, io, deps));
+
+/** Runs `samsa configs <argv…>` writing to `io`; resolves with the exit code. */
+export function runConfigsCommand(argv: readonly string[], io: ConfigsIo, deps: ConfigsDeps = {}): Promise<number> {
+  return runCommand(configsCommand(deps), argv, io);
+}
+
+export function registerConfigsCommand(program: Command, deps: ConfigsDeps = {}): void {
+  registerCommand(program, configsCommand(deps));
 }

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import {
-  Admin,
+  type Admin,
   BatchError,
   CONSUMER_PROTOCOL_TYPE,
   KafkaError,
   isConsumerGroupListing,
-  type AdminOptions,
   type GroupDescription,
   type ListOffsetsRequest,
   type OffsetSpec,
@@ -43,7 +41,8 @@ import {
   type RawConsumerGroupsOptions,
 } from './consumer-groups-options.js';
 import { javaToString } from '../../shared/java-errors.js';
-import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
+import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
+import { commandBuilder, noOptionsGiven, printUsage, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 /**
  * `samsa consumer-groups`: Kafka's kafka-consumer-groups.sh (ConsumerGroupCommand) against
@@ -52,47 +51,27 @@ import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js
  * errors and whenever an `Error:` line is printed (Kafka exits 0 for some of those).
  */
 
-export interface ConsumerGroupsIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-}
+export type ConsumerGroupsIo = CommandIo;
 
-export interface ConsumerGroupsDeps {
-  /** Builds the Admin for --bootstrap-server. Default: `new Admin(opts)`. */
-  createAdmin?: (opts: AdminOptions) => Admin;
-  /** Admin options applied under the --command-config ones. */
-  adminOptions?: Partial<AdminOptions>;
-  /** Reads --command-config. */
-  readFile?: (path: string) => string;
+/** readFile reads --command-config and --from-file. */
+export interface ConsumerGroupsDeps extends AdminToolDeps {
   /** Clock for --by-duration. */
   now?: () => number;
 }
 
-function buildCommand(io: ConsumerGroupsIo, deps: ConsumerGroupsDeps, setExitCode: (code: number) => void): Command {
-  const cmd = new Command('consumer-groups').description("List, describe, delete consumer groups and reset their offsets (Kafka's kafka-consumer-groups.sh)");
-  defineConsumerGroupsOptions(cmd);
-  cmd.action(async (raw: RawConsumerGroupsOptions) => setExitCode(await executeConsumerGroupsCommand(raw, io, deps, cmd)));
-  return cmd;
-}
+const consumerGroupsCommand = (deps: ConsumerGroupsDeps): CommandBuilder =>
+  commandBuilder('consumer-groups', "List, describe, delete consumer groups and reset their offsets (Kafka's kafka-consumer-groups.sh)", defineConsumerGroupsOptions, (raw: RawConsumerGroupsOptions, io, cmd) =>
+    executeConsumerGroupsCommand(raw, io, deps, cmd),
+  );
 
 /** Runs `samsa consumer-groups <argv…>` writing to `io`; resolves with the exit code. */
-export async function runConsumerGroupsCommand(argv: readonly string[], io: ConsumerGroupsIo, deps: ConsumerGroupsDeps = {}): Promise<number> {
-  let code = 0;
-  const cmd = buildCommand(io, deps, (c) => (code = c));
-  cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
-  try {
-    await cmd.parseAsync([...argv], { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    throw err;
-  }
-  return code;
+export function runConsumerGroupsCommand(argv: readonly string[], io: ConsumerGroupsIo, deps: ConsumerGroupsDeps = {}): Promise<number> {
+  return runCommand(consumerGroupsCommand(deps), argv, io);
 }
 
 /** Adds `samsa consumer-groups` to the program (exit code through process.exitCode). */
 export function registerConsumerGroupsCommand(program: Command, deps: ConsumerGroupsDeps = {}): void {
-  const io: ConsumerGroupsIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
-  program.addCommand(buildCommand(io, deps, (code) => (process.exitCode = code)));
+  registerCommand(program, consumerGroupsCommand(deps));
 }
 
 /** Kafka's rendering of a failure's message: Kafka errors as `class: message`. */
@@ -104,11 +83,7 @@ function errorText(err: unknown): string {
 
 /** Validates the options and runs the action; returns the exit code. */
 export async function executeConsumerGroupsCommand(raw: RawConsumerGroupsOptions, io: ConsumerGroupsIo, deps: ConsumerGroupsDeps = {}, cmd?: Command): Promise<number> {
-  if (Object.values(raw).every((v) => v === undefined || v === false)) {
-    io.err(`${DESCRIPTION}\n`);
-    if (cmd) io.err(cmd.helpInformation());
-    return 1;
-  }
+  if (noOptionsGiven(raw)) return printUsage(io, DESCRIPTION, cmd);
   const usage = (message: string) => {
     io.err(`${message}\n`);
     io.err('Run `samsa consumer-groups --help` for the options.\n');
@@ -124,17 +99,9 @@ export async function executeConsumerGroupsCommand(raw: RawConsumerGroupsOptions
   if (opts.warnNoExecute) io.err(`${NO_EXECUTE_WARNING}\n`);
   let admin: Admin | undefined;
   try {
-    const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
-    const props = opts.commandConfig !== undefined ? adminOptionsFromProperties(parseProperties(read(opts.commandConfig))) : {};
-    const adminOpts: AdminOptions = {
-      bootstrapServers: opts.bootstrapServer,
-      clientId: 'samsa-consumer-groups',
-      // --timeout bounds every admin call, as Kafka's withTimeoutMs
-      defaultApiTimeoutMs: opts.timeoutMs,
-      ...deps.adminOptions,
-      ...props,
-    };
-    admin = (deps.createAdmin ?? ((o: AdminOptions) => new Admin(o)))(adminOpts);
+    const read = fileReader(deps);
+    // --timeout bounds every admin call, as Kafka's withTimeoutMs
+    admin = openAdmin({ bootstrapServers: opts.bootstrapServer, clientId: 'samsa-consumer-groups', defaultApiTimeoutMs: opts.timeoutMs }, deps, readCommandConfig(opts.commandConfig, read));
     const service = new ConsumerGroupService(admin, opts, io, deps.now ?? Date.now, read);
     return await service.run();
   } catch (err) {

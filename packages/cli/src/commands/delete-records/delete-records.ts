@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
-import { Admin, type AdminOptions, type DeleteRecordsRequestEntry, type DeleteRecordsResult } from '@samsa/client';
+import type { Command } from 'commander';
+import type { DeleteRecordsRequestEntry, DeleteRecordsResult } from '@samsa/client';
+import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
+import { commandBuilder, errorMessage, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 import { javaToString } from '../../shared/java-errors.js';
-import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
 
 /**
  * `samsa delete-records`: Kafka's kafka-delete-records.sh (DeleteRecordsCommand). Reads
@@ -10,15 +10,10 @@ import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js
  * watermark) and prints one line per partition: its new low watermark or the error.
  */
 
-export interface DeleteRecordsIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-}
+export type DeleteRecordsIo = CommandIo;
 
-export interface DeleteRecordsDeps {
-  adminOptions?: Partial<AdminOptions>;
-  readFile?: (path: string) => string;
-}
+/** readFile reads --offset-json-file and --command-config. */
+export type DeleteRecordsDeps = AdminToolDeps;
 
 export interface RawDeleteRecordsOptions {
   bootstrapServer?: string;
@@ -62,23 +57,23 @@ export function formatDeleteRecordsResults(results: readonly DeleteRecordsResult
 }
 
 export async function executeDeleteRecordsCommand(raw: RawDeleteRecordsOptions, io: DeleteRecordsIo, deps: DeleteRecordsDeps = {}): Promise<number> {
-  const println = (line: string) => io.out(`${line}\n`);
+  const println = printer(io);
   const fail = (message: string) => {
     io.err(`${message}\n`);
     return 1;
   };
   const missing = [raw.bootstrapServer === undefined ? 'bootstrap-server' : null, raw.offsetJsonFile === undefined ? 'offset-json-file' : null].filter((x) => x !== null);
   if (missing.length > 0) return fail(`Missing required option(s): ${missing.join(', ')}`);
-  const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const read = fileReader(deps);
   let entries: DeleteRecordsRequestEntry[];
   let props: Record<string, string> = {};
   try {
     entries = parseOffsetJson(read(raw.offsetJsonFile!));
-    if (raw.commandConfig !== undefined) props = parseProperties(read(raw.commandConfig));
+    props = readCommandConfig(raw.commandConfig, read);
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return fail(errorMessage(err));
   }
-  const admin = new Admin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-delete-records', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000, ...deps.adminOptions, ...adminOptionsFromProperties(props) });
+  const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-delete-records', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 }, deps, props);
   try {
     println('Executing records delete operation');
     const results = await admin.deleteRecords(entries);
@@ -86,22 +81,29 @@ export async function executeDeleteRecordsCommand(raw: RawDeleteRecordsOptions, 
     for (const l of formatDeleteRecordsResults(results)) println(l);
     return 0;
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return fail(errorMessage(err));
   } finally {
     await admin.close().catch(() => undefined);
   }
 }
 
-export function registerDeleteRecordsCommand(program: Command, deps: DeleteRecordsDeps = {}): void {
-  const io: DeleteRecordsIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
-  program.addCommand(
-    new Command('delete-records')
-      .description('Delete records of the given partitions down to the specified offset (kafka-delete-records.sh).')
-      .option('--bootstrap-server <host:port>', 'REQUIRED: The server to connect to.')
-      .option('--offset-json-file <file>', 'REQUIRED: The JSON file with offset per partition. The format to use is:\n{"partitions":\n  [{"topic": "foo", "partition": 1, "offset": 1}],\n "version":1\n}')
-      .option('--command-config <file>', 'A property file containing configs to be passed to Admin Client.')
-      .action(async (o: RawDeleteRecordsOptions) => {
-        process.exitCode = await executeDeleteRecordsCommand(o, io, deps);
-      }),
+function defineDeleteRecordsOptions(cmd: Command): Command {
+  return cmd
+    .option('--bootstrap-server <host:port>', 'REQUIRED: The server to connect to.')
+    .option('--offset-json-file <file>', 'REQUIRED: The JSON file with offset per partition. The format to use is:\n{"partitions":\n  [{"topic": "foo", "partition": 1, "offset": 1}],\n "version":1\n}')
+    .option('--command-config <file>', 'A property file containing configs to be passed to Admin Client.');
+}
+
+const deleteRecordsCommand = (deps: DeleteRecordsDeps): CommandBuilder =>
+  commandBuilder('delete-records', 'Delete records of the given partitions down to the specified offset (kafka-delete-records.sh).', defineDeleteRecordsOptions, (raw: RawDeleteRecordsOptions, io) =>
+    executeDeleteRecordsCommand(raw, io, deps),
   );
+
+/** Runs `samsa delete-records <argv…>` writing to `io`; resolves with the exit code. */
+export function runDeleteRecordsCommand(argv: readonly string[], io: DeleteRecordsIo, deps: DeleteRecordsDeps = {}): Promise<number> {
+  return runCommand(deleteRecordsCommand(deps), argv, io);
+}
+
+export function registerDeleteRecordsCommand(program: Command, deps: DeleteRecordsDeps = {}): void {
+  registerCommand(program, deleteRecordsCommand(deps));
 }

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { Admin, ElectionType, KafkaError, type AdminOptions, type ElectionResult, type TopicPartition } from '@samsa/client';
+import type { Command } from 'commander';
+import { ElectionType, KafkaError, type Admin, type ElectionResult, type TopicPartition } from '@samsa/client';
+import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
+import { commandBuilder, errorMessage, noOptionsGiven, printUsage, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 import { javaExceptionName, javaToString } from '../../shared/java-errors.js';
-import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
 
 /**
  * `samsa leader-election`: Kafka's kafka-leader-election.sh (LeaderElectionCommand). Same flags,
@@ -10,19 +10,10 @@ import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js
  * usage error or when any election failed (the reason on stderr).
  */
 
-export interface LeaderElectionIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-}
+export type LeaderElectionIo = CommandIo;
 
-export interface LeaderElectionDeps {
-  /** Builds the Admin for --bootstrap-server. Default: `new Admin(opts)`. */
-  createAdmin?: (opts: AdminOptions) => Admin;
-  /** Admin options applied under the --command-config ones (e.g. shorter timeouts in tests). */
-  adminOptions?: Partial<AdminOptions>;
-  /** Reads --path-to-json-file / --command-config. Default: fs.readFileSync(path, 'utf8'). */
-  readFile?: (path: string) => string;
-}
+/** readFile reads --path-to-json-file and --command-config. */
+export type LeaderElectionDeps = AdminToolDeps;
 
 /** The raw values commander collects. */
 export interface RawLeaderElectionOptions {
@@ -178,46 +169,30 @@ export function formatElectionResults(type: ElectionTypeName, results: readonly 
   return { lines, failed: failed.length };
 }
 
-function buildCommand(io: LeaderElectionIo, deps: LeaderElectionDeps, setExitCode: (code: number) => void): Command {
-  const cmd = new Command('leader-election').description("Elect preferred or unclean partition leaders (Kafka's kafka-leader-election.sh)");
-  defineLeaderElectionOptions(cmd);
-  cmd.action(async (raw: RawLeaderElectionOptions) => setExitCode(await executeLeaderElectionCommand(raw, io, deps, cmd)));
-  return cmd;
-}
+const leaderElectionCommand = (deps: LeaderElectionDeps): CommandBuilder =>
+  commandBuilder("leader-election", "Elect preferred or unclean partition leaders (Kafka's kafka-leader-election.sh)", defineLeaderElectionOptions, (raw: RawLeaderElectionOptions, io, cmd) =>
+    executeLeaderElectionCommand(raw, io, deps, cmd),
+  );
 
 /** Runs `samsa leader-election <argv…>` writing to `io`; resolves with the exit code. */
-export async function runLeaderElectionCommand(argv: readonly string[], io: LeaderElectionIo, deps: LeaderElectionDeps = {}): Promise<number> {
-  let code = 0;
-  const cmd = buildCommand(io, deps, (c) => (code = c));
-  cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
-  try {
-    await cmd.parseAsync([...argv], { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    throw err;
-  }
-  return code;
+export function runLeaderElectionCommand(argv: readonly string[], io: LeaderElectionIo, deps: LeaderElectionDeps = {}): Promise<number> {
+  return runCommand(leaderElectionCommand(deps), argv, io);
 }
 
 /** Adds `samsa leader-election` to the program (exit code through process.exitCode). */
 export function registerLeaderElectionCommand(program: Command, deps: LeaderElectionDeps = {}): void {
-  const io: LeaderElectionIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
-  program.addCommand(buildCommand(io, deps, (code) => (process.exitCode = code)));
+  registerCommand(program, leaderElectionCommand(deps));
 }
 
 /** Validates the options, runs the elections and prints Kafka's report; returns the exit code. */
 export async function executeLeaderElectionCommand(raw: RawLeaderElectionOptions, io: LeaderElectionIo, deps: LeaderElectionDeps = {}, cmd?: Command): Promise<number> {
-  const println = (line: string) => io.out(`${line}\n`);
+  const println = printer(io);
   const fail = (message: string) => {
     io.err(`${message}\n`);
     return 1;
   };
-  if (Object.values(raw).every((v) => v === undefined || v === false)) {
-    // CommandLineUtils.maybePrintHelpOrVersion: no arguments → the description and the usage, exit 1
-    io.err(`${DESCRIPTION}\n`);
-    if (cmd) io.err(cmd.helpInformation());
-    return 1;
-  }
+  // CommandLineUtils.maybePrintHelpOrVersion: no arguments → the description and the usage, exit 1
+  if (noOptionsGiven(raw)) return printUsage(io, DESCRIPTION, cmd);
   let opts: LeaderElectionOptions;
   try {
     opts = validateLeaderElectionOptions(raw);
@@ -225,31 +200,22 @@ export async function executeLeaderElectionCommand(raw: RawLeaderElectionOptions
     if (err instanceof LeaderElectionUsageError) return fail(err.message);
     throw err;
   }
-  const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const read = fileReader(deps);
   let partitions: TopicPartition[] | null = null;
   let props: Record<string, string> = {};
   try {
     if (opts.pathToJsonFile !== undefined) partitions = parseReplicaElectionData(read(opts.pathToJsonFile));
     else if (opts.topic !== undefined) partitions = [{ topic: opts.topic, partition: opts.partition! }];
     if (opts.deprecatedAdminConfig) println('Option --admin.config has been deprecated and will be removed in a future version. Use --command-config instead.');
-    if (opts.commandConfig !== undefined) props = parseProperties(read(opts.commandConfig));
+    props = readCommandConfig(opts.commandConfig, read);
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return fail(errorMessage(err));
   }
 
   let admin: Admin | undefined;
   try {
-    const fromProps = adminOptionsFromProperties(props);
-    const adminOpts: AdminOptions = {
-      bootstrapServers: opts.bootstrapServer,
-      clientId: 'samsa-leader-election',
-      // the tool's defaults: 30 s for the whole call, half of it per request
-      defaultApiTimeoutMs: 30_000,
-      requestTimeoutMs: 15_000,
-      ...deps.adminOptions,
-      ...fromProps,
-    };
-    admin = (deps.createAdmin ?? ((o: AdminOptions) => new Admin(o)))(adminOpts);
+    // the tool's defaults: 30 s for the whole call, half of it per request
+    admin = openAdmin({ bootstrapServers: opts.bootstrapServer, clientId: 'samsa-leader-election', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps, props);
     let results: ElectionResult[];
     try {
       results = await admin.electLeaders(partitions, opts.electionType === 'PREFERRED' ? ElectionType.PREFERRED : ElectionType.UNCLEAN);
@@ -270,7 +236,7 @@ export async function executeLeaderElectionCommand(raw: RawLeaderElectionOptions
     if (failed > 0) return fail(`${failed} replica(s) could not be elected`);
     return 0;
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return fail(errorMessage(err));
   } finally {
     await admin?.close().catch(() => undefined);
   }

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { Admin, type AdminOptions } from '@samsa/client';
+import type { Command } from 'commander';
 import { assignReplicasToBrokers } from '@samsa/server-common';
 import {
   AdminReassignBackend,
@@ -11,7 +9,8 @@ import {
   type ReassignBackend,
   type TP,
 } from './reassign-backend.js';
-import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js';
+import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
+import { commandBuilder, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 /**
  * `samsa reassign-partitions`: Kafka's kafka-reassign-partitions.sh (ReassignPartitionsCommand) —
@@ -20,18 +19,11 @@ import { adminOptionsFromProperties, parseProperties } from '../topics/topics.js
  * 2.x). Samsa adds `--wait` to --verify: poll with a progress bar until every partition is done.
  */
 
-export interface ReassignIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-  /** True when `out` is a terminal (the progress bar redraws one line). */
-  isTty?: boolean;
-}
+/** isTty: the progress bar of --verify --wait redraws one line. */
+export type ReassignIo = CommandIo;
 
-export interface ReassignDeps {
-  createAdmin?: (opts: AdminOptions) => Admin;
-  adminOptions?: Partial<AdminOptions>;
+export interface ReassignDeps extends AdminToolDeps {
   openZk?: (connectString: string) => Promise<ReassignBackend>;
-  readFile?: (path: string) => string;
   random?: (n: number) => number;
   /** Poll interval of --verify --wait. Default 1 s. */
   waitIntervalMs?: number;
@@ -352,7 +344,7 @@ function validate(o: RawReassignOptions): 'generate' | 'execute' | 'verify' | 'c
 
 /** Runs the command; resolves with the exit code. */
 export async function executeReassignCommand(o: RawReassignOptions, io: ReassignIo, deps: ReassignDeps = {}): Promise<number> {
-  const println = (s: string) => io.out(`${s}\n`);
+  const println = printer(io);
   let action;
   try {
     action = validate(o);
@@ -361,14 +353,12 @@ export async function executeReassignCommand(o: RawReassignOptions, io: Reassign
     io.err(`${err.message}\nRun \`samsa reassign-partitions --help\` for the options.\n`);
     return 1;
   }
-  const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const read = fileReader(deps);
   let backend: ReassignBackend | undefined;
   try {
     if (o.zookeeper !== undefined) backend = await (deps.openZk ?? ((c: string) => ZkReassignBackend.connect(c)))(o.zookeeper);
     else {
-      const props = o.commandConfig !== undefined ? parseProperties(read(o.commandConfig)) : {};
-      const adminOpts: AdminOptions = { bootstrapServers: o.bootstrapServer!, clientId: 'samsa-reassign-partitions', ...deps.adminOptions, ...adminOptionsFromProperties(props) };
-      backend = new AdminReassignBackend((deps.createAdmin ?? ((x: AdminOptions) => new Admin(x)))(adminOpts));
+      backend = new AdminReassignBackend(openAdmin({ bootstrapServers: o.bootstrapServer!, clientId: 'samsa-reassign-partitions' }, deps, readCommandConfig(o.commandConfig, read)));
     }
     switch (action) {
       case 'generate':
@@ -397,28 +387,14 @@ export async function executeReassignCommand(o: RawReassignOptions, io: Reassign
   }
 }
 
-function buildCommand(io: ReassignIo, deps: ReassignDeps, setExitCode: (code: number) => void): Command {
-  const cmd = new Command('reassign-partitions').description("Move partitions between brokers (Kafka's kafka-reassign-partitions.sh)");
-  defineOptions(cmd);
-  cmd.action(async (raw: RawReassignOptions) => setExitCode(await executeReassignCommand(raw, io, deps)));
-  return cmd;
-}
+const reassignCommand = (deps: ReassignDeps): CommandBuilder =>
+  commandBuilder('reassign-partitions', "Move partitions between brokers (Kafka's kafka-reassign-partitions.sh)", defineOptions, (raw: RawReassignOptions, io) => executeReassignCommand(raw, io, deps));
 
 /** Runs `samsa reassign-partitions <argv…>` writing to `io`; resolves with the exit code. */
-export async function runReassignCommand(argv: readonly string[], io: ReassignIo, deps: ReassignDeps = {}): Promise<number> {
-  let code = 0;
-  const cmd = buildCommand(io, deps, (c) => (code = c));
-  cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
-  try {
-    await cmd.parseAsync([...argv], { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    throw err;
-  }
-  return code;
+export function runReassignCommand(argv: readonly string[], io: ReassignIo, deps: ReassignDeps = {}): Promise<number> {
+  return runCommand(reassignCommand(deps), argv, io);
 }
 
 export function registerReassignPartitionsCommand(program: Command, deps: ReassignDeps = {}): void {
-  const io: ReassignIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s), isTty: process.stdout.isTTY === true };
-  program.addCommand(buildCommand(io, deps, (code) => (process.exitCode = code)));
+  registerCommand(program, reassignCommand(deps));
 }

@@ -13,7 +13,6 @@ import {
   type PartitionSummary,
 } from './topics-format.js';
 import { validateTopicsOptions, type RawTopicsOptions } from './topics-options.js';
-import { adminOptionsFromProperties, parseProperties } from './topics.js';
 
 const part = (p: Partial<PartitionSummary>): PartitionSummary => ({
   topic: 't',
@@ -131,13 +130,6 @@ describe('option values', () => {
     expect(() => parseReplicaAssignment('0:1,1')).toThrow('Partition 1 has different replication factor: 1');
     expect(() => parseReplicaAssignment('0:0')).toThrow('Partition replica lists may not contain duplicate entries: 0');
     expect(() => parseReplicaAssignment('0:x')).toThrow('For input string: "x"');
-  });
-
-  it('--command-config properties', () => {
-    const p = parseProperties('# admin\nclient.id = cli\nrequest.timeout.ms=500\n! other\ndefault.api.timeout.ms: 2000\nsasl.mechanism=PLAIN\n');
-    expect(p).toEqual({ 'client.id': 'cli', 'request.timeout.ms': '500', 'default.api.timeout.ms': '2000', 'sasl.mechanism': 'PLAIN' });
-    expect(adminOptionsFromProperties(p)).toEqual({ clientId: 'cli', requestTimeoutMs: 500, defaultApiTimeoutMs: 2000 });
-    expect(() => adminOptionsFromProperties({ 'request.timeout.ms': 'x' })).toThrow(/Invalid value x for configuration request.timeout.ms/);
   });
 });
 
