@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Admin, AdminOptions } from '@samsa/client';
-import { CommandConfigError, adminOptionsFromProperties, openAdmin, parseProperties, readCommandConfig } from './admin-client.js';
+import { CommandConfigError, adminOptionsFromProperties, openAdmin, readCommandConfig } from './admin-client.js';
 
 describe('admin client of the tools', () => {
   it('admin client – --command-config properties become the Admin settings this client has', () => {
-    const p = parseProperties('# admin\nclient.id = cli\nrequest.timeout.ms=500\n! other\ndefault.api.timeout.ms: 2000\nsasl.mechanism=PLAIN\n');
+    const p = readCommandConfig('admin.properties', () => '# admin\nclient.id = cli\nrequest.timeout.ms=500\n! other\ndefault.api.timeout.ms: 2000\nsasl.mechanism=PLAIN\n');
     expect(p).toEqual({ 'client.id': 'cli', 'request.timeout.ms': '500', 'default.api.timeout.ms': '2000', 'sasl.mechanism': 'PLAIN' });
     expect(adminOptionsFromProperties(p)).toEqual({ clientId: 'cli', requestTimeoutMs: 500, defaultApiTimeoutMs: 2000 });
     expect(() => adminOptionsFromProperties({ 'request.timeout.ms': 'x' })).toThrow(CommandConfigError);

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Admin, type AdminOptions } from '@samsa/client';
+import { readPropertiesFile } from './properties.js';
 
 /** Injection points shared by the admin tools (tests and embedders). */
 export interface AdminToolDeps {
@@ -29,22 +30,9 @@ export function fileReader(deps: AdminToolDeps): (path: string) => string {
   return deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
 }
 
-/** A Java .properties file (key=value or key: value, # and ! comments); enough for --command-config. */
-export function parseProperties(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const rawLine of text.split(/\r?\n/)) {
-    const line = rawLine.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
-    const m = /^([^=:\s]+)\s*[=:\s]\s*(.*)$/.exec(line);
-    if (m) out[m[1]!] = m[2]!;
-    else out[line] = '';
-  }
-  return out;
-}
-
 /** The properties of a --command-config file (none when the option is not given). */
 export function readCommandConfig(file: string | undefined, read: (path: string) => string): Record<string, string> {
-  return file === undefined ? {} : parseProperties(read(file));
+  return file === undefined ? {} : readPropertiesFile(file, read);
 }
 
 /** The Admin client settings of a --command-config file that this client has. */

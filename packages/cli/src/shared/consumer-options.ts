@@ -1,11 +1,10 @@
 /** Shared option parsing for the consumer tools: `k=v` lists and properties files into consumer config. */
-import { readFileSync } from 'node:fs';
-import { parseProperties as parsePropertyLines, type ConsumerConfigInput } from '@samsa/client';
+import type { ConsumerConfigInput } from '@samsa/client';
+import { fileThenArgs } from './properties.js';
 
 /** Properties from `--consumer.config` (file) then `k=v` items; later entries win. */
 export function consumerProps(file: string | undefined, items: readonly string[]): Record<string, string> {
-  const fromFile = file ? parsePropertyLines(readFileSync(file, 'utf8').split(/\r?\n/)) : {};
-  return { ...fromFile, ...parsePropertyLines(items) };
+  return fileThenArgs(file, items);
 }
 
 /** A config input from string properties (numbers and booleans are parsed by the consumer). */

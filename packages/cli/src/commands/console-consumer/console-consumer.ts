@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import { Consumer, type ConsumerRecord } from '@samsa/client';
 import { collect } from '../../shared/producer-options.js';
 import { consumerProps, toConsumerConfig, toolLogLine } from '../../shared/consumer-options.js';
+import { parseKeyValueArgs } from '../../shared/properties.js';
 
 interface Opts {
   bootstrapServer?: string;
@@ -92,16 +93,6 @@ export function formatRecord(r: ConsumerRecord<Buffer | null, Buffer | null>, p:
   return out + p.lineSeparator;
 }
 
-function parseItems(items: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const item of items) {
-    const i = item.indexOf('=');
-    if (i < 0) throw new Error(`Invalid property '${item}': expected key=value`);
-    out[item.slice(0, i)] = item.slice(i + 1);
-  }
-  return out;
-}
-
 export function registerConsoleConsumerCommand(program: Command): void {
   program
     .command('console-consumer')
@@ -142,7 +133,7 @@ export function registerConsoleConsumerCommand(program: Command): void {
       props['auto.offset.reset'] ??= o.fromBeginning ? 'earliest' : 'latest';
       props['client.id'] ??= 'console-consumer';
       const consumer = new Consumer<Buffer | null, Buffer | null>({ ...toConsumerConfig(props), 'bootstrap.servers': servers });
-      const fmt = formatterProps(parseItems(o.property));
+      const fmt = formatterProps(parseKeyValueArgs(o.property));
       const max = o.maxMessages !== undefined ? Number(o.maxMessages) : Infinity;
       const timeoutMs = o.timeoutMs !== undefined ? Number(o.timeoutMs) : Infinity;
       let count = 0;

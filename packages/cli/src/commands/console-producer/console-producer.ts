@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { Producer, type RecordMetadata } from '@samsa/client';
 import { collect, producerProps, toConfig } from '../../shared/producer-options.js';
+import { parseKeyValueArgs } from '../../shared/properties.js';
 
 interface Opts {
   bootstrapServer?: string;
@@ -42,7 +43,7 @@ export function registerConsoleProducerCommand(program: Command): void {
     .action(async (o: Opts) => {
       const servers = o.bootstrapServer ?? o.brokerList;
       if (!servers) throw new Error('Missing required argument "[bootstrap-server]"');
-      const reader = parseProperties(o.property);
+      const reader = parseKeyValueArgs(o.property);
       const props: Record<string, string> = {
         'bootstrap.servers': servers,
         'linger.ms': o.timeout,
@@ -72,16 +73,6 @@ export function registerConsoleProducerCommand(program: Command): void {
       await producer.close();
       if (failed && reader['ignore.error'] !== 'true') process.exitCode = 1;
     });
-}
-
-function parseProperties(items: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const item of items) {
-    const i = item.indexOf('=');
-    if (i < 0) throw new Error(`Invalid property '${item}': expected key=value`);
-    out[item.slice(0, i)] = item.slice(i + 1);
-  }
-  return out;
 }
 
 /** Kafka's LineMessageReader: key and value split at key.separator (default a tab) when parse.key is set. */

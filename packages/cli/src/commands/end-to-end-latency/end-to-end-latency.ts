@@ -7,11 +7,11 @@
  * `Percentiles: 50th = a, 99th = b, 99.9th = c` like Kafka. On a terminal a progress bar runs on
  * stderr. A missing topic is created (1 partition, replication factor 1), as Kafka's tool does.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { Admin, Consumer, Producer, parseProperties, type ProducerConfigInput } from '@samsa/client';
+import { Admin, Consumer, Producer, type ProducerConfigInput } from '@samsa/client';
 import { toConsumerConfig } from '../../shared/consumer-options.js';
 import { ProgressBar } from '../../shared/progress.js';
+import { readPropertiesFile } from '../../shared/properties.js';
 
 const POLL_TIMEOUT_MS = 60_000;
 
@@ -26,7 +26,7 @@ export function registerEndToEndLatencyCommand(program: Command): void {
     .argument('<message_size_bytes>')
     .argument('[properties_file]')
     .action(async (brokers: string, topic: string, num: string, acks: string, size: string, file?: string) => {
-      await runEndToEndLatency({ brokers, topic, numMessages: Number(num), acks, messageSize: Number(size), props: file ? parseProperties(readFileSync(file, 'utf8').split(/\r?\n/)) : {}, out: (l) => void process.stdout.write(l + '\n') });
+      await runEndToEndLatency({ brokers, topic, numMessages: Number(num), acks, messageSize: Number(size), props: file ? readPropertiesFile(file) : {}, out: (l) => void process.stdout.write(l + '\n') });
     });
 }
 

@@ -11,8 +11,22 @@
  * - a repeated key keeps its last value.
  *
  * Java reads these files as ISO-8859-1; Samsa reads them as UTF-8 (and drops a leading BOM).
+ *
+ * The one reader of the format in Samsa: the broker's server.properties, meta.properties and
+ * partition.metadata, and the tools' --command-config, --producer.config and --consumer.config.
  */
-import { ConfigError } from './errors.js';
+
+/** Text that is not valid properties syntax (a malformed `\uXXXX` escape). */
+export class PropertiesSyntaxError extends Error {
+  constructor(
+    /** The key of the entry, when the error is in its value. */
+    readonly key: string | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PropertiesSyntaxError';
+  }
+}
 
 export interface PropertyEntry {
   readonly key: string;
@@ -50,7 +64,7 @@ function unescape(s: string, where: string, key: string | undefined): string {
     if (e === 'u') {
       const hex = s.slice(i + 1, i + 5);
       if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
-        throw new ConfigError(key, `Malformed \\uxxxx escape '\\u${hex}' ${where}.`);
+        throw new PropertiesSyntaxError(key, `Malformed \\uxxxx escape '\\u${hex}' ${where}.`);
       }
       out += String.fromCharCode(parseInt(hex, 16));
       i += 4;
@@ -96,7 +110,7 @@ function splitKeyValue(line: string): [string, string] {
 
 /**
  * Parses properties text into entries in file order (repeated keys appear repeatedly).
- * `source` names the file in error messages. Throws `ConfigError` on a malformed `\u` escape.
+ * `source` names the file in error messages. Throws `PropertiesSyntaxError` on a malformed `\u` escape.
  */
 export function parsePropertiesEntries(text: string, source = 'properties'): PropertyEntry[] {
   const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split(/\r\n|\r|\n/);
@@ -128,4 +142,11 @@ export function parseProperties(text: string, source?: string): Map<string, stri
   const map = new Map<string, string>();
   for (const e of parsePropertiesEntries(text, source)) map.set(e.key, e.value);
   return map;
+}
+
+/** Parses properties text into a plain object (last value of a repeated key wins). */
+export function parsePropertiesRecord(text: string, source?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of parsePropertiesEntries(text, source)) out[e.key] = e.value;
+  return out;
 }
