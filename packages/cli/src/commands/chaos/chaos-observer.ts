@@ -4,6 +4,7 @@
  * counts every change of a partition's leader epoch (an election, possibly of the same broker) and
  * of the controller epoch. Changes between two polls (500 ms) count once.
  */
+import { topicPartitionKey } from '@samsa/protocol';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 
 export interface ElectionEvent {
@@ -59,7 +60,7 @@ export class ElectionObserver {
         if (!st) continue;
         const prev = this.leaders.get(p);
         if (prev && st.state.leaderEpoch !== prev.epoch) {
-          this.events.push({ at: now, kind: 'leader', partition: `${this.topic}-${p}`, from: prev.leader, to: st.state.leader, epoch: st.state.leaderEpoch });
+          this.events.push({ at: now, kind: 'leader', partition: topicPartitionKey(this.topic, p), from: prev.leader, to: st.state.leader, epoch: st.state.leaderEpoch });
         }
         this.leaders.set(p, { leader: st.state.leader, epoch: st.state.leaderEpoch });
       }

@@ -1,4 +1,4 @@
-import type { TopicPartition } from '@samsa/protocol';
+import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 
 export interface ClusterSummary {
@@ -42,7 +42,7 @@ export async function summarize(kzk: KafkaZk): Promise<ClusterSummary> {
     let offline = 0;
     let underReplicated = 0;
     for (const tp of tps) {
-      const st = states.get(`${tp.topic}-${tp.partition}`)?.state;
+      const st = states.get(topicPartitionKey(tp))?.state;
       if (!st || st.leader < 0 || !liveBrokers.includes(st.leader)) offline++;
       else if (st.isr.length < tp.replicas.length) underReplicated++;
     }

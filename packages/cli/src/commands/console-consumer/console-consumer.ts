@@ -8,7 +8,7 @@
  * record, or on SIGINT/SIGTERM, then prints "Processed a total of N messages" on stderr.
  */
 import type { Command } from 'commander';
-import { Consumer, type ConsumerRecord } from '@samsa/client';
+import { Consumer, topicPartitionKey, type ConsumerRecord } from '@samsa/client';
 import { collect } from '../../shared/producer-options.js';
 import { consumerProps, toConsumerConfig, toolLogLine } from '../../shared/consumer-options.js';
 import { parseKeyValueArgs } from '../../shared/properties.js';
@@ -175,7 +175,7 @@ export function registerConsoleConsumerCommand(program: Command): void {
           const unprinted = new Map<string, ConsumerRecord<Buffer | null, Buffer | null>>();
           for (const r of records) {
             if (count >= max) {
-              if (!unprinted.has(`${r.topic}-${r.partition}`)) unprinted.set(`${r.topic}-${r.partition}`, r);
+              if (!unprinted.has(topicPartitionKey(r))) unprinted.set(topicPartitionKey(r), r);
               continue;
             }
             chunk += formatRecord(r, fmt);

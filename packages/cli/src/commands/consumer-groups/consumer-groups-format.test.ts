@@ -15,6 +15,7 @@ import {
   lagOf,
   parseResetPlan,
   parseTopicArg,
+  topicPartitionMap,
 } from './consumer-groups-format.js';
 import { ConsumerGroupsUsageError } from './consumer-groups-options.js';
 
@@ -27,20 +28,13 @@ const member = (memberId: string, assignment: Array<{ topic: string; partitions:
   subscription: null,
 });
 
+const tpm = <V>(entries: Array<[string, number, V]>) => topicPartitionMap(entries.map(([topic, partition, v]) => [{ topic, partition }, v] as const));
+
 describe('consumer-groups output', () => {
   it('consumer-groups output – offsets rows: busiest member first, then committed partitions nobody owns; lag only with both offsets', () => {
     const d = { groupId: 'g', members: [member('m-small', [{ topic: 't', partitions: [2] }]), member('m-big', [{ topic: 't', partitions: [1, 0] }]), member('m-idle', [])] };
-    const committed = new Map([
-      ['t-0', 5n],
-      ['t-2', 7n],
-      ['other-topic-0', 3n],
-    ]);
-    const leo = new Map<string, bigint | null>([
-      ['t-0', 10n],
-      ['t-1', 4n],
-      ['t-2', null],
-      ['other-topic-0', 3n],
-    ]);
+    const committed = tpm([['t', 0, 5n], ['t', 2, 7n], ['other-topic', 0, 3n]]);
+    const leo = tpm([['t', 0, 10n], ['t', 1, 4n], ['t', 2, null], ['other-topic', 0, 3n]]);
     const rows = buildOffsetRows(d, committed, leo);
     expect(rows.map((r) => [r.topic, r.partition, r.offset, r.logEndOffset, r.lag, r.consumerId])).toEqual([
       ['t', 0, 5n, 10n, 5n, 'm-big'],
@@ -123,19 +117,10 @@ describe('consumer-groups output', () => {
       { topic: 't', partition: 1 },
     ];
     const l = {
-      committed: new Map([['t-0', 8n]]),
-      earliest: new Map([
-        ['t-0', 2n],
-        ['t-1', 0n],
-      ]),
-      latest: new Map([
-        ['t-0', 10n],
-        ['t-1', 4n],
-      ]),
-      byTimestamp: new Map([
-        ['t-0', 6n],
-        ['t-1', -1n],
-      ]),
+      committed: tpm([['t', 0, 8n]]),
+      earliest: tpm([['t', 0, 2n], ['t', 1, 0n]]),
+      latest: tpm([['t', 0, 10n], ['t', 1, 4n]]),
+      byTimestamp: tpm([['t', 0, 6n], ['t', 1, -1n]]),
     };
     const to = computeResetOffsets({ kind: 'to-offset', offset: 5n }, tps, l);
     expect(to.offsets.map((o) => o.offset)).toEqual([5n, 4n]);

@@ -4,15 +4,20 @@
  * --delete-offsets report, and the offset arithmetic behind them (lag, the reset scenarios,
  * clamping to [earliest, latest]). Pure functions: the command feeds them what the Admin fetched.
  */
-import type { GroupDescription, TopicPartition } from '@samsa/client';
+import { TopicPartitionMap, compareTopicPartitions, topicPartitionKey, type GroupDescription, type TopicPartition } from '@samsa/client';
 import type { ResetScenario } from './consumer-groups-options.js';
 import { ConsumerGroupsUsageError } from './consumer-groups-options.js';
 
 export const MISSING = '-';
 
 const pad = (s: string, n: number) => s.padEnd(n);
-const tpString = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
-export const tpKey = tpString;
+
+/** A TopicPartitionMap of (partition, value) pairs. */
+export function topicPartitionMap<V>(entries: Iterable<readonly [TopicPartition, V]>): TopicPartitionMap<V> {
+  const m = new TopicPartitionMap<V>();
+  for (const [tp, v] of entries) m.set(tp.topic, tp.partition, v);
+  return m;
+}
 
 /** An error reported as `\nError: <message>` on stdout, exit code 1. */
 export class ConsumerGroupCommandError extends Error {
@@ -72,7 +77,6 @@ export function lagOf(offset: bigint | null, logEndOffset: bigint | null): bigin
   return offset === null || offset === -1n || logEndOffset === null ? null : logEndOffset - offset;
 }
 
-const byTp = (a: TopicPartition, b: TopicPartition) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
 
 /**
  * collectGroupsOffsets: one row per assigned partition (members with the most partitions first),
@@ -80,34 +84,30 @@ const byTp = (a: TopicPartition, b: TopicPartition) => (a.topic < b.topic ? -1 :
  */
 export function buildOffsetRows(
   d: Pick<GroupDescription, 'groupId' | 'members'>,
-  committed: ReadonlyMap<string, bigint>,
-  logEndOffsets: ReadonlyMap<string, bigint | null>,
+  committed: TopicPartitionMap<bigint>,
+  logEndOffsets: TopicPartitionMap<bigint | null>,
 ): PartitionAssignmentRow[] {
   const rows: PartitionAssignmentRow[] = [];
-  const assigned = new Set<string>();
+  const assigned = new TopicPartitionMap<true>();
   const row = (tp: TopicPartition, consumerId: string, host: string, clientId: string): PartitionAssignmentRow => {
-    const offset = committed.get(tpString(tp)) ?? null;
-    const leo = logEndOffsets.get(tpString(tp)) ?? null;
+    const offset = committed.get(tp.topic, tp.partition) ?? null;
+    const leo = logEndOffsets.get(tp.topic, tp.partition) ?? null;
     return { group: d.groupId, topic: tp.topic, partition: tp.partition, offset, logEndOffset: leo, lag: lagOf(offset, leo), consumerId, host, clientId };
   };
   const members = d.members
-    .map((m) => ({ m, tps: m.assignment.flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition }))).sort(byTp) }))
+    .map((m) => ({ m, tps: m.assignment.flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition }))).sort(compareTopicPartitions) }))
     .filter((x) => x.tps.length > 0)
     // a stable sort: ties keep the broker's member order
     .sort((a, b) => b.tps.length - a.tps.length);
   for (const { m, tps } of members) {
     for (const tp of tps) {
-      assigned.add(tpString(tp));
+      assigned.set(tp.topic, tp.partition, true);
       rows.push(row(tp, m.memberId, m.host, m.clientId));
     }
   }
   const unassigned = [...committed.keys()]
-    .filter((k) => !assigned.has(k))
-    .map((k) => {
-      const i = k.lastIndexOf('-');
-      return { topic: k.slice(0, i), partition: Number(k.slice(i + 1)) };
-    })
-    .sort(byTp);
+    .filter((tp) => !assigned.has(tp.topic, tp.partition))
+    .sort(compareTopicPartitions);
   for (const tp of unassigned) rows.push(row(tp, MISSING, MISSING, MISSING));
   return rows;
 }
@@ -203,26 +203,26 @@ export function formatResetOffsets(plan: ReadonlyMap<string, readonly NewOffset[
   }
   const line = (a: string, b: string, c: string, d: string) => `\n${pad(a, g)} ${pad(b, t)} ${pad(c, 10)} ${d}`;
   let s = line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET');
-  for (const [group, offsets] of plan) for (const o of [...offsets].sort(byTp)) s += line(group, o.topic, String(o.partition), String(o.offset));
+  for (const [group, offsets] of plan) for (const o of [...offsets].sort(compareTopicPartitions)) s += line(group, o.topic, String(o.partition), String(o.offset));
   return `${s}\n`;
 }
 
 /** --export: CSV `topic,partition,offset` (one group asked) or `group,topic,partition,offset`. */
 export function formatResetCsv(plan: ReadonlyMap<string, readonly NewOffset[]>, singleGroup: boolean): string {
   let s = '';
-  for (const [group, offsets] of plan) for (const o of [...offsets].sort(byTp)) s += `${singleGroup ? '' : `${group},`}${o.topic},${o.partition},${o.offset}\n`;
+  for (const [group, offsets] of plan) for (const o of [...offsets].sort(compareTopicPartitions)) s += `${singleGroup ? '' : `${group},`}${o.topic},${o.partition},${o.offset}\n`;
   return s;
 }
 
-/** Offsets the scenario needs, fetched by the command. Keys `topic-partition`. */
+/** Offsets the scenario needs, fetched by the command. */
 export interface OffsetLookups {
-  committed: ReadonlyMap<string, bigint>;
-  earliest: ReadonlyMap<string, bigint>;
-  latest: ReadonlyMap<string, bigint>;
+  committed: TopicPartitionMap<bigint>;
+  earliest: TopicPartitionMap<bigint>;
+  latest: TopicPartitionMap<bigint>;
   /** For to-datetime / by-duration: the first offset at or after the timestamp, -1 when none. */
-  byTimestamp?: ReadonlyMap<string, bigint>;
+  byTimestamp?: TopicPartitionMap<bigint> | undefined;
   /** For from-file: the offsets of the plan. */
-  requested?: ReadonlyMap<string, bigint>;
+  requested?: TopicPartitionMap<bigint> | undefined;
 }
 
 /** What a scenario needs fetched. */
@@ -275,20 +275,20 @@ export function parseResetPlan(csv: string, groups: readonly string[]): Map<stri
 export function computeResetOffsets(s: ResetScenario, partitions: readonly TopicPartition[], l: OffsetLookups): { offsets: NewOffset[]; out: string; err: string } {
   let out = '';
   let err = '';
-  const need = (m: ReadonlyMap<string, bigint>, tp: TopicPartition, what: string): bigint => {
-    const v = m.get(tpString(tp));
-    if (v === undefined) throw new ConsumerGroupsUsageError(`Error getting ${what} offset of topic partition: ${tpString(tp)}`);
+  const need = (m: TopicPartitionMap<bigint>, tp: TopicPartition, what: string): bigint => {
+    const v = m.get(tp.topic, tp.partition);
+    if (v === undefined) throw new ConsumerGroupsUsageError(`Error getting ${what} offset of topic partition: ${topicPartitionKey(tp)}`);
     return v;
   };
   const clamp = (tp: TopicPartition, offset: bigint): bigint => {
     const end = need(l.latest, tp, 'ending');
     if (offset > end) {
-      err += `WARN New offset (${offset}) is higher than latest offset for topic partition ${tpString(tp)}. Value will be set to ${end}.\n`;
+      err += `WARN New offset (${offset}) is higher than latest offset for topic partition ${topicPartitionKey(tp)}. Value will be set to ${end}.\n`;
       return end;
     }
     const start = need(l.earliest, tp, 'starting');
     if (offset < start) {
-      err += `WARN New offset (${offset}) is lower than earliest offset for topic partition ${tpString(tp)}. Value will be set to ${start}.\n`;
+      err += `WARN New offset (${offset}) is lower than earliest offset for topic partition ${topicPartitionKey(tp)}. Value will be set to ${start}.\n`;
       return start;
     }
     return offset;
@@ -300,7 +300,7 @@ export function computeResetOffsets(s: ResetScenario, partitions: readonly Topic
         offset = clamp(tp, s.offset);
         break;
       case 'from-file':
-        offset = clamp(tp, need(l.requested ?? new Map(), tp, 'requested'));
+        offset = clamp(tp, need(l.requested ?? new TopicPartitionMap(), tp, 'requested'));
         break;
       case 'to-earliest':
         offset = need(l.earliest, tp, 'starting');
@@ -309,18 +309,18 @@ export function computeResetOffsets(s: ResetScenario, partitions: readonly Topic
         offset = need(l.latest, tp, 'ending');
         break;
       case 'shift-by': {
-        const current = l.committed.get(tpString(tp));
-        if (current === undefined) throw new ConsumerGroupsUsageError(`Cannot shift offset for partition ${tpString(tp)} since there is no current committed offset`);
+        const current = l.committed.get(tp.topic, tp.partition);
+        if (current === undefined) throw new ConsumerGroupsUsageError(`Cannot shift offset for partition ${topicPartitionKey(tp)} since there is no current committed offset`);
         offset = clamp(tp, current + s.shift);
         break;
       }
       case 'to-current':
-        offset = l.committed.get(tpString(tp)) ?? need(l.latest, tp, 'ending');
+        offset = l.committed.get(tp.topic, tp.partition) ?? need(l.latest, tp, 'ending');
         break;
       case 'to-datetime':
       case 'by-duration': {
-        const found = l.byTimestamp?.get(tpString(tp));
-        if (found === undefined) throw new ConsumerGroupsUsageError(`Error getting offset by timestamp of topic partition: ${tpString(tp)}`);
+        const found = l.byTimestamp?.get(tp.topic, tp.partition);
+        if (found === undefined) throw new ConsumerGroupsUsageError(`Error getting offset by timestamp of topic partition: ${topicPartitionKey(tp)}`);
         if (found === -1n) {
           out += `\nWarn: Partition ${tp.partition} from topic ${tp.topic} is empty. Falling back to latest known offset.\n`;
           offset = need(l.latest, tp, 'ending');

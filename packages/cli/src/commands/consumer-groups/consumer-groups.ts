@@ -4,7 +4,9 @@ import {
   BatchError,
   CONSUMER_PROTOCOL_TYPE,
   KafkaError,
+  TopicPartitionMap,
   isConsumerGroupListing,
+  topicPartitionKey,
   type GroupDescription,
   type ListOffsetsRequest,
   type OffsetSpec,
@@ -27,7 +29,7 @@ import {
   lookupsNeeded,
   parseResetPlan,
   parseTopicArg,
-  tpKey,
+  topicPartitionMap,
   type NewOffset,
   type OffsetDeletion,
 } from './consumer-groups-format.js';
@@ -177,11 +179,11 @@ class ConsumerGroupService {
       let table = '';
       let rows = 0;
       if (this.opts.view === 'offsets') {
-        const committed = d.state === 'Dead' ? new Map<string, bigint>() : await this.committedOffsets(d.groupId);
+        const committed = d.state === 'Dead' ? new TopicPartitionMap<bigint>() : await this.committedOffsets(d.groupId);
         const assigned = d.members.flatMap((m) => m.assignment.flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition }))));
-        const keys = new Set([...assigned.map(tpKey), ...committed.keys()]);
-        const partitions = [...assigned, ...[...committed.keys()].filter((k) => !assigned.some((a) => tpKey(a) === k)).map(splitKey)];
-        const leo = keys.size > 0 ? await this.logEndOffsets(partitions) : new Map<string, bigint | null>();
+        const assignedMap = topicPartitionMap(assigned.map((tp) => [tp, true] as const));
+        const partitions = [...assigned, ...[...committed.keys()].filter((tp) => !assignedMap.has(tp.topic, tp.partition))];
+        const leo = partitions.length > 0 ? await this.logEndOffsets(partitions) : new TopicPartitionMap<bigint | null>();
         const offsetRows = buildOffsetRows(d, committed, leo);
         rows = offsetRows.length;
         table = formatOffsets(offsetRows);
@@ -201,8 +203,8 @@ class ConsumerGroupService {
     return failed ? 1 : 0;
   }
 
-  private async committedOffsets(groupId: string): Promise<Map<string, bigint>> {
-    return new Map((await this.admin.listGroupOffsets(groupId)).map((o) => [tpKey(o), o.offset]));
+  private async committedOffsets(groupId: string): Promise<TopicPartitionMap<bigint>> {
+    return topicPartitionMap((await this.admin.listGroupOffsets(groupId)).map((o) => [o, o.offset] as const));
   }
 
   /** Descriptions of the topics that exist (missing ones are left out). */
@@ -218,26 +220,26 @@ class ConsumerGroupService {
   }
 
   /** LOG-END-OFFSET of each partition; null where the partition has no leader or does not exist. */
-  private async logEndOffsets(partitions: readonly TopicPartition[]): Promise<Map<string, bigint | null>> {
-    const out = new Map<string, bigint | null>(partitions.map((tp) => [tpKey(tp), null]));
+  private async logEndOffsets(partitions: readonly TopicPartition[]): Promise<TopicPartitionMap<bigint | null>> {
+    const out = topicPartitionMap<bigint | null>(partitions.map((tp) => [tp, null] as const));
     const topics = await this.existingTopics(partitions.map((p) => p.topic));
     const led = partitions.filter((tp) => topics.get(tp.topic)?.partitions.some((p) => p.partition === tp.partition && p.leader !== null));
-    for (const [k, v] of await this.listOffsetsLenient(led, 'latest')) out.set(k, v);
+    for (const [tp, v] of await this.listOffsetsLenient(led, 'latest')) out.set(tp.topic, tp.partition, v);
     return out;
   }
 
   /** ListOffsets for `partitions`; those that fail are left out. */
-  private async listOffsetsLenient(partitions: readonly TopicPartition[], spec: OffsetSpec): Promise<Map<string, bigint>> {
+  private async listOffsetsLenient(partitions: readonly TopicPartition[], spec: OffsetSpec): Promise<TopicPartitionMap<bigint>> {
     const reqs: ListOffsetsRequest[] = partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition, spec }));
-    if (reqs.length === 0) return new Map();
+    if (reqs.length === 0) return new TopicPartitionMap();
     try {
-      return new Map((await this.admin.listOffsets(reqs)).map((r) => [tpKey(r), r.offset]));
+      return topicPartitionMap((await this.admin.listOffsets(reqs)).map((r) => [r, r.offset] as const));
     } catch (err) {
       if (!(err instanceof BatchError)) throw err;
-      const out = new Map<string, bigint>();
+      const out = new TopicPartitionMap<bigint>();
       for (const r of reqs) {
         const one = await this.admin.listOffsets([r]).catch(() => null);
-        if (one) out.set(tpKey(r), one[0]!.offset);
+        if (one) out.set(r.topic, r.partition, one[0]!.offset);
       }
       return out;
     }
@@ -311,9 +313,9 @@ class ConsumerGroupService {
   private async resetInactiveGroup(groupId: string): Promise<NewOffset[]> {
     const scenario = this.opts.scenario!;
     const need = lookupsNeeded(scenario);
-    let committed: Map<string, bigint> | undefined;
+    let committed: TopicPartitionMap<bigint> | undefined;
     let partitions: TopicPartition[];
-    let requested: Map<string, bigint> | undefined;
+    let requested: TopicPartitionMap<bigint> | undefined;
     if (scenario.kind === 'from-file') {
       this.resetPlan ??= parseResetPlan(this.readFile(scenario.path), this.opts.groups);
       const forGroup = this.resetPlan.get(groupId);
@@ -322,10 +324,10 @@ class ConsumerGroupService {
         return [];
       }
       partitions = forGroup.map((o) => ({ topic: o.topic, partition: o.partition }));
-      requested = new Map(forGroup.map((o) => [tpKey(o), o.offset]));
+      requested = topicPartitionMap(forGroup.map((o) => [o, o.offset] as const));
     } else if (this.opts.allTopics) {
       committed = await this.committedOffsets(groupId);
-      partitions = [...committed.keys()].map(splitKey);
+      partitions = [...committed.keys()];
     } else {
       partitions = [];
       for (const arg of this.opts.topics) {
@@ -336,12 +338,12 @@ class ConsumerGroupService {
     }
     await this.checkPartitionsValid(partitions);
     if (need.committed) committed ??= await this.committedOffsets(groupId);
-    const strict = async (spec: OffsetSpec) => new Map((await this.admin.listOffsets(partitions.map((tp) => ({ ...tp, spec })))).map((r) => [tpKey(r), r.offset]));
+    const strict = async (spec: OffsetSpec) => topicPartitionMap((await this.admin.listOffsets(partitions.map((tp) => ({ ...tp, spec })))).map((r) => [r, r.offset] as const));
     const timestamp = scenario.kind === 'to-datetime' ? scenario.timestamp : scenario.kind === 'by-duration' ? this.now() - scenario.durationMs : 0;
     const r = computeResetOffsets(scenario, partitions, {
-      committed: committed ?? new Map(),
-      earliest: need.earliest ? await strict('earliest') : new Map(),
-      latest: need.latest ? await strict('latest') : new Map(),
+      committed: committed ?? new TopicPartitionMap(),
+      earliest: need.earliest ? await strict('earliest') : new TopicPartitionMap(),
+      latest: need.latest ? await strict('latest') : new TopicPartitionMap(),
       byTimestamp: need.timestamp ? await strict({ timestamp }) : undefined,
       requested,
     });
@@ -357,13 +359,8 @@ class ConsumerGroupService {
     const topics = await this.existingTopics(partitions.map((p) => p.topic));
     const info = (tp: TopicPartition) => topics.get(tp.topic)?.partitions.find((p) => p.partition === tp.partition);
     const missing = partitions.filter((tp) => !info(tp));
-    if (missing.length > 0) throw new ConsumerGroupCommandError(`The partitions "${missing.map(tpKey).join(',')}" do not exist`);
+    if (missing.length > 0) throw new ConsumerGroupCommandError(`The partitions "${missing.map((tp) => topicPartitionKey(tp)).join(',')}" do not exist`);
     const leaderless = partitions.filter((tp) => info(tp)!.leader === null);
-    if (leaderless.length > 0) throw new ConsumerGroupCommandError(`The partitions "${leaderless.map(tpKey).join(',')}" have no leader`);
+    if (leaderless.length > 0) throw new ConsumerGroupCommandError(`The partitions "${leaderless.map((tp) => topicPartitionKey(tp)).join(',')}" have no leader`);
   }
-}
-
-function splitKey(k: string): TopicPartition {
-  const i = k.lastIndexOf('-');
-  return { topic: k.slice(0, i), partition: Number(k.slice(i + 1)) };
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DeleteRecordsRequestEntry, DeleteRecordsResult } from '@samsa/client';
+import { topicPartitionKey, type DeleteRecordsRequestEntry, type DeleteRecordsResult } from '@samsa/client';
 import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
 import { commandBuilder, errorMessage, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 import { javaToString } from '../../shared/java-errors.js';
@@ -41,7 +41,7 @@ export function parseOffsetJson(text: string): DeleteRecordsRequestEntry[] {
   const seen = new Set<string>();
   const dups = new Set<string>();
   for (const e of out) {
-    const k = `${e.topic}-${e.partition}`;
+    const k = topicPartitionKey(e);
     if (seen.has(k)) dups.add(k);
     seen.add(k);
   }
@@ -52,7 +52,7 @@ export function parseOffsetJson(text: string): DeleteRecordsRequestEntry[] {
 /** Kafka's report lines. */
 export function formatDeleteRecordsResults(results: readonly DeleteRecordsResult[]): string[] {
   return results.map((r) =>
-    r.error === undefined ? `partition: ${r.topic}-${r.partition}\tlow_watermark: ${r.lowWatermark}` : `partition: ${r.topic}-${r.partition}\terror: ${javaToString(r.error)}`,
+    r.error === undefined ? `partition: ${topicPartitionKey(r)}\tlow_watermark: ${r.lowWatermark}` : `partition: ${topicPartitionKey(r)}\terror: ${javaToString(r.error)}`,
   );
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ElectionType, KafkaError, type Admin, type ElectionResult, type TopicPartition } from '@samsa/client';
+import { ElectionType, KafkaError, topicPartitionKey, type Admin, type ElectionResult, type TopicPartition } from '@samsa/client';
 import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
 import { commandBuilder, errorMessage, noOptionsGiven, printUsage, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 import { javaExceptionName, javaToString } from '../../shared/java-errors.js';
@@ -142,7 +142,7 @@ export function parseReplicaElectionData(text: string): TopicPartition[] {
   const seen = new Set<string>();
   const dups = new Set<string>();
   for (const tp of out) {
-    const k = `${tp.topic}-${tp.partition}`;
+    const k = topicPartitionKey(tp);
     if (seen.has(k)) dups.add(k);
     seen.add(k);
   }
@@ -152,7 +152,6 @@ export function parseReplicaElectionData(text: string): TopicPartition[] {
 
 export { javaExceptionName };
 
-const tpString = (r: { topic: string; partition: number }) => `${r.topic}-${r.partition}`;
 
 /**
  * LeaderElectionCommand.electLeaders's report: succeeded partitions, then those that needed no
@@ -163,9 +162,9 @@ export function formatElectionResults(type: ElectionTypeName, results: readonly 
   const noop = results.filter((r) => r.error?.errorName === 'ELECTION_NOT_NEEDED');
   const failed = results.filter((r) => r.error !== null && r.error.errorName !== 'ELECTION_NOT_NEEDED');
   const lines: string[] = [];
-  if (ok.length > 0) lines.push(`Successfully completed leader election (${type}) for partitions ${ok.map(tpString).join(', ')}`);
-  if (noop.length > 0) lines.push(`Valid replica already elected for partitions ${noop.map(tpString).join(', ')}`);
-  for (const r of failed) lines.push(`Error completing leader election (${type}) for partition: ${tpString(r)}: ${javaToString(r.error!)}`);
+  if (ok.length > 0) lines.push(`Successfully completed leader election (${type}) for partitions ${ok.map((r) => topicPartitionKey(r)).join(', ')}`);
+  if (noop.length > 0) lines.push(`Valid replica already elected for partitions ${noop.map((r) => topicPartitionKey(r)).join(', ')}`);
+  for (const r of failed) lines.push(`Error completing leader election (${type}) for partition: ${topicPartitionKey(r)}: ${javaToString(r.error!)}`);
   return { lines, failed: failed.length };
 }
 

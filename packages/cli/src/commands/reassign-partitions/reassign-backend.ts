@@ -1,16 +1,9 @@
-import type { Admin} from '@samsa/client';
-import { BatchError, ConfigResourceType, KafkaError } from '@samsa/client';
+import type { Admin, TopicPartition } from '@samsa/client';
+import { BatchError, ConfigResourceType, KafkaError, topicPartitionKey } from '@samsa/client';
 import { ConfigType, KafkaZk, ReassignPartitionsZNode, ZkClient, ZkCode, isZkError } from '@samsa/zk-paths';
 
-export interface TP {
-  topic: string;
-  partition: number;
-}
-
-export const tpString = (tp: TP): string => `${tp.topic}-${tp.partition}`;
-
-/** Kafka's compareTopicPartitions: by topic, then partition. */
-export const compareTps = (a: TP, b: TP): number => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
+/** A topic partition (the one TopicPartition of @samsa/protocol). */
+export type TP = TopicPartition;
 
 export interface OngoingReassignment extends TP {
   replicas: number[];
@@ -39,7 +32,7 @@ export interface ReassignBackend {
   topicAssignments(topics: string[]): Promise<Map<string, { tp: TP; replicas: number[] }>>;
   /** Ongoing reassignments (of `tps`, or all). */
   ongoing(tps: TP[] | null): Promise<OngoingReassignment[]>;
-  /** Starts (replicas) or cancels (null) reassignments; errors per partition (tpString). */
+  /** Starts (replicas) or cancels (null) reassignments; errors per partition (topicPartitionKey). */
   alter(reassignments: Array<TP & { replicas: number[] | null }>): Promise<Map<string, string>>;
   setTopicThrottles(topic: string, leader: string, follower: string): Promise<void>;
   setBrokerThrottle(brokerIds: number[], rate: number): Promise<void>;
@@ -70,7 +63,7 @@ export class AdminReassignBackend implements ReassignBackend {
       const e = firstError(err);
       throw new ReassignCommandError(e instanceof KafkaError && e.errorName === 'UNKNOWN_TOPIC_OR_PARTITION' ? `Topic ${[...((err as BatchError).errors?.keys() ?? [])].join(',')} not found` : (e as Error).message, { cause: err });
     }
-    for (const d of descs) for (const p of d.partitions) out.set(tpString({ topic: d.name, partition: p.partition }), { tp: { topic: d.name, partition: p.partition }, replicas: p.replicas });
+    for (const d of descs) for (const p of d.partitions) out.set(topicPartitionKey({ topic: d.name, partition: p.partition }), { tp: { topic: d.name, partition: p.partition }, replicas: p.replicas });
     return out;
   }
 
@@ -145,7 +138,7 @@ export class ZkReassignBackend implements ReassignBackend {
     for (const topic of topics) {
       const t = await this.kzk.getTopicAssignment(topic);
       if (!t) throw new ReassignCommandError(`Topic ${topic} not found`);
-      for (const [partition, replicas] of t.partitions) out.set(tpString({ topic, partition }), { tp: { topic, partition }, replicas });
+      for (const [partition, replicas] of t.partitions) out.set(topicPartitionKey({ topic, partition }), { tp: { topic, partition }, replicas });
     }
     return out;
   }
@@ -160,13 +153,13 @@ export class ZkReassignBackend implements ReassignBackend {
       for (const [partition, replicas] of t.partitions) {
         const adding = t.addingReplicas.get(partition) ?? [];
         const removing = t.removingReplicas.get(partition) ?? [];
-        if (adding.length + removing.length > 0) out.set(tpString({ topic, partition }), { topic, partition, replicas, addingReplicas: adding, removingReplicas: removing });
+        if (adding.length + removing.length > 0) out.set(topicPartitionKey({ topic, partition }), { topic, partition, replicas, addingReplicas: adding, removingReplicas: removing });
       }
     }
     // submitted but not picked up by the controller yet
     for (const e of pending?.partitions ?? []) {
-      const k = tpString(e);
-      if (!out.has(k) && (!tps || tps.some((tp) => tpString(tp) === k))) out.set(k, { topic: e.topic, partition: e.partition, replicas: e.replicas, addingReplicas: [], removingReplicas: [] });
+      const k = topicPartitionKey(e);
+      if (!out.has(k) && (!tps || tps.some((tp) => topicPartitionKey(tp) === k))) out.set(k, { topic: e.topic, partition: e.partition, replicas: e.replicas, addingReplicas: [], removingReplicas: [] });
     }
     return [...out.values()];
   }

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { TopicPartitionMap, topicPartitionKey } from '@samsa/client';
 import { FakeZkClient, KafkaZk, ReassignPartitionsZNode, newTopicId, ConfigType } from '@samsa/zk-paths';
 import { ZkReassignBackend, type OngoingReassignment, type ReassignBackend, type TP } from './reassign-backend.js';
 import { executeReassignCommand, formatReassignmentJson, parseReassignmentJson, progressBar, throttleLists, type RawReassignOptions } from './reassign-partitions.js';
 
 /** An in-memory cluster behind the backend interface, recording what the command did. */
 class FakeBackend implements ReassignBackend {
-  assignment = new Map<string, number[]>([
-    ['t-0', [0, 1, 2]],
-    ['t-1', [1, 2, 0]],
-    ['u-0', [0, 1]],
-  ]);
+  assignment = new TopicPartitionMap<number[]>()
+    .set('t', 0, [0, 1, 2])
+    .set('t', 1, [1, 2, 0])
+    .set('u', 0, [0, 1]);
   running: OngoingReassignment[] = [];
   calls: string[] = [];
   errors = new Map<string, string>();
@@ -18,11 +18,7 @@ class FakeBackend implements ReassignBackend {
   }
   async topicAssignments(topics: string[]) {
     const out = new Map<string, { tp: TP; replicas: number[] }>();
-    for (const [k, r] of this.assignment) {
-      const i = k.lastIndexOf('-');
-      const tp = { topic: k.slice(0, i), partition: Number(k.slice(i + 1)) };
-      if (topics.includes(tp.topic)) out.set(k, { tp, replicas: r });
-    }
+    for (const [tp, replicas] of this.assignment) if (topics.includes(tp.topic)) out.set(topicPartitionKey(tp), { tp, replicas });
     return out;
   }
   async ongoing(tps: TP[] | null) {
@@ -153,7 +149,7 @@ describe('samsa reassign-partitions', () => {
     const stale = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
     expect(stale.out).toBe('Status of partition reassignment:\nReassignment of partition t-0 is completed.\nThere is no active reassignment of partition t-1, but replica set is 1,2,0 rather than 2,3,1.\n');
     expect(b.calls).toEqual([]);
-    b.assignment.set('t-1', [2, 3, 1]);
+    b.assignment.set('t', 1, [2, 3, 1]);
     const done = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
     expect(done.out).toBe(
       'Status of partition reassignment:\nReassignment of partition t-0 is completed.\nReassignment of partition t-1 is completed.\nClearing broker-level throttles on brokers 0,1,2,3\nClearing topic-level throttle on topic t\n',
@@ -165,13 +161,13 @@ describe('samsa reassign-partitions', () => {
 
     // --wait: the controller stops listing t-1 at the 3rd poll, but Metadata catches up only at the 5th
     let polls = 0;
-    b.assignment.set('t-1', [2, 3, 1, 0]);
+    b.assignment.set('t', 1, [2, 3, 1, 0]);
     b.running = [{ topic: 't', partition: 1, replicas: [2, 3, 1, 0], addingReplicas: [3], removingReplicas: [0] }];
     const ongoing = b.ongoing.bind(b);
     b.ongoing = async (tps) => {
       polls++;
       if (polls === 3) b.running = [];
-      if (polls === 5) b.assignment.set('t-1', [2, 3, 1]);
+      if (polls === 5) b.assignment.set('t', 1, [2, 3, 1]);
       return ongoing(tps);
     };
     const waited = await run(b, { verify: true, wait: true, reassignmentJsonFile: 'plan' }, files);

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
+import { compareTopicPartitions, topicPartitionKey } from '@samsa/client';
 import { assignReplicasToBrokers } from '@samsa/server-common';
 import {
   AdminReassignBackend,
   ReassignCommandError,
   ZkReassignBackend,
-  compareTps,
-  tpString,
   type ReassignBackend,
   type TP,
 } from './reassign-backend.js';
@@ -80,7 +79,7 @@ function defineOptions(cmd: Command): Command {
 
 /** Kafka's formatAsReassignmentJson (log_dirs always "any"). */
 export function formatReassignmentJson(parts: Array<TP & { replicas: number[] }>): string {
-  const sorted = [...parts].sort(compareTps);
+  const sorted = [...parts].sort(compareTopicPartitions);
   return JSON.stringify({
     version: 1,
     partitions: sorted.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas, log_dirs: p.replicas.map(() => 'any') })),
@@ -131,15 +130,15 @@ export function parseReassignmentJson(text: string): Array<TP & { replicas: numb
     if (typeof partition !== 'number' || !Number.isInteger(partition)) throw new ReassignCommandError(`partitions[${i}].partition should be an int`);
     if (!Array.isArray(replicas) || replicas.some((r) => typeof r !== 'number' || !Number.isInteger(r))) throw new ReassignCommandError(`partitions[${i}].replicas should be a list of ints`);
     const reps = replicas as number[];
-    if (new Set(reps).size !== reps.length) throw new ReassignCommandError(`Partition replica lists may not contain duplicate entries: ${topic}-${partition}`);
+    if (new Set(reps).size !== reps.length) throw new ReassignCommandError(`Partition replica lists may not contain duplicate entries: ${topicPartitionKey(topic, partition)}`);
     const dirs = e['log_dirs'];
     if (dirs !== undefined) {
-      if (!Array.isArray(dirs) || dirs.length !== reps.length) throw new ReassignCommandError(`Size of replicas list ${JSON.stringify(reps)} is different from size of log dirs list ${JSON.stringify(dirs)} for partition ${topic}-${partition}`);
+      if (!Array.isArray(dirs) || dirs.length !== reps.length) throw new ReassignCommandError(`Size of replicas list ${JSON.stringify(reps)} is different from size of log dirs list ${JSON.stringify(dirs)} for partition ${topicPartitionKey(topic, partition)}`);
       if (dirs.some((d) => d !== 'any')) throw new ReassignCommandError('Moving replicas between log directories is not supported by Samsa (log_dirs must be "any")');
     }
     return { topic, partition, replicas: reps };
   });
-  const keys = out.map(tpString);
+  const keys = out.map((tp) => topicPartitionKey(tp));
   const dups = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
   if (dups.length > 0) throw new ReassignCommandError(`Reassignment JSON file contains duplicate topic partitions: ${dups.join(',')}`);
   return out;
@@ -165,7 +164,7 @@ async function generate(b: ReassignBackend, o: RawReassignOptions, read: (p: str
   const current = [...(await b.topicAssignments(topics)).values()].map(({ tp, replicas }) => ({ ...tp, replicas }));
   const proposed: Array<TP & { replicas: number[] }> = [];
   for (const topic of topics) {
-    const parts = current.filter((c) => c.topic === topic).sort(compareTps);
+    const parts = current.filter((c) => c.topic === topic).sort(compareTopicPartitions);
     const rf = parts[0]?.replicas.length ?? 0;
     const a = assignReplicasToBrokers(brokers, parts.length, rf, random ? { random } : {});
     for (const [partition, replicas] of a) proposed.push({ topic, partition, replicas });
@@ -178,7 +177,7 @@ async function generate(b: ReassignBackend, o: RawReassignOptions, read: (p: str
 export function throttleLists(targets: Array<TP & { replicas: number[] }>, current: Map<string, number[]>, ongoing: Map<string, number[]>): Map<string, { leader: string; follower: string }> {
   const byTopic = new Map<string, { leader: Set<string>; follower: Set<string> }>();
   for (const t of targets) {
-    const sources = ongoing.get(tpString(t)) ?? current.get(tpString(t)) ?? [];
+    const sources = ongoing.get(topicPartitionKey(t)) ?? current.get(topicPartitionKey(t)) ?? [];
     const e = byTopic.get(t.topic) ?? { leader: new Set<string>(), follower: new Set<string>() };
     for (const s of sources) e.leader.add(`${t.partition}:${s}`);
     for (const d of t.replicas) if (!sources.includes(d)) e.follower.add(`${t.partition}:${d}`);
@@ -198,28 +197,28 @@ async function execute(b: ReassignBackend, o: RawReassignOptions, read: (p: stri
   const unknown = [...new Set(targets.flatMap((t) => t.replicas).filter((r) => !live.has(r)))];
   if (unknown.length > 0) throw new ReassignCommandError(`Unknown broker id(s) in the proposed assignment: ${unknown.join(',')}`);
   const assignments = await b.topicAssignments([...new Set(targets.map((t) => t.topic))]);
-  const missing = targets.filter((t) => !assignments.has(tpString(t)));
-  if (missing.length > 0) throw new ReassignCommandError(`Unable to find partition: ${missing.map(tpString).join(',')}`);
+  const missing = targets.filter((t) => !assignments.has(topicPartitionKey(t)));
+  if (missing.length > 0) throw new ReassignCommandError(`Unable to find partition: ${missing.map((tp) => topicPartitionKey(tp)).join(',')}`);
   const current = new Map([...assignments].map(([k, v]) => [k, v.replicas]));
   println(
-    `Current partition replica assignment\n\n${formatReassignmentJson(targets.map((t) => ({ ...t, replicas: current.get(tpString(t))! })))}\n\nSave this to use as the --reassignment-json-file option during rollback`,
+    `Current partition replica assignment\n\n${formatReassignmentJson(targets.map((t) => ({ ...t, replicas: current.get(topicPartitionKey(t))! })))}\n\nSave this to use as the --reassignment-json-file option during rollback`,
   );
   if (throttle >= 0) {
     println(VERIFY_WARNING);
-    const origin = new Map(ongoing.map((r) => [tpString(r), r.replicas.filter((x) => !r.addingReplicas.includes(x))]));
+    const origin = new Map(ongoing.map((r) => [topicPartitionKey(r), r.replicas.filter((x) => !r.addingReplicas.includes(x))]));
     const lists = throttleLists(targets, current, origin);
     for (const [topic, l] of lists) await b.setTopicThrottles(topic, l.leader, l.follower);
     const brokers = new Set<number>();
-    for (const t of targets) for (const r of [...t.replicas, ...(origin.get(tpString(t)) ?? current.get(tpString(t)) ?? [])]) brokers.add(r);
+    for (const t of targets) for (const r of [...t.replicas, ...(origin.get(topicPartitionKey(t)) ?? current.get(topicPartitionKey(t)) ?? [])]) brokers.add(r);
     await b.setBrokerThrottle([...brokers].sort((x, y) => x - y), throttle);
     println(`The inter-broker throttle limit was set to ${throttle} B/s`);
   }
   const errors = await b.alter(targets);
   if (errors.size > 0) {
-    const lines = targets.filter((t) => errors.has(tpString(t))).sort(compareTps).map((t) => `${tpString(t)}: ${errors.get(tpString(t))}`);
+    const lines = targets.filter((t) => errors.has(topicPartitionKey(t))).sort(compareTopicPartitions).map((t) => `${topicPartitionKey(t)}: ${errors.get(topicPartitionKey(t))}`);
     throw new ReassignCommandError(`Error reassigning partition(s):\n${lines.join('\n')}`);
   }
-  println(`Successfully started partition reassignment${targets.length === 1 ? '' : 's'} for ${[...targets].sort(compareTps).map(tpString).join(',')}`);
+  println(`Successfully started partition reassignment${targets.length === 1 ? '' : 's'} for ${[...targets].sort(compareTopicPartitions).map((tp) => topicPartitionKey(tp)).join(',')}`);
 }
 
 interface PartitionStatus {
@@ -240,11 +239,11 @@ interface PartitionStatus {
  * reassignment replaced this one.
  */
 async function statuses(b: ReassignBackend, targets: Array<TP & { replicas: number[] }>): Promise<PartitionStatus[]> {
-  const ongoing = new Set((await b.ongoing(targets)).map(tpString));
+  const ongoing = new Set((await b.ongoing(targets)).map((tp) => topicPartitionKey(tp)));
   const current = await b.topicAssignments([...new Set(targets.map((t) => t.topic))]).catch(() => new Map<string, { tp: TP; replicas: number[] }>());
-  return [...targets].sort(compareTps).map((t) => {
-    const replicas = current.get(tpString(t))?.replicas ?? [];
-    const inactive = !ongoing.has(tpString(t));
+  return [...targets].sort(compareTopicPartitions).map((t) => {
+    const replicas = current.get(topicPartitionKey(t))?.replicas ?? [];
+    const inactive = !ongoing.has(topicPartitionKey(t));
     return { tp: t, inactive, done: inactive && replicas.join() === t.replicas.join(), current: replicas, target: t.replicas };
   });
 }
@@ -253,9 +252,9 @@ function statusLines(states: PartitionStatus[]): string[] {
   return [
     'Status of partition reassignment:',
     ...states.map((s) => {
-      if (!s.inactive) return `Reassignment of partition ${tpString(s.tp)} is still in progress.`;
-      if (s.done) return `Reassignment of partition ${tpString(s.tp)} is completed.`;
-      return `There is no active reassignment of partition ${tpString(s.tp)}, but replica set is ${s.current.join(',')} rather than ${s.target.join(',')}.`;
+      if (!s.inactive) return `Reassignment of partition ${topicPartitionKey(s.tp)} is still in progress.`;
+      if (s.done) return `Reassignment of partition ${topicPartitionKey(s.tp)} is completed.`;
+      return `There is no active reassignment of partition ${topicPartitionKey(s.tp)}, but replica set is ${s.current.join(',')} rather than ${s.target.join(',')}.`;
     }),
   ];
 }
@@ -297,7 +296,7 @@ async function verify(b: ReassignBackend, o: RawReassignOptions, io: ReassignIo,
 
 async function cancel(b: ReassignBackend, o: RawReassignOptions, read: (p: string) => string, println: (s: string) => void): Promise<void> {
   const targets = parseReassignmentJson(read(o.reassignmentJsonFile!));
-  const active = (await b.ongoing(targets)).sort(compareTps);
+  const active = (await b.ongoing(targets)).sort(compareTopicPartitions);
   if (active.length > 0) {
     const errors = await b.alter(active.map((a) => ({ topic: a.topic, partition: a.partition, replicas: null })));
     if (errors.size > 0) {
@@ -306,19 +305,19 @@ async function cancel(b: ReassignBackend, o: RawReassignOptions, read: (p: strin
     }
   }
   if (!o.preserveThrottles) await clearAllThrottles(b, targets, println);
-  if (active.length > 0) println(`Successfully cancelled partition reassignment${active.length === 1 ? '' : 's'} for: ${active.map(tpString).join(',')}`);
+  if (active.length > 0) println(`Successfully cancelled partition reassignment${active.length === 1 ? '' : 's'} for: ${active.map((tp) => topicPartitionKey(tp)).join(',')}`);
   else println('None of the specified partition reassignments are active.');
 }
 
 async function list(b: ReassignBackend, println: (s: string) => void): Promise<void> {
-  const ongoing = (await b.ongoing(null)).sort(compareTps);
+  const ongoing = (await b.ongoing(null)).sort(compareTopicPartitions);
   if (ongoing.length === 0) {
     println('No partition reassignments found.');
     return;
   }
   println('Current partition reassignments:');
   for (const r of ongoing) {
-    let line = `${tpString(r)}: replicas: ${r.replicas.join(',')}.`;
+    let line = `${topicPartitionKey(r)}: replicas: ${r.replicas.join(',')}.`;
     if (r.addingReplicas.length > 0) line += ` adding: ${r.addingReplicas.join(',')}.`;
     if (r.removingReplicas.length > 0) line += ` removing: ${r.removingReplicas.join(',')}.`;
     println(line);

@@ -1,5 +1,5 @@
 import type { Admin} from '@samsa/client';
-import { BatchError, ConfigResourceType, KafkaError, type ConfigEntry, type PartitionReassignment } from '@samsa/client';
+import { BatchError, ConfigResourceType, KafkaError, topicPartitionKey, type ConfigEntry, type PartitionReassignment } from '@samsa/client';
 import {
   COLLISION_WARNING,
   DescribeOptions,
@@ -135,7 +135,7 @@ export class AdminTopicService {
             topic: td.name,
             topicId: td.topicId,
             partitionCount: td.partitions.length,
-            replicationFactor: first ? replicationFactorOf(first.replicas, reassignments.get(`${td.name}-${first.partition}`)) : 0,
+            replicationFactor: first ? replicationFactorOf(first.replicas, reassignments.get(topicPartitionKey(td.name, first.partition))) : 0,
             configs: overrides.map((e) => [e.name, e.value] as const),
             markedForDeletion: false,
           }),
@@ -150,7 +150,7 @@ export class AdminTopicService {
             replicas: p.replicas,
             isr: p.isr,
             offline: p.offline,
-            reassignment: reassignments.get(`${td.name}-${p.partition}`),
+            reassignment: reassignments.get(topicPartitionKey(td.name, p.partition)),
             markedForDeletion: false,
             minIsr,
           };
@@ -169,6 +169,6 @@ export class AdminTopicService {
       if (err instanceof KafkaError && (err.errorName === 'UNSUPPORTED_VERSION' || err.errorName === 'CLUSTER_AUTHORIZATION_FAILED')) return new Map();
       throw err;
     }
-    return new Map(list.map((r) => [`${r.topic}-${r.partition}`, r]));
+    return new Map(list.map((r) => [topicPartitionKey(r), r]));
   }
 }

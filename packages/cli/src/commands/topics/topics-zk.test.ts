@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { topicPartitionKey } from '@samsa/client';
 import type { LeaderIsrAndControllerEpoch, TopicAssignment } from '@samsa/zk-paths';
 import { runTopicsCommand } from './topics.js';
 import { TopicExistsError, type ZkTopicStore } from './topics-zk.js';
@@ -26,7 +27,7 @@ class MemoryZk implements ZkTopicStore {
     assignment.forEach((replicas, p) => {
       const leader = opts.leaders ? opts.leaders[p] : replicas[0];
       if (leader === null) return; // no state znode
-      this.states.set(`${name}-${p}`, { leader: leader ?? -1, leaderEpoch: 0, isr: opts.isr?.[p] ?? replicas, controllerEpoch: 1 });
+      this.states.set(topicPartitionKey(name, p), { leader: leader ?? -1, leaderEpoch: 0, isr: opts.isr?.[p] ?? replicas, controllerEpoch: 1 });
     });
     if (opts.configs) this.configs.set(name, opts.configs);
   }
@@ -43,7 +44,7 @@ class MemoryZk implements ZkTopicStore {
   async getPartitionStates(topic: string, partitions: readonly number[]) {
     const out = new Map<number, LeaderIsrAndControllerEpoch>();
     for (const p of partitions) {
-      const s = this.states.get(`${topic}-${p}`);
+      const s = this.states.get(topicPartitionKey(topic, p));
       if (s) out.set(p, s);
     }
     return out;

@@ -1,4 +1,4 @@
-import { KafkaError } from '@samsa/client';
+import { KafkaError, topicPartitionKey } from '@samsa/client';
 import { assignReplicasToBrokers } from '@samsa/server-common';
 import {
   DeleteTopicsTopicZNode,
@@ -91,7 +91,7 @@ export class KafkaZkTopicStore implements ZkTopicStore {
     const states = await this.kzk.getPartitionStates(partitions.map((partition) => ({ topic, partition })));
     const out = new Map<number, LeaderIsrAndControllerEpoch>();
     for (const p of partitions) {
-      const s = states.get(`${topic}-${p}`);
+      const s = states.get(topicPartitionKey(topic, p));
       if (s) out.set(p, s.state);
     }
     return out;
