@@ -326,9 +326,10 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
       if (seen.has(v)) dupes.push(`${v} at ${partition}/${offset} and ${seen.get(v)!.join('/')}`);
       seen.set(v, [partition, offset]);
       offsets[partition]!.push(offset);
-      const dash = v.lastIndexOf('-');
-      const key = `${v.slice(0, dash)}@${partition}`;
-      const seq = Number(v.slice(dash + 1));
+      // values are `<producer>-<sequence>`
+      const [, producer, sequence] = /^(.*)-(\d+)$/.exec(v) ?? [v, v, 'NaN'];
+      const key = `${producer}@${partition}`;
+      const seq = Number(sequence);
       if ((lastSeq.get(key) ?? -1) >= seq) outOfOrder.push(`${v} at ${partition}/${offset} after ${lastSeq.get(key)}`);
       lastSeq.set(key, seq);
     }

@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
 import type { Consumer, Producer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { topicPartitionKey } from '@samsa/protocol';
 import { ConfigType, ReassignPartitionsZNode, newTopicId } from '@samsa/zk-paths';
 import { TestCluster, until, describeCluster } from './harness.js';
 import { readTopic, waitForBrokerMetadata, waitForPartitionsServed } from './clients/wire.js';
@@ -89,7 +90,7 @@ describeCluster('partition reassignment (4 brokers, samsa reassign-partitions)',
   };
   const states = async (topic: string, n: number) => {
     const m = await c.admin.getPartitionStates(Array.from({ length: n }, (_, partition) => ({ topic, partition })));
-    return Array.from({ length: n }, (_, p) => m.get(`${topic}-${p}`)!.state);
+    return Array.from({ length: n }, (_, p) => m.get(topicPartitionKey(topic, p))!.state);
   };
   const assignmentOf = async (topic: string) => (await c.admin.getTopicAssignment(topic))!;
   async function createTopic(topic: string, a: number[][]): Promise<void> {
@@ -166,12 +167,12 @@ describeCluster('partition reassignment (4 brokers, samsa reassign-partitions)',
     const exe = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--execute', '--reassignment-json-file', planFile);
     expect(exe.code, exe.stdout + exe.stderr).toBe(0);
     expect(exe.stdout).toContain(`Current partition replica assignment\n\n${currentJson}\n\nSave this to use as the --reassignment-json-file option during rollback`);
-    expect(exe.stdout).toContain(`Successfully started partition reassignments for ${Array.from({ length: 6 }, (_, p) => `${topic}-${p}`).join(',')}`);
+    expect(exe.stdout).toContain(`Successfully started partition reassignments for ${Array.from({ length: 6 }, (_, p) => topicPartitionKey(topic, p)).join(',')}`);
 
     const ver = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--verify', '--wait', '--reassignment-json-file', planFile);
     expect(ver.code, ver.stdout + ver.stderr).toBe(0);
     expect(ver.stdout).toContain('[##############################] 6/6 partitions reassigned');
-    for (let p = 0; p < 6; p++) expect(ver.stdout).toContain(`Reassignment of partition ${topic}-${p} is completed.`);
+    for (let p = 0; p < 6; p++) expect(ver.stdout).toContain(`Reassignment of partition ${topicPartitionKey(topic, p)} is completed.`);
     const ackedBeforeEnd = acked.size;
     await until(() => acked.size >= ackedBeforeEnd + 300, 'producing continues after the move', 60_000, 100);
     stop = true;
@@ -327,7 +328,7 @@ describeCluster('partition reassignment (4 brokers, samsa reassign-partitions)',
     // --wait: completed means no reassignment listed AND Metadata shows the target replicas
     const ver = await samsa('reassign-partitions', '--bootstrap-server', c.bootstrap, '--verify', '--wait', '--reassignment-json-file', planFile);
     expect(ver.code, ver.stdout + ver.stderr).toBe(0);
-    for (let p = 0; p < 3; p++) expect(ver.stdout).toContain(`Reassignment of partition ${topic}-${p} is completed.`);
+    for (let p = 0; p < 3; p++) expect(ver.stdout).toContain(`Reassignment of partition ${topicPartitionKey(topic, p)} is completed.`);
     expect([...(await assignmentOf(topic)).partitions.values()]).toEqual(after);
     expect(await states(topic, 3)).toEqual(statesBefore);
     expect(await Promise.all([0, 1, 2].map(async (id) => ({ dirs: await topicDirs(id, topic), bytes: await topicBytes(id, topic) })))).toEqual(dirsBefore);

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { exitQuietlyOnClosedOutput } from './output.js';
+import { exitQuietlyOnClosedOutput } from './shared/output.js';
 
 type Register = (program: Command) => void;
 
@@ -10,23 +10,23 @@ type Register = (program: Command) => void;
  * unknown commands load them all.
  */
 const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
-  ['cluster', async () => (await import('./commands/cluster.js')).registerClusterCommands],
-  ['topics', async () => (await import('./commands/topics.js')).registerTopicsCommand],
-  ['leader-election', async () => (await import('./commands/leader-election.js')).registerLeaderElectionCommand],
-  ['consumer-groups', async () => (await import('./commands/consumer-groups.js')).registerConsumerGroupsCommand],
-  ['reassign-partitions', async () => (await import('./commands/reassign-partitions.js')).registerReassignPartitionsCommand],
-  ['delete-records', async () => (await import('./commands/delete-records.js')).registerDeleteRecordsCommand],
-  ['configs', async () => (await import('./commands/configs.js')).registerConfigsCommand],
-  ['broker', async () => (await import('./commands/broker.js')).registerBrokerCommands],
-  ['console-producer', async () => (await import('./commands/console-producer.js')).registerConsoleProducerCommand],
-  ['producer-perf-test', async () => (await import('./commands/producer-perf-test.js')).registerProducerPerfTestCommand],
-  ['console-consumer', async () => (await import('./commands/console-consumer.js')).registerConsoleConsumerCommand],
-  ['consumer-perf-test', async () => (await import('./commands/consumer-perf-test.js')).registerConsumerPerfTestCommand],
-  ['end-to-end-latency', async () => (await import('./commands/end-to-end-latency.js')).registerEndToEndLatencyCommand],
-  ['console', async () => (await import('./commands/console.js')).registerConsoleCommand],
-  ['verify', async () => (await import('./commands/verify.js')).registerVerifyCommand],
-  ['chaos', async () => (await import('./commands/chaos.js')).registerChaosCommand],
-  ['dump-log', async () => (await import('./commands/dump-log.js')).registerDumpLogCommand],
+  ['cluster', async () => (await import('./commands/cluster/cluster.js')).registerClusterCommands],
+  ['topics', async () => (await import('./commands/topics/topics.js')).registerTopicsCommand],
+  ['leader-election', async () => (await import('./commands/leader-election/leader-election.js')).registerLeaderElectionCommand],
+  ['consumer-groups', async () => (await import('./commands/consumer-groups/consumer-groups.js')).registerConsumerGroupsCommand],
+  ['reassign-partitions', async () => (await import('./commands/reassign-partitions/reassign-partitions.js')).registerReassignPartitionsCommand],
+  ['delete-records', async () => (await import('./commands/delete-records/delete-records.js')).registerDeleteRecordsCommand],
+  ['configs', async () => (await import('./commands/configs/configs.js')).registerConfigsCommand],
+  ['broker', async () => (await import('./commands/broker/broker.js')).registerBrokerCommands],
+  ['console-producer', async () => (await import('./commands/console-producer/console-producer.js')).registerConsoleProducerCommand],
+  ['producer-perf-test', async () => (await import('./commands/producer-perf-test/producer-perf-test.js')).registerProducerPerfTestCommand],
+  ['console-consumer', async () => (await import('./commands/console-consumer/console-consumer.js')).registerConsoleConsumerCommand],
+  ['consumer-perf-test', async () => (await import('./commands/consumer-perf-test/consumer-perf-test.js')).registerConsumerPerfTestCommand],
+  ['end-to-end-latency', async () => (await import('./commands/end-to-end-latency/end-to-end-latency.js')).registerEndToEndLatencyCommand],
+  ['console', async () => (await import('./commands/console/console.js')).registerConsoleCommand],
+  ['verify', async () => (await import('./commands/verify/verify.js')).registerVerifyCommand],
+  ['chaos', async () => (await import('./commands/chaos/chaos.js')).registerChaosCommand],
+  ['dump-log', async () => (await import('./commands/dump-log/dump-log.js')).registerDumpLogCommand],
 ];
 
 async function main(argv: string[]): Promise<void> {

@@ -258,6 +258,20 @@ describe('broker config – sources and precedence', () => {
     expect(c.settings().get('foo.bar')?.value).toBe('1');
   });
 
+  it('broker config – a malformed \\u escape in server.properties is a ConfigError naming the key, file and line', () => {
+    const err = (() => {
+      try {
+        buildBrokerConfig({ propertiesText: 'broker.id=1\nlog.dirs=C:\\users\\x\n', propertiesFile: 'server.properties' });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).key).toBe('log.dirs');
+    expect((err as ConfigError).message).toMatch(/Malformed \\uxxxx escape.*server\.properties line 2/);
+  });
+
   it('broker config – loadBrokerConfig reads a file and the process environment', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'samsa-config-'));
     try {

@@ -17,8 +17,6 @@ export {
   isBrokerConfigName,
 } from './definitions.js';
 export type { BrokerConfigDefs, BrokerConfigName, BrokerConfigValue } from './definitions.js';
-export { parseProperties, parsePropertiesEntries } from './properties.js';
-export type { PropertyEntry } from './properties.js';
 export { formatEndpoint, parseListeners, parseSecurityProtocolMap } from './listeners.js';
 export type { ListenerEndpoint, ParseListenersOptions } from './listeners.js';
 export { ENV_PREFIX, describeOrigin, envVariableFor, parseOverride } from './sources.js';

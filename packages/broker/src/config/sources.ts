@@ -5,7 +5,7 @@
 import { ConfigError } from './errors.js';
 import { BROKER_CONFIG_NAMES } from './definitions.js';
 import type { BrokerConfigName } from './definitions.js';
-import { parsePropertiesEntries } from './properties.js';
+import { PropertiesSyntaxError, parsePropertiesEntries, type PropertyEntry } from '@samsa/server-common';
 
 /**
  * Where a value came from. `file`, `properties`, `env`, `override` and `generated` are Kafka's
@@ -93,7 +93,14 @@ export function settingsFromOverrides(overrides: readonly string[] | Readonly<Re
 
 export function settingsFromPropertiesText(text: string, file: string): Map<string, RawSetting> {
   const out = new Map<string, RawSetting>();
-  for (const e of parsePropertiesEntries(text, file)) out.set(e.key, { value: e.value, origin: { kind: 'file', file, line: e.line } });
+  let entries: PropertyEntry[];
+  try {
+    entries = parsePropertiesEntries(text, file);
+  } catch (err) {
+    if (err instanceof PropertiesSyntaxError) throw new ConfigError(err.key, err.message, { cause: err });
+    throw err;
+  }
+  for (const e of entries) out.set(e.key, { value: e.value, origin: { kind: 'file', file, line: e.line } });
   return out;
 }
 

@@ -153,16 +153,3 @@ export function resolveProducerConfig(input: ProducerConfigInput): ProducerConfi
     ignoreKeys: bool(rec, 'partitioner.ignore.keys', explicit),
   };
 }
-
-/** Parses `k=v` strings (properties-file lines, --producer-property values) into a config object. */
-export function parseProperties(lines: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#') || line.startsWith('!')) continue;
-    const i = line.search(/[=:]/);
-    if (i < 0) throw configError(`Invalid property '${line}': expected key=value`);
-    out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
-  }
-  return out;
-}

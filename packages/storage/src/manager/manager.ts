@@ -16,6 +16,7 @@
  * or deleted, and runs retention of compacted logs itself.
  */
 import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
+import { parseProperties } from '@samsa/server-common';
 import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -66,16 +67,9 @@ export interface LogManagerOptions {
   cleanerLogger?: Logger;
 }
 
-/** Java-properties style parse of meta.properties (key=value or key: value, # and ! comments). */
+/** meta.properties and partition.metadata: Java properties files. */
 export function parseMetaProperties(text: string): Map<string, string> {
-  const props = new Map<string, string>();
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#') || line.startsWith('!')) continue;
-    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
-    if (m) props.set(m[1] as string, (m[2] as string).trim());
-  }
-  return props;
+  return parseProperties(text);
 }
 
 export function formatMetaProperties(brokerId: number, clusterId: string | undefined, now = new Date()): string {

@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { formatClusterSummary, readClusterSummary } from './cluster-summary.js';
+import {
+  DEFAULT_LOCAL_CLUSTER,
+  LocalCluster,
+  isAlive,
+  probeLocalCluster,
+  readState,
+  stopLocalCluster,
+  type LocalClusterState,
+} from '@samsa/local-cluster';
+
+const say = (msg: string) => process.stdout.write(`[samsa] ${msg}\n`);
+
+interface UpOptions {
+  dataDir: string;
+  detach?: boolean;
+  zkServers: string;
+  zkPort: string;
+  zkPeerPort: string;
+  zkElectionPort: string;
+  brokers: string;
+  brokerPort: string;
+  metricsPort: string;
+}
+
+function parseCount(v: string, name: string, min = 1): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export function registerClusterCommands(program: Command): void {
+  const cluster = program.command('cluster').description('run a local development cluster (ZooKeeper ensemble + brokers) on loopback');
+
+  cluster
+    .command('up')
+    .description('start the local cluster in the foreground (Ctrl-C stops it), or in the background with --detach')
+    .option('--data-dir <dir>', 'where data, logs and cluster.json live', DEFAULT_LOCAL_CLUSTER.dataDir)
+    .option('--detach', 'run in the background; stop with `samsa cluster down` (npm stop)')
+    .option('--zk-servers <n>', 'ZooKeeper ensemble size (1 or 3)', String(DEFAULT_LOCAL_CLUSTER.zkServers))
+    .option('--zk-port <port>', 'first ZooKeeper client port', String(DEFAULT_LOCAL_CLUSTER.zkClientPort))
+    .option('--zk-peer-port <port>', 'first ZooKeeper quorum port', String(DEFAULT_LOCAL_CLUSTER.zkPeerPort))
+    .option('--zk-election-port <port>', 'first ZooKeeper leader-election port', String(DEFAULT_LOCAL_CLUSTER.zkElectionPort))
+    .option('--brokers <n>', 'number of brokers (ids 0..n-1; 0 runs ZooKeeper only)', String(DEFAULT_LOCAL_CLUSTER.brokers))
+    .option('--broker-port <port>', 'first broker client port (control-plane ports are +10000)', String(DEFAULT_LOCAL_CLUSTER.brokerPort))
+    .option('--metrics-port <port>', 'first broker metrics port (/metrics, /health, /ready); 0 disables', String(DEFAULT_LOCAL_CLUSTER.metricsPort))
+    .action(async (opts: UpOptions) => {
+      const ports = {
+        zkServers: parseCount(opts.zkServers, '--zk-servers'),
+        zkClientPort: parseCount(opts.zkPort, '--zk-port'),
+        zkPeerPort: parseCount(opts.zkPeerPort, '--zk-peer-port'),
+        zkElectionPort: parseCount(opts.zkElectionPort, '--zk-election-port'),
+        brokers: parseCount(opts.brokers, '--brokers', 0),
+        brokerPort: parseCount(opts.brokerPort, '--broker-port'),
+        metricsPort: parseCount(opts.metricsPort, '--metrics-port', 0),
+      };
+      if (opts.detach) {
+        await detach(opts);
+        return;
+      }
+      await foreground(opts.dataDir, ports);
+    });
+
+  cluster
+    .command('down')
+    .description('stop the local cluster started with `cluster up`')
+    .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_LOCAL_CLUSTER.dataDir)
+    .action(async (opts: { dataDir: string }) => {
+      const stopped = await stopLocalCluster(opts.dataDir, say);
+      say(stopped ? 'local cluster stopped' : 'no local cluster running');
+    });
+
+  cluster
+    .command('status')
+    .description('show what runs where')
+    .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_LOCAL_CLUSTER.dataDir)
+    .action(async (opts: { dataDir: string }) => {
+      const state = readState(opts.dataDir);
+      if (!state) {
+        say(`no local cluster running (no ${join(opts.dataDir, 'cluster.json')})`);
+        process.exitCode = 1;
+        return;
+      }
+      process.exitCode = (await printStatus(state)) ? 0 : 1;
+    });
+}
+
+async function foreground(
+  dataDir: string,
+  ports: { zkServers: number; zkClientPort: number; zkPeerPort: number; zkElectionPort: number; brokers: number; brokerPort: number; metricsPort: number },
+): Promise<void> {
+  const lc = new LocalCluster({
+    dataDir,
+    ...ports,
+    onLine: (name, line) => process.stdout.write(`[${name}] ${line}\n`),
+    log: say,
+  });
+  let stopping: Promise<void> | undefined;
+  const shutdown = (sig: string) => {
+    if (stopping) return;
+    say(`${sig}: stopping`);
+    stopping = lc.stop().then(() => {
+      say('stopped');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGHUP', () => shutdown('SIGHUP'));
+  // samsa chaos: start again whatever it killed
+  process.on('SIGUSR2', () => {
+    if (!stopping) lc.heal().catch((err: unknown) => say(`restart failed: ${(err as Error).message}`));
+  });
+  const state = await lc.start();
+  say(`local cluster up — zookeeper.connect=${state.zookeeper.connect}`);
+  if (state.brokers.length > 0) say(`bootstrap servers: ${state.bootstrap}`);
+  say('Ctrl-C stops it');
+  await new Promise(() => undefined); // run until signalled
+}
+
+async function detach(opts: UpOptions): Promise<void> {
+  const existing = readState(opts.dataDir);
+  if (existing && isAlive(existing.supervisorPid)) {
+    say(`a local cluster is already running (supervisor pid ${existing.supervisorPid})`);
+    await printStatus(existing);
+    return;
+  }
+  const logFile = resolve(opts.dataDir, 'logs', 'cluster.log');
+  mkdirSync(resolve(opts.dataDir, 'logs'), { recursive: true });
+  const fd = openSync(logFile, 'a');
+  const bin = fileURLToPath(new URL('../../../bin/samsa.js', import.meta.url));
+  const child = spawn(
+    process.execPath,
+    [
+      bin, 'cluster', 'up', '--data-dir', opts.dataDir, '--zk-servers', opts.zkServers, '--zk-port', opts.zkPort,
+      '--zk-peer-port', opts.zkPeerPort, '--zk-election-port', opts.zkElectionPort,
+      '--brokers', opts.brokers, '--broker-port', opts.brokerPort, '--metrics-port', opts.metricsPort,
+    ],
+    { detached: true, stdio: ['ignore', fd, fd] },
+  );
+  closeSync(fd);
+  child.unref();
+  say(`starting in the background (pid ${child.pid}); logs: ${logFile}`);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const s = readState(opts.dataDir);
+    if (s && s.supervisorPid === child.pid && s.state === 'running') {
+      await printStatus(s);
+      say('stop it with `npm stop`');
+      return;
+    }
+    if (exited || !isAlive(child.pid) || Date.now() > deadline) {
+      const tail = readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
+      throw new Error(`the cluster did not come up; last lines of ${logFile}:\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Prints a table; returns true when everything recorded is alive and serving. */
+async function printStatus(state: LocalClusterState): Promise<boolean> {
+  const rows = await probeLocalCluster(state);
+  const table = [['SERVICE', 'ID', 'PID', 'ADDRESS', 'STATE', 'METRICS']];
+  for (const r of rows) {
+    const serving = r.service === 'broker' ? 'serving' : `serving (${r.info?.mode})`;
+    table.push([r.service, String(r.id), r.pid ? String(r.pid) : '-', r.address, r.info ? serving : r.alive ? 'not serving' : 'down', r.metrics ?? '-']);
+  }
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  for (const row of table) process.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+  process.stdout.write(`\nzookeeper.connect=${state.zookeeper.connect}\n`);
+  if ((state.brokers ?? []).length > 0) process.stdout.write(`bootstrap.servers=${state.bootstrap}\n`);
+  process.stdout.write(`supervisor pid ${state.supervisorPid} (${isAlive(state.supervisorPid) ? 'alive' : 'gone'}), state ${state.state}, data ${state.dataDir}\n`);
+  if ((state.brokers ?? []).length > 0) {
+    const summary = await readClusterSummary(state.zookeeper.connect);
+    process.stdout.write('\n' + (summary ? formatClusterSummary(summary) : ['cluster metadata: ZooKeeper not reachable']).join('\n') + '\n');
+  }
+  return isAlive(state.supervisorPid) && rows.every((r) => r.info !== null);
+}
