@@ -9,21 +9,32 @@
  *   given io; resolves with the exit code (commander's own for --help and parse errors).
  *
  * An action resolves with its exit code (Kafka's tools: 0 success, 1 usage or command error), or
- * with nothing for the long-running commands that keep the process alive and set no code.
+ * with nothing for the long-running commands that keep the process alive and set no code. A
+ * command with subcommands (`samsa cluster up|down|status`) is a `groupBuilder` of such builders.
  */
 import { Command, CommanderError } from 'commander';
 
-/** Where a command writes: raw strings, newlines included. */
+/** Where a command writes (raw strings, newlines included) and reads. */
 export interface CommandIo {
   out: (s: string) => void;
   err: (s: string) => void;
   /** True when `out` is a terminal (progress bars redraw one line). */
   isTty?: boolean;
+  /** Resolves once `out` takes more (a pipe whose reader lags holds the writer back). Default: at once. */
+  outDrained?: () => Promise<void>;
+  /** What the command reads (console-producer's lines). Default: the process's stdin. */
+  input?: NodeJS.ReadableStream;
 }
 
-/** The process's stdout and stderr. */
+/** The process's stdin, stdout and stderr. */
 export function processIo(): CommandIo {
-  return { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s), isTty: process.stdout.isTTY === true };
+  return {
+    out: (s) => void process.stdout.write(s),
+    err: (s) => void process.stderr.write(s),
+    isTty: process.stdout.isTTY === true,
+    outDrained: () => (process.stdout.writableNeedDrain ? new Promise<void>((r) => process.stdout.once('drain', () => r())) : Promise.resolve()),
+    input: process.stdin,
+  };
 }
 
 /** `io.out` a line at a time. */
@@ -31,8 +42,12 @@ export function printer(io: CommandIo): (line: string) => void {
   return (line) => io.out(`${line}\n`);
 }
 
-/** A command's action: resolves with the exit code, or with nothing to leave it as it is. */
-export type CommandAction<Raw> = (raw: Raw, io: CommandIo, cmd: Command) => Promise<number | void>;
+/**
+ * A command's action: commander's option values, where it writes, the command, and its positional
+ * arguments (those declared with `.argument()`, in order); resolves with the exit code, or with
+ * nothing to leave it as it is.
+ */
+export type CommandAction<Raw> = (raw: Raw, io: CommandIo, cmd: Command, args: readonly unknown[]) => Promise<number | void>;
 
 /** Builds a command writing to `io` whose action reports its exit code through `setExitCode`. */
 export type CommandBuilder = (io: CommandIo, setExitCode: (code: number) => void) => Command;
@@ -45,12 +60,30 @@ export function commandBuilder<Raw>(name: string, description: string, defineOpt
   return (io, setExitCode) => {
     const cmd = new Command(name).description(description);
     defineOptions(cmd);
-    cmd.action(async (raw: Raw) => {
-      const code = await action(raw, io, cmd);
+    cmd.action(async () => {
+      const code = await action(cmd.opts() as Raw, io, cmd, cmd.processedArgs as unknown[]);
       if (code !== undefined) setExitCode(code);
     });
     return cmd;
   };
+}
+
+/**
+ * The builder of a command made of subcommands (`samsa cluster up`), each built by its own
+ * builder with the same io and exit code. Without a subcommand, commander prints the group's
+ * usage on stderr and exits 1; an unknown one is a command-line error (exit 1).
+ */
+export function groupBuilder(name: string, description: string, subcommands: readonly CommandBuilder[]): CommandBuilder {
+  return (io, setExitCode) => {
+    const group = new Command(name).description(description);
+    for (const sub of subcommands) group.addCommand(sub(io, setExitCode));
+    return group;
+  };
+}
+
+/** `cmd` and its subcommands, all levels. */
+function commandTree(cmd: Command): Command[] {
+  return [cmd, ...cmd.commands.flatMap(commandTree)];
 }
 
 /**
@@ -60,7 +93,8 @@ export function commandBuilder<Raw>(name: string, description: string, defineOpt
 export async function runCommand(build: CommandBuilder, argv: readonly string[], io: CommandIo): Promise<number> {
   let code = 0;
   const cmd = build(io, (c) => (code = c));
-  cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  // subcommands added with addCommand do not inherit these: every level reports to `io`
+  for (const c of commandTree(cmd)) c.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   try {
     await cmd.parseAsync([...argv], { from: 'user' });
   } catch (err) {

@@ -14,6 +14,7 @@ import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 import { ElectionObserver } from './chaos-observer.js';
 import { addVerifyOptions, runVerify, verifyRunOptions, type RawVerifyOptions } from '../verify/verify.js';
 import { parseDuration } from '../verify/verify-options.js';
+import { commandBuilder, printer, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 export const FAULT_KINDS = ['broker-sigkill', 'broker-sigterm', 'broker-sigstop', 'controller-sigkill', 'zookeeper-sigkill'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -146,59 +147,68 @@ export function formatFaults(faults: readonly InjectedFault[], start: number): s
   return rows.map((r) => r.map((c, i) => c.padEnd(w[i]!)).join('  ').trimEnd()).join('\n');
 }
 
-interface RawChaosOptions extends RawVerifyOptions {
+export interface RawChaosOptions extends RawVerifyOptions {
   dataDir: string;
   seed?: string;
   faultInterval: string;
   faults: string;
 }
 
-export function registerChaosCommand(program: Command): void {
-  addVerifyOptions(
-    program
-      .command('chaos')
-      .description('Random seeded faults (SIGKILL/SIGTERM/SIGSTOP of brokers, the controller, a ZooKeeper server) against the local cluster while samsa verify runs; exits 1 on any violation')
+const DESCRIPTION = 'Random seeded faults (SIGKILL/SIGTERM/SIGSTOP of brokers, the controller, a ZooKeeper server) against the local cluster while samsa verify runs; exits 1 on any violation';
+
+function defineChaosOptions(cmd: Command): Command {
+  return addVerifyOptions(
+    cmd
       .option('--data-dir <dir>', 'data directory of the local cluster (samsa cluster up --detach)', 'data')
       .option('--duration <duration>', 'how long to inject faults and produce (e.g. 5m)', '5m')
       .option('--seed <n>', 'random seed (default: from the clock; printed)')
       .option('--fault-interval <duration>', 'mean time between faults', '20s')
       .option('--faults <kinds>', `comma-separated fault kinds (${FAULT_KINDS.join(',')})`, FAULT_KINDS.join(',')),
-  ).action(async (raw: RawChaosOptions) => {
-    const out = (s: string) => process.stdout.write(s + '\n');
-    const state = readState(raw.dataDir);
-    if (!state || !isAlive(state.supervisorPid)) throw new Error(`no local cluster running in ${raw.dataDir}: start one with \`samsa cluster up --detach\``);
-    const kinds = raw.faults.split(',').map((k) => k.trim()) as FaultKind[];
-    for (const k of kinds) if (!(FAULT_KINDS as readonly string[]).includes(k)) throw new Error(`unknown fault kind '${k}' (known: ${FAULT_KINDS.join(', ')})`);
-    const seed = raw.seed !== undefined ? Number(raw.seed) : Date.now() % 1_000_000_007;
-    const durationMs = parseDuration(raw.duration ?? '5m');
-    const run = verifyRunOptions({ ...raw, bootstrapServer: state.bootstrap, duration: raw.duration ?? '5m', topic: raw.topic ?? `samsa-chaos-${Date.now()}` }, out);
-    run.logDirs = Object.fromEntries(state.brokers.map((b) => [b.id, join(b.dir, 'logs')]));
-    out(`samsa chaos: seed ${seed}, ${Math.round(durationMs / 1000)} s, faults ${kinds.join(',')} every ~${raw.faultInterval}, cluster ${state.bootstrap}`);
-    const observer = new ElectionObserver(state.zookeeper.connect, run.topic, run.partitions);
-    let faults: InjectedFault[] = [];
-    const start = Date.now();
-    run.during = async (stats) => {
-      await observer.start();
-      faults = await injectFaults({ dataDir: raw.dataDir, durationMs, seed, intervalMs: parseDuration(raw.faultInterval), kinds, out }, stats);
-      await heal(raw.dataDir);
-    };
-    let report;
-    try {
-      report = await runVerify(run);
-    } finally {
-      await observer.stop().catch(() => undefined);
-    }
-    const leaders = observer.events.filter((e) => e.kind === 'leader');
-    const controllers = observer.events.filter((e) => e.kind === 'controller');
-    out('');
-    out(formatReport(report));
-    out('');
-    out(`faults injected: ${faults.length} (seed ${seed})`);
-    if (faults.length) out(formatFaults(faults, start));
-    out('');
-    out(`leader elections seen: ${leaders.length} (leader epoch changes in the partition state znodes); controller elections: ${controllers.length}`);
-    for (const e of observer.events) out(`  ${((e.at - start) / 1000).toFixed(1)} s  ${e.kind === 'leader' ? `${e.partition} leader ${e.from} -> ${e.to}` : `controller ${e.from} -> ${e.to}`} (epoch ${e.epoch})`);
-    if (raw.json) out(JSON.stringify({ report, faults, elections: observer.events, seed }, null, 2));
-    process.exitCode = report.ok ? 0 : 1;
-  });
+  );
+}
+
+/** Faults while the verify workload runs, then the report; exit code 1 on any violation. */
+export async function executeChaosCommand(raw: RawChaosOptions, io: CommandIo): Promise<number> {
+  const out = printer(io);
+  const state = readState(raw.dataDir);
+  if (!state || !isAlive(state.supervisorPid)) throw new Error(`no local cluster running in ${raw.dataDir}: start one with \`samsa cluster up --detach\``);
+  const kinds = raw.faults.split(',').map((k) => k.trim()) as FaultKind[];
+  for (const k of kinds) if (!(FAULT_KINDS as readonly string[]).includes(k)) throw new Error(`unknown fault kind '${k}' (known: ${FAULT_KINDS.join(', ')})`);
+  const seed = raw.seed !== undefined ? Number(raw.seed) : Date.now() % 1_000_000_007;
+  const durationMs = parseDuration(raw.duration ?? '5m');
+  const run = verifyRunOptions({ ...raw, bootstrapServer: state.bootstrap, duration: raw.duration ?? '5m', topic: raw.topic ?? `samsa-chaos-${Date.now()}` }, out);
+  run.logDirs = Object.fromEntries(state.brokers.map((b) => [b.id, join(b.dir, 'logs')]));
+  out(`samsa chaos: seed ${seed}, ${Math.round(durationMs / 1000)} s, faults ${kinds.join(',')} every ~${raw.faultInterval}, cluster ${state.bootstrap}`);
+  const observer = new ElectionObserver(state.zookeeper.connect, run.topic, run.partitions);
+  let faults: InjectedFault[] = [];
+  const start = Date.now();
+  run.during = async (stats) => {
+    await observer.start();
+    faults = await injectFaults({ dataDir: raw.dataDir, durationMs, seed, intervalMs: parseDuration(raw.faultInterval), kinds, out }, stats);
+    await heal(raw.dataDir);
+  };
+  let report;
+  try {
+    report = await runVerify(run);
+  } finally {
+    await observer.stop().catch(() => undefined);
+  }
+  const leaders = observer.events.filter((e) => e.kind === 'leader');
+  const controllers = observer.events.filter((e) => e.kind === 'controller');
+  out('');
+  out(formatReport(report));
+  out('');
+  out(`faults injected: ${faults.length} (seed ${seed})`);
+  if (faults.length) out(formatFaults(faults, start));
+  out('');
+  out(`leader elections seen: ${leaders.length} (leader epoch changes in the partition state znodes); controller elections: ${controllers.length}`);
+  for (const e of observer.events) out(`  ${((e.at - start) / 1000).toFixed(1)} s  ${e.kind === 'leader' ? `${e.partition} leader ${e.from} -> ${e.to}` : `controller ${e.from} -> ${e.to}`} (epoch ${e.epoch})`);
+  if (raw.json) out(JSON.stringify({ report, faults, elections: observer.events, seed }, null, 2));
+  return report.ok ? 0 : 1;
+}
+
+export const chaosCommand: CommandBuilder = commandBuilder('chaos', DESCRIPTION, defineChaosOptions, (raw: RawChaosOptions, io) => executeChaosCommand(raw, io));
+
+export function registerChaosCommand(program: Command): void {
+  registerCommand(program, chaosCommand);
 }

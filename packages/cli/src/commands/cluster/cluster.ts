@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { formatClusterSummary, readClusterSummary } from './cluster-summary.js';
+import { commandBuilder, groupBuilder, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 import {
   DEFAULT_LOCAL_CLUSTER,
   LocalCluster,
@@ -13,8 +14,6 @@ import {
   stopLocalCluster,
   type LocalClusterState,
 } from '@samsa/local-cluster';
-
-const say = (msg: string) => process.stdout.write(`[samsa] ${msg}\n`);
 
 interface UpOptions {
   dataDir: string;
@@ -34,12 +33,12 @@ function parseCount(v: string, name: string, min = 1): number {
   return n;
 }
 
-export function registerClusterCommands(program: Command): void {
-  const cluster = program.command('cluster').description('run a local development cluster (ZooKeeper ensemble + brokers) on loopback');
+type Say = (msg: string) => void;
+/** `[samsa] msg` lines on `io.out`. */
+const sayer = (io: CommandIo): Say => (msg) => io.out(`[samsa] ${msg}\n`);
 
-  cluster
-    .command('up')
-    .description('start the local cluster in the foreground (Ctrl-C stops it), or in the background with --detach')
+function defineUpOptions(cmd: Command): Command {
+  return cmd
     .option('--data-dir <dir>', 'where data, logs and cluster.json live', DEFAULT_LOCAL_CLUSTER.dataDir)
     .option('--detach', 'run in the background; stop with `samsa cluster down` (npm stop)')
     .option('--zk-servers <n>', 'ZooKeeper ensemble size (1 or 3)', String(DEFAULT_LOCAL_CLUSTER.zkServers))
@@ -48,56 +47,68 @@ export function registerClusterCommands(program: Command): void {
     .option('--zk-election-port <port>', 'first ZooKeeper leader-election port', String(DEFAULT_LOCAL_CLUSTER.zkElectionPort))
     .option('--brokers <n>', 'number of brokers (ids 0..n-1; 0 runs ZooKeeper only)', String(DEFAULT_LOCAL_CLUSTER.brokers))
     .option('--broker-port <port>', 'first broker client port (control-plane ports are +10000)', String(DEFAULT_LOCAL_CLUSTER.brokerPort))
-    .option('--metrics-port <port>', 'first broker metrics port (/metrics, /health, /ready); 0 disables', String(DEFAULT_LOCAL_CLUSTER.metricsPort))
-    .action(async (opts: UpOptions) => {
-      const ports = {
-        zkServers: parseCount(opts.zkServers, '--zk-servers'),
-        zkClientPort: parseCount(opts.zkPort, '--zk-port'),
-        zkPeerPort: parseCount(opts.zkPeerPort, '--zk-peer-port'),
-        zkElectionPort: parseCount(opts.zkElectionPort, '--zk-election-port'),
-        brokers: parseCount(opts.brokers, '--brokers', 0),
-        brokerPort: parseCount(opts.brokerPort, '--broker-port'),
-        metricsPort: parseCount(opts.metricsPort, '--metrics-port', 0),
-      };
-      if (opts.detach) {
-        await detach(opts);
-        return;
-      }
-      await foreground(opts.dataDir, ports);
-    });
+    .option('--metrics-port <port>', 'first broker metrics port (/metrics, /health, /ready); 0 disables', String(DEFAULT_LOCAL_CLUSTER.metricsPort));
+}
 
-  cluster
-    .command('down')
-    .description('stop the local cluster started with `cluster up`')
-    .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_LOCAL_CLUSTER.dataDir)
-    .action(async (opts: { dataDir: string }) => {
-      const stopped = await stopLocalCluster(opts.dataDir, say);
-      say(stopped ? 'local cluster stopped' : 'no local cluster running');
-    });
+const upCommand = commandBuilder('up', 'start the local cluster in the foreground (Ctrl-C stops it), or in the background with --detach', defineUpOptions, async (opts: UpOptions, io) => {
+  const ports = {
+    zkServers: parseCount(opts.zkServers, '--zk-servers'),
+    zkClientPort: parseCount(opts.zkPort, '--zk-port'),
+    zkPeerPort: parseCount(opts.zkPeerPort, '--zk-peer-port'),
+    zkElectionPort: parseCount(opts.zkElectionPort, '--zk-election-port'),
+    brokers: parseCount(opts.brokers, '--brokers', 0),
+    brokerPort: parseCount(opts.brokerPort, '--broker-port'),
+    metricsPort: parseCount(opts.metricsPort, '--metrics-port', 0),
+  };
+  if (opts.detach) {
+    await detach(opts, io);
+    return;
+  }
+  await foreground(opts.dataDir, ports, io);
+});
 
-  cluster
-    .command('status')
-    .description('show what runs where')
-    .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_LOCAL_CLUSTER.dataDir)
-    .action(async (opts: { dataDir: string }) => {
-      const state = readState(opts.dataDir);
-      if (!state) {
-        say(`no local cluster running (no ${join(opts.dataDir, 'cluster.json')})`);
-        process.exitCode = 1;
-        return;
-      }
-      process.exitCode = (await printStatus(state)) ? 0 : 1;
-    });
+const downCommand = commandBuilder(
+  'down',
+  'stop the local cluster started with `cluster up`',
+  (cmd) => cmd.option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_LOCAL_CLUSTER.dataDir),
+  async (opts: { dataDir: string }, io) => {
+    const say = sayer(io);
+    const stopped = await stopLocalCluster(opts.dataDir, say);
+    say(stopped ? 'local cluster stopped' : 'no local cluster running');
+  },
+);
+
+const statusCommand = commandBuilder(
+  'status',
+  'show what runs where',
+  (cmd) => cmd.option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_LOCAL_CLUSTER.dataDir),
+  async (opts: { dataDir: string }, io) => {
+    const state = readState(opts.dataDir);
+    if (!state) {
+      sayer(io)(`no local cluster running (no ${join(opts.dataDir, 'cluster.json')})`);
+      return 1;
+    }
+    return (await printStatus(state, io)) ? 0 : 1;
+  },
+);
+
+/** `samsa cluster up|down|status`. */
+export const clusterCommand: CommandBuilder = groupBuilder('cluster', 'run a local development cluster (ZooKeeper ensemble + brokers) on loopback', [upCommand, downCommand, statusCommand]);
+
+export function registerClusterCommands(program: Command): void {
+  registerCommand(program, clusterCommand);
 }
 
 async function foreground(
   dataDir: string,
   ports: { zkServers: number; zkClientPort: number; zkPeerPort: number; zkElectionPort: number; brokers: number; brokerPort: number; metricsPort: number },
+  io: CommandIo,
 ): Promise<void> {
+  const say = sayer(io);
   const lc = new LocalCluster({
     dataDir,
     ...ports,
-    onLine: (name, line) => process.stdout.write(`[${name}] ${line}\n`),
+    onLine: (name, line) => io.out(`[${name}] ${line}\n`),
     log: say,
   });
   let stopping: Promise<void> | undefined;
@@ -123,11 +134,12 @@ async function foreground(
   await new Promise(() => undefined); // run until signalled
 }
 
-async function detach(opts: UpOptions): Promise<void> {
+async function detach(opts: UpOptions, io: CommandIo): Promise<void> {
+  const say = sayer(io);
   const existing = readState(opts.dataDir);
   if (existing && isAlive(existing.supervisorPid)) {
     say(`a local cluster is already running (supervisor pid ${existing.supervisorPid})`);
-    await printStatus(existing);
+    await printStatus(existing, io);
     return;
   }
   const logFile = resolve(opts.dataDir, 'logs', 'cluster.log');
@@ -152,7 +164,7 @@ async function detach(opts: UpOptions): Promise<void> {
   for (;;) {
     const s = readState(opts.dataDir);
     if (s && s.supervisorPid === child.pid && s.state === 'running') {
-      await printStatus(s);
+      await printStatus(s, io);
       say('stop it with `npm stop`');
       return;
     }
@@ -165,7 +177,7 @@ async function detach(opts: UpOptions): Promise<void> {
 }
 
 /** Prints a table; returns true when everything recorded is alive and serving. */
-async function printStatus(state: LocalClusterState): Promise<boolean> {
+async function printStatus(state: LocalClusterState, io: CommandIo): Promise<boolean> {
   const rows = await probeLocalCluster(state);
   const table = [['SERVICE', 'ID', 'PID', 'ADDRESS', 'STATE', 'METRICS']];
   for (const r of rows) {
@@ -173,13 +185,13 @@ async function printStatus(state: LocalClusterState): Promise<boolean> {
     table.push([r.service, String(r.id), r.pid ? String(r.pid) : '-', r.address, r.info ? serving : r.alive ? 'not serving' : 'down', r.metrics ?? '-']);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  for (const row of table) process.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
-  process.stdout.write(`\nzookeeper.connect=${state.zookeeper.connect}\n`);
-  if ((state.brokers ?? []).length > 0) process.stdout.write(`bootstrap.servers=${state.bootstrap}\n`);
-  process.stdout.write(`supervisor pid ${state.supervisorPid} (${isAlive(state.supervisorPid) ? 'alive' : 'gone'}), state ${state.state}, data ${state.dataDir}\n`);
+  for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+  io.out(`\nzookeeper.connect=${state.zookeeper.connect}\n`);
+  if ((state.brokers ?? []).length > 0) io.out(`bootstrap.servers=${state.bootstrap}\n`);
+  io.out(`supervisor pid ${state.supervisorPid} (${isAlive(state.supervisorPid) ? 'alive' : 'gone'}), state ${state.state}, data ${state.dataDir}\n`);
   if ((state.brokers ?? []).length > 0) {
     const summary = await readClusterSummary(state.zookeeper.connect);
-    process.stdout.write('\n' + (summary ? formatClusterSummary(summary) : ['cluster metadata: ZooKeeper not reachable']).join('\n') + '\n');
+    io.out('\n' + (summary ? formatClusterSummary(summary) : ['cluster metadata: ZooKeeper not reachable']).join('\n') + '\n');
   }
   return isAlive(state.supervisorPid) && rows.every((r) => r.info !== null);
 }

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { Producer, type RecordMetadata } from '@samsa/client';
 import { collect, producerProps, toConfig } from '../../shared/producer-options.js';
 import { parseKeyValueArgs } from '../../shared/properties.js';
+import { commandBuilder, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 interface Opts {
   bootstrapServer?: string;
@@ -25,10 +26,10 @@ interface Opts {
   batchSize?: string;
 }
 
-export function registerConsoleProducerCommand(program: Command): void {
-  program
-    .command('console-producer')
-    .description('Read lines from standard input and publish them to a topic (kafka-console-producer)')
+const DESCRIPTION = 'Read lines from standard input and publish them to a topic (kafka-console-producer)';
+
+function defineConsoleProducerOptions(cmd: Command): Command {
+  return cmd
     .option('--bootstrap-server <servers>', 'REQUIRED: the server(s) to connect to')
     .option('--broker-list <servers>', 'DEPRECATED, use --bootstrap-server instead')
     .requiredOption('--topic <topic>', 'REQUIRED: the topic id to produce messages to')
@@ -39,40 +40,48 @@ export function registerConsoleProducerCommand(program: Command): void {
     .option('--compression-codec [codec]', "'none', 'gzip', 'snappy', 'lz4', or 'zstd' (default gzip when given)")
     .option('--timeout <ms>', 'linger.ms: wait for a batch to fill at most this long', '1000')
     .option('--request-required-acks <acks>', 'acks of the producer requests', '-1')
-    .option('--batch-size <n>', 'records per batch when sending asynchronously (batch.size in bytes)')
-    .action(async (o: Opts) => {
-      const servers = o.bootstrapServer ?? o.brokerList;
-      if (!servers) throw new Error('Missing required argument "[bootstrap-server]"');
-      const reader = parseKeyValueArgs(o.property);
-      const props: Record<string, string> = {
-        'bootstrap.servers': servers,
-        'linger.ms': o.timeout,
-        acks: o.requestRequiredAcks,
-        'client.id': 'console-producer',
-        ...producerProps(o.producerConfig, o.producerProperty),
-      };
-      if (o.compressionCodec !== undefined) props['compression.type'] = o.compressionCodec === true ? 'gzip' : String(o.compressionCodec);
-      const producer = new Producer<Buffer | null, Buffer | null>({ ...toConfig(props), 'bootstrap.servers': servers });
-      const pending = new Set<Promise<RecordMetadata>>();
-      let failed = false;
-      const onError = (err: Error) => {
-        failed = true;
-        process.stderr.write(`[${new Date().toISOString()}] ERROR Error when sending message to topic ${o.topic}: ${err.message}\n`);
-      };
-      const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-      for await (const line of rl) {
-        const { key, value } = splitLine(line, reader);
-        const p = producer.send({ topic: o.topic, key, value });
-        if (o.sync) {
-          await p.catch(onError);
-        } else {
-          pending.add(p);
-          p.catch(onError).finally(() => pending.delete(p));
-        }
-      }
-      await producer.close();
-      if (failed && reader['ignore.error'] !== 'true') process.exitCode = 1;
-    });
+    .option('--batch-size <n>', 'records per batch when sending asynchronously (batch.size in bytes)');
+}
+
+/** Sends each line of `io.input` (default stdin) until it ends; exit code 1 when a send failed (unless ignore.error). */
+export async function executeConsoleProducerCommand(o: Opts, io: CommandIo): Promise<number> {
+  const servers = o.bootstrapServer ?? o.brokerList;
+  if (!servers) throw new Error('Missing required argument "[bootstrap-server]"');
+  const reader = parseKeyValueArgs(o.property);
+  const props: Record<string, string> = {
+    'bootstrap.servers': servers,
+    'linger.ms': o.timeout,
+    acks: o.requestRequiredAcks,
+    'client.id': 'console-producer',
+    ...producerProps(o.producerConfig, o.producerProperty),
+  };
+  if (o.compressionCodec !== undefined) props['compression.type'] = o.compressionCodec === true ? 'gzip' : String(o.compressionCodec);
+  const producer = new Producer<Buffer | null, Buffer | null>({ ...toConfig(props), 'bootstrap.servers': servers });
+  const pending = new Set<Promise<RecordMetadata>>();
+  let failed = false;
+  const onError = (err: Error) => {
+    failed = true;
+    io.err(`[${new Date().toISOString()}] ERROR Error when sending message to topic ${o.topic}: ${err.message}\n`);
+  };
+  const rl = createInterface({ input: io.input ?? process.stdin, crlfDelay: Infinity });
+  for await (const line of rl) {
+    const { key, value } = splitLine(line, reader);
+    const p = producer.send({ topic: o.topic, key, value });
+    if (o.sync) {
+      await p.catch(onError);
+    } else {
+      pending.add(p);
+      p.catch(onError).finally(() => pending.delete(p));
+    }
+  }
+  await producer.close();
+  return failed && reader['ignore.error'] !== 'true' ? 1 : 0;
+}
+
+export const consoleProducerCommand: CommandBuilder = commandBuilder('console-producer', DESCRIPTION, defineConsoleProducerOptions, (raw: Opts, io) => executeConsoleProducerCommand(raw, io));
+
+export function registerConsoleProducerCommand(program: Command): void {
+  registerCommand(program, consoleProducerCommand);
 }
 
 /** Kafka's LineMessageReader: key and value split at key.separator (default a tab) when parse.key is set. */

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { Consumer } from '@samsa/client';
 import { consumerProps, toConsumerConfig } from '../../shared/consumer-options.js';
 import { ProgressBar } from '../../shared/progress.js';
+import { commandBuilder, printer, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 interface Opts {
   bootstrapServer?: string;
@@ -56,10 +57,10 @@ export function summaryLine(o: { startMs: number; endMs: number; bytes: number; 
   return [formatDate(o.startMs, o.dateFormat), formatDate(o.endMs, o.dateFormat), f4(mb), f4(mb / elapsedSecs), String(o.messages), f4(o.messages / elapsedSecs), String(o.joinMs), String(fetchTimeMs), f4(mb / (fetchTimeMs / 1000)), f4(o.messages / (fetchTimeMs / 1000))].join(', ');
 }
 
-export function registerConsumerPerfTestCommand(program: Command): void {
-  program
-    .command('consumer-perf-test')
-    .description('Consumer performance test (kafka-consumer-perf-test)')
+const DESCRIPTION = 'Consumer performance test (kafka-consumer-perf-test)';
+
+function defineConsumerPerfTestOptions(cmd: Command): Command {
+  return cmd
     .option('--bootstrap-server <servers>', 'REQUIRED: the server(s) to connect to')
     .option('--broker-list <servers>', 'DEPRECATED, use --bootstrap-server instead')
     .option('--topic <topic>', 'the topic to consume from')
@@ -73,31 +74,40 @@ export function registerConsumerPerfTestCommand(program: Command): void {
     .option('--from-latest', 'if the consumer does not already have an established offset to consume from, start with the latest message present in the log rather than the earliest message')
     .option('--consumer.config <file>', 'consumer config properties file')
     .option('--date-format <format>', 'the date format to use for formatting the time field', 'yyyy-MM-dd HH:mm:ss:SSS')
-    .option('--hide-header', 'if set, skips printing the header for the stats')
-    .action(async (o: Opts & { 'consumer.config'?: string }) => {
-      const servers = o.bootstrapServer ?? o.brokerList;
-      if (!servers) throw new Error('Missing required argument "[bootstrap-server]"');
-      if ((o.topic ? 1 : 0) + (o.include ? 1 : 0) !== 1) throw new Error('Exactly one of the following arguments is required: [topic], [include]');
-      const out = (l: string) => void process.stdout.write(l + '\n');
-      await runConsumerPerfTest({
-        props: {
-          'auto.offset.reset': o.fromLatest ? 'latest' : 'earliest',
-          'max.partition.fetch.bytes': o.fetchSize,
-          'client.id': 'perf-consumer-client',
-          ...consumerProps(o.consumerConfig ?? o['consumer.config'], []),
-          'bootstrap.servers': servers,
-          'group.id': o.group ?? `perf-consumer-${Math.floor(Math.random() * 100000)}`,
-        },
-        topics: o.topic ? [o.topic] : new RegExp(`^(?:${o.include!})$`),
-        messages: Number(o.messages),
-        timeoutMs: Number(o.timeout),
-        detailed: o.showDetailedStats === true,
-        reportingIntervalMs: Number(o.reportingInterval),
-        dateFormat: o.dateFormat,
-        hideHeader: o.hideHeader === true,
-        out,
-      });
-    });
+    .option('--hide-header', 'if set, skips printing the header for the stats');
+}
+
+export async function executeConsumerPerfTestCommand(o: Opts & { 'consumer.config'?: string }, io: CommandIo): Promise<void> {
+  const servers = o.bootstrapServer ?? o.brokerList;
+  if (!servers) throw new Error('Missing required argument "[bootstrap-server]"');
+  if ((o.topic ? 1 : 0) + (o.include ? 1 : 0) !== 1) throw new Error('Exactly one of the following arguments is required: [topic], [include]');
+  await runConsumerPerfTest({
+    props: {
+      'auto.offset.reset': o.fromLatest ? 'latest' : 'earliest',
+      'max.partition.fetch.bytes': o.fetchSize,
+      'client.id': 'perf-consumer-client',
+      ...consumerProps(o.consumerConfig ?? o['consumer.config'], []),
+      'bootstrap.servers': servers,
+      'group.id': o.group ?? `perf-consumer-${Math.floor(Math.random() * 100000)}`,
+    },
+    topics: o.topic ? [o.topic] : new RegExp(`^(?:${o.include!})$`),
+    messages: Number(o.messages),
+    timeoutMs: Number(o.timeout),
+    detailed: o.showDetailedStats === true,
+    reportingIntervalMs: Number(o.reportingInterval),
+    dateFormat: o.dateFormat,
+    hideHeader: o.hideHeader === true,
+    out: printer(io),
+    err: io.err,
+  });
+}
+
+export const consumerPerfTestCommand: CommandBuilder = commandBuilder('consumer-perf-test', DESCRIPTION, defineConsumerPerfTestOptions, (raw: Opts & { 'consumer.config'?: string }, io) =>
+  executeConsumerPerfTestCommand(raw, io),
+);
+
+export function registerConsumerPerfTestCommand(program: Command): void {
+  registerCommand(program, consumerPerfTestCommand);
 }
 
 export interface ConsumerPerfOptions {
@@ -110,6 +120,8 @@ export interface ConsumerPerfOptions {
   dateFormat?: string;
   hideHeader: boolean;
   out: (line: string) => void;
+  /** Where the timeout warning goes (raw string). Default: stderr. */
+  err?: (s: string) => void;
   tty?: boolean;
 }
 
@@ -165,7 +177,7 @@ export async function runConsumerPerfTest(o: ConsumerPerfOptions): Promise<{ mes
     }
   }
   bar.done();
-  if (messages < o.messages) process.stderr.write(`WARNING: Exiting before consuming the expected number of messages: timeout (${o.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.\n`);
+  if (messages < o.messages) (o.err ?? ((e: string) => void process.stderr.write(e)))(`WARNING: Exiting before consuming the expected number of messages: timeout (${o.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.\n`);
   await consumer.close();
   if (!o.detailed) o.out(summaryLine({ startMs, endMs, bytes, messages, joinMs, dateFormat: o.dateFormat }));
   return { messages, bytes };

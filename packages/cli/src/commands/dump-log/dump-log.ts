@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { compressionName, recordBatches, TimestampType } from '@samsa/protocol';
+import { commandBuilder, printer, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 export interface DumpLogOptions {
   printDataLog: boolean;
@@ -56,29 +57,43 @@ export function dumpSegment(fileName: string, buf: Buffer, o: DumpLogOptions): {
   return { lines, nonConsecutive };
 }
 
-export function registerDumpLogCommand(program: Command): void {
-  program
-    .command('dump-log')
-    .description("Print the batches and records of log segment files (Kafka's kafka-dump-log.sh)")
+export interface RawDumpLogOptions {
+  files: string;
+  printDataLog?: boolean;
+  deepIteration?: boolean;
+}
+
+function defineDumpLogOptions(cmd: Command): Command {
+  return cmd
     .requiredOption('--files <files>', 'comma-separated .log segment files')
     .option('--print-data-log', 'print the records, with their keys and payloads')
-    .option('--deep-iteration', 'print every record (not only batches)')
-    .action((raw: { files: string; printDataLog?: boolean; deepIteration?: boolean }) => {
-      const out = (s: string) => process.stdout.write(s + '\n');
-      const nonConsecutive = new Map<string, Array<[number, number]>>();
-      for (const file of raw.files.split(',').map((f) => f.trim()).filter(Boolean)) {
-        out(`Dumping ${file}`);
-        if (!file.endsWith('.log')) {
-          process.stderr.write(`Ignoring unknown file ${file}\n`);
-          continue;
-        }
-        const d = dumpSegment(file, readFileSync(file), { printDataLog: raw.printDataLog === true, deepIteration: raw.deepIteration === true });
-        for (const l of d.lines) out(l);
-        if (d.nonConsecutive.length) nonConsecutive.set(file, d.nonConsecutive);
-      }
-      for (const [file, pairs] of nonConsecutive) {
-        process.stderr.write(`Non-consecutive offsets in ${file}\n`);
-        for (const [a, b] of pairs) process.stderr.write(`  ${a} is followed by ${b}\n`);
-      }
-    });
+    .option('--deep-iteration', 'print every record (not only batches)');
+}
+
+/** Dumps each file; files that are not `.log` segments are skipped with a notice (exit code left as it is). */
+export function executeDumpLogCommand(raw: RawDumpLogOptions, io: CommandIo, readFile: (path: string) => Buffer = (f) => readFileSync(f)): void {
+  const out = printer(io);
+  const nonConsecutive = new Map<string, Array<[number, number]>>();
+  for (const file of raw.files.split(',').map((f) => f.trim()).filter(Boolean)) {
+    out(`Dumping ${file}`);
+    if (!file.endsWith('.log')) {
+      io.err(`Ignoring unknown file ${file}\n`);
+      continue;
+    }
+    const d = dumpSegment(file, readFile(file), { printDataLog: raw.printDataLog === true, deepIteration: raw.deepIteration === true });
+    for (const l of d.lines) out(l);
+    if (d.nonConsecutive.length) nonConsecutive.set(file, d.nonConsecutive);
+  }
+  for (const [file, pairs] of nonConsecutive) {
+    io.err(`Non-consecutive offsets in ${file}\n`);
+    for (const [a, b] of pairs) io.err(`  ${a} is followed by ${b}\n`);
+  }
+}
+
+export const dumpLogCommand: CommandBuilder = commandBuilder("dump-log", "Print the batches and records of log segment files (Kafka's kafka-dump-log.sh)", defineDumpLogOptions, async (raw: RawDumpLogOptions, io) =>
+  executeDumpLogCommand(raw, io),
+);
+
+export function registerDumpLogCommand(program: Command): void {
+  registerCommand(program, dumpLogCommand);
 }

@@ -8,26 +8,30 @@
  * stderr. A missing topic is created (1 partition, replication factor 1), as Kafka's tool does.
  */
 import type { Command } from 'commander';
-import { Admin, Consumer, Producer, type ProducerConfigInput } from '@samsa/client';
+import { Consumer, Producer, type ProducerConfigInput } from '@samsa/client';
+import { openAdmin, type AdminToolDeps } from '../../shared/admin-client.js';
 import { toConsumerConfig } from '../../shared/consumer-options.js';
 import { ProgressBar } from '../../shared/progress.js';
 import { readPropertiesFile } from '../../shared/properties.js';
+import { commandBuilder, printer, registerCommand, type CommandBuilder } from '../../shared/runner.js';
 
 const POLL_TIMEOUT_MS = 60_000;
 
+const DESCRIPTION = 'End-to-end latency: produce a message, wait until the consumer reads it, repeat (kafka.tools.EndToEndLatency)';
+
+function defineEndToEndLatencyArguments(cmd: Command): Command {
+  return cmd.argument('<broker_list>').argument('<topic>').argument('<num_messages>').argument('<producer_acks>').argument('<message_size_bytes>').argument('[properties_file]');
+}
+
+/** The builder; `deps` builds the Admin that creates a missing topic (shared/admin-client.ts). */
+export const endToEndLatencyCommand = (deps: AdminToolDeps = {}): CommandBuilder =>
+  commandBuilder('end-to-end-latency', DESCRIPTION, defineEndToEndLatencyArguments, async (_raw: object, io, _cmd, args) => {
+    const [brokers, topic, num, acks, size, file] = args as [string, string, string, string, string, string | undefined];
+    await runEndToEndLatency({ brokers, topic, numMessages: Number(num), acks, messageSize: Number(size), props: file ? readPropertiesFile(file) : {}, out: printer(io), err: io.err, adminDeps: deps });
+  });
+
 export function registerEndToEndLatencyCommand(program: Command): void {
-  program
-    .command('end-to-end-latency')
-    .description('End-to-end latency: produce a message, wait until the consumer reads it, repeat (kafka.tools.EndToEndLatency)')
-    .argument('<broker_list>')
-    .argument('<topic>')
-    .argument('<num_messages>')
-    .argument('<producer_acks>')
-    .argument('<message_size_bytes>')
-    .argument('[properties_file]')
-    .action(async (brokers: string, topic: string, num: string, acks: string, size: string, file?: string) => {
-      await runEndToEndLatency({ brokers, topic, numMessages: Number(num), acks, messageSize: Number(size), props: file ? readPropertiesFile(file) : {}, out: (l) => void process.stdout.write(l + '\n') });
-    });
+  registerCommand(program, endToEndLatencyCommand());
 }
 
 export interface EndToEndLatencyOptions {
@@ -38,6 +42,10 @@ export interface EndToEndLatencyOptions {
   messageSize: number;
   props: Record<string, string>;
   out: (line: string) => void;
+  /** Where the topic-creation notice goes (raw string). Default: stderr. */
+  err?: (s: string) => void;
+  /** How the Admin that creates a missing topic is built. */
+  adminDeps?: AdminToolDeps;
   tty?: boolean;
 }
 
@@ -58,11 +66,11 @@ export function latencyPercentiles(latenciesMs: readonly number[]): { p50: numbe
 export async function runEndToEndLatency(o: EndToEndLatencyOptions): Promise<LatencyResult> {
   if (o.acks !== '1' && o.acks !== 'all') throw new Error('Latency testing requires synchronous acknowledgement. Please use 1 or all');
   if (!Number.isInteger(o.numMessages) || o.numMessages <= 0) throw new Error('num_messages must be a positive integer');
-  const admin = new Admin({ bootstrapServers: o.brokers });
+  const admin = openAdmin({ bootstrapServers: o.brokers }, o.adminDeps ?? {});
   try {
     const existing = await admin.listTopics();
     if (!existing.includes(o.topic)) {
-      process.stderr.write(`Topic "${o.topic}" does not exist. Will create topic with 1 partition(s) and replication factor = 1\n`);
+      (o.err ?? ((e: string) => void process.stderr.write(e)))(`Topic "${o.topic}" does not exist. Will create topic with 1 partition(s) and replication factor = 1\n`);
       await admin.createTopics([{ name: o.topic, numPartitions: 1, replicationFactor: 1 }]);
     }
   } finally {

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { Producer, type Callback, type RecordMetadata } from '@samsa/client';
 import { producerProps, toConfig } from '../../shared/producer-options.js';
+import { commandBuilder, printer, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 interface Opts {
   topic: string;
@@ -80,24 +81,33 @@ export class PerfStats {
   }
 }
 
-export function registerProducerPerfTestCommand(program: Command): void {
-  program
-    .command('producer-perf-test')
-    .description('Producer performance test (kafka-producer-perf-test)')
+const DESCRIPTION = 'Producer performance test (kafka-producer-perf-test)';
+
+function defineProducerPerfTestOptions(cmd: Command): Command {
+  return cmd
     .requiredOption('--topic <topic>', 'produce messages to this topic')
     .requiredOption('--num-records <n>', 'number of messages to produce')
     .option('--record-size <bytes>', 'message size in bytes')
     .requiredOption('--throughput <n>', 'throttle maximum message throughput to approximately this many messages/sec; -1 for no throttling')
     .option('--producer-props <props...>', 'kafka producer related configuration properties like bootstrap.servers,client.id etc.', [])
-    .option('--producer.config <file>', 'producer config properties file')
-    .action(async (o: Opts & { 'producer.config'?: string }) => {
-      const props = producerProps(o.producerConfig ?? o['producer.config'], o.producerProps.flatMap((p) => p.split(/\s+/)).filter(Boolean));
-      if (!props['bootstrap.servers']) throw new Error('bootstrap.servers must be given in --producer-props or --producer.config');
-      const numRecords = Number(o.numRecords);
-      const recordSize = Number(o.recordSize ?? 100);
-      const throughput = Number(o.throughput);
-      await runPerfTest({ props, topic: o.topic, numRecords, recordSize, throughput, out: (l) => process.stdout.write(l + '\n') });
-    });
+    .option('--producer.config <file>', 'producer config properties file');
+}
+
+export async function executeProducerPerfTestCommand(o: Opts & { 'producer.config'?: string }, io: CommandIo): Promise<void> {
+  const props = producerProps(o.producerConfig ?? o['producer.config'], o.producerProps.flatMap((p) => p.split(/\s+/)).filter(Boolean));
+  if (!props['bootstrap.servers']) throw new Error('bootstrap.servers must be given in --producer-props or --producer.config');
+  const numRecords = Number(o.numRecords);
+  const recordSize = Number(o.recordSize ?? 100);
+  const throughput = Number(o.throughput);
+  await runPerfTest({ props, topic: o.topic, numRecords, recordSize, throughput, out: printer(io), err: io.err });
+}
+
+export const producerPerfTestCommand: CommandBuilder = commandBuilder('producer-perf-test', DESCRIPTION, defineProducerPerfTestOptions, (raw: Opts & { 'producer.config'?: string }, io) =>
+  executeProducerPerfTestCommand(raw, io),
+);
+
+export function registerProducerPerfTestCommand(program: Command): void {
+  registerCommand(program, producerPerfTestCommand);
 }
 
 /**
@@ -149,7 +159,16 @@ class PerfRun {
   }
 }
 
-export async function runPerfTest(o: { props: Record<string, string>; topic: string; numRecords: number; recordSize: number; throughput: number; out: (line: string) => void }): Promise<number> {
+export async function runPerfTest(o: {
+  props: Record<string, string>;
+  topic: string;
+  numRecords: number;
+  recordSize: number;
+  throughput: number;
+  out: (line: string) => void;
+  /** Where the first send error goes (raw string). Default: stderr. */
+  err?: (s: string) => void;
+}): Promise<number> {
   const producer = new Producer<Buffer, Buffer>({ ...toConfig(o.props), 'bootstrap.servers': o.props['bootstrap.servers']! });
   const payload = Buffer.allocUnsafe(o.recordSize);
   for (let i = 0; i < payload.length; i++) payload[i] = 65 + Math.floor(Math.random() * 26);
@@ -177,6 +196,6 @@ export async function runPerfTest(o: { props: Record<string, string>; topic: str
     if (i % 500 === 499) await new Promise((r) => setImmediate(r));
   }
   await producer.close();
-  if (run.firstError) process.stderr.write(`Error: ${run.firstError.message}\n`);
+  if (run.firstError) (o.err ?? ((e: string) => void process.stderr.write(e)))(`Error: ${run.firstError.message}\n`);
   return stats.printTotal();
 }

@@ -8,8 +8,10 @@
  */
 import type { Command } from 'commander';
 import pino from 'pino';
-import { Admin, KafkaError, type Logger } from '@samsa/client';
+import { KafkaError, type Logger } from '@samsa/client';
 import { checkTopic, formatReport, startWorkload, type VerifyReport, type WorkloadOptions } from '@samsa/client/verify';
+import { openAdmin, type AdminToolDeps } from '../../shared/admin-client.js';
+import { commandBuilder, printer, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 import { parseAcks, parseCompression, parseDuration, parseIntOption, parseLogDirs } from './verify-options.js';
 
 export interface VerifyRunOptions {
@@ -31,11 +33,13 @@ export interface VerifyRunOptions {
   /** Runs while the workload produces (samsa chaos injects its faults here); the workload stops when both it and the duration are over. */
   during?: (stats: () => { acknowledged: number }) => Promise<void>;
   out: (s: string) => void;
+  /** How the Admin that creates the topic is built (shared/admin-client.ts). */
+  adminDeps?: AdminToolDeps;
 }
 
 /** Creates the topic unless it exists. */
-export async function ensureVerifyTopic(o: Pick<VerifyRunOptions, 'bootstrap' | 'topic' | 'partitions' | 'replicationFactor' | 'minInsyncReplicas' | 'out'>): Promise<void> {
-  const admin = new Admin({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify' });
+export async function ensureVerifyTopic(o: Pick<VerifyRunOptions, 'bootstrap' | 'topic' | 'partitions' | 'replicationFactor' | 'minInsyncReplicas' | 'out' | 'adminDeps'>): Promise<void> {
+  const admin = openAdmin({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify' }, o.adminDeps ?? {});
   try {
     await admin.createTopics([{ name: o.topic, numPartitions: o.partitions, replicationFactor: o.replicationFactor, configs: { 'min.insync.replicas': String(o.minInsyncReplicas) } }], { timeoutMs: 60_000 });
     o.out(`Created topic ${o.topic} (partitions ${o.partitions}, replication factor ${o.replicationFactor}, min.insync.replicas ${o.minInsyncReplicas}).`);
@@ -47,7 +51,7 @@ export async function ensureVerifyTopic(o: Pick<VerifyRunOptions, 'bootstrap' | 
     await admin.close();
   }
   // metadata propagates: wait until every partition has a leader
-  const admin2 = new Admin({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify' });
+  const admin2 = openAdmin({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify' }, o.adminDeps ?? {});
   try {
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -155,19 +159,26 @@ export function addVerifyOptions(cmd: Command): Command {
     .option('--verbose', 'client logs (pino) on stderr');
 }
 
+const DESCRIPTION =
+  'Write unique sequenced values (acks=all, idempotent), read everything back and report lost acknowledged writes, duplicates, reordering and divergent replicas; exits 1 on any violation';
+
+function defineVerifyOptions(cmd: Command): Command {
+  return addVerifyOptions(cmd.option('--bootstrap-server <servers>', 'the cluster (host:port,...)').option('--duration <duration>', 'how long to produce (e.g. 60s, 5m)', '60s'));
+}
+
+/** Runs the workload and the check, prints the table (and --json); exit code 1 on any violation. */
+export async function executeVerifyCommand(raw: RawVerifyOptions, io: CommandIo, deps: AdminToolDeps = {}): Promise<number> {
+  const out = printer(io);
+  const report = await runVerify({ ...verifyRunOptions(raw, out), adminDeps: deps });
+  out('');
+  out(formatReport(report));
+  if (raw.json) out(JSON.stringify(report, null, 2));
+  return report.ok ? 0 : 1;
+}
+
+export const verifyCommand = (deps: AdminToolDeps = {}): CommandBuilder =>
+  commandBuilder('verify', DESCRIPTION, defineVerifyOptions, (raw: RawVerifyOptions, io) => executeVerifyCommand(raw, io, deps));
+
 export function registerVerifyCommand(program: Command): void {
-  addVerifyOptions(
-    program
-      .command('verify')
-      .description('Write unique sequenced values (acks=all, idempotent), read everything back and report lost acknowledged writes, duplicates, reordering and divergent replicas; exits 1 on any violation')
-      .option('--bootstrap-server <servers>', 'the cluster (host:port,...)')
-      .option('--duration <duration>', 'how long to produce (e.g. 60s, 5m)', '60s'),
-  ).action(async (raw: RawVerifyOptions) => {
-    const out = (s: string) => process.stdout.write(s + '\n');
-    const report = await runVerify(verifyRunOptions(raw, out));
-    out('');
-    out(formatReport(report));
-    if (raw.json) out(JSON.stringify(report, null, 2));
-    process.exitCode = report.ok ? 0 : 1;
-  });
+  registerCommand(program, verifyCommand());
 }
