@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { ConfigResourceType, ConfigSource, KafkaError, type ClientQuotaFilterComponent, type ConfigEntry } from '@samsa/client';
+import { ConfigResourceType, ConfigSource, KafkaError, type Admin, type ClientQuotaFilterComponent, type ConfigEntry } from '@samsa/client';
 import { ConfigError, javaDouble, parseTopicConfigs } from '@samsa/broker';
 import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
-import { openAdmin, type AdminToolDeps } from '../../shared/admin-client.js';
+import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
 import { javaToString } from '../../shared/java-errors.js';
 import { commandBuilder, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
@@ -19,7 +19,8 @@ import { commandBuilder, printer, registerCommand, runCommand, type CommandBuild
 
 export type ConfigsIo = CommandIo;
 
-export type ConfigsDeps = Pick<AdminToolDeps, 'createAdmin' | 'adminOptions'>;
+/** readFile reads --command-config. */
+export type ConfigsDeps = Pick<AdminToolDeps, 'createAdmin' | 'adminOptions' | 'readFile'>;
 
 export interface RawConfigsOptions {
   bootstrapServer?: string;
@@ -37,6 +38,8 @@ export interface RawConfigsOptions {
   all?: boolean;
   addConfig?: string;
   deleteConfig?: string;
+  /** Admin client properties file (with --bootstrap-server). */
+  commandConfig?: string;
 }
 
 const ENTITY_TYPES = ['topics', 'brokers', 'clients', 'users'] as const;
@@ -126,9 +129,9 @@ export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsI
       if (types.length === 2 && names.some((n) => n === undefined)) throw new ConfigsUsageError('--entity-name or --entity-default must be specified for both users and clients');
       return await viaZookeeper(raw.zookeeper, types.length === 2 ? 'users' : type, zname, raw.alter ? { add, del } : null, println);
     }
-    if (quotaEntity) return await quotasViaBootstrap(raw, types, names, raw.alter ? { add, del } : null, println, deps);
+    const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps, readCommandConfig(raw.commandConfig, fileReader(deps)));
+    if (quotaEntity) return await quotasViaBootstrap(admin, types, names, raw.alter ? { add, del } : null, println);
     const name = names[0];
-    const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps);
     try {
       const rtype = type === 'topics' ? ConfigResourceType.Topic : ConfigResourceType.Broker;
       const resName = name === DEFAULT_ENTITY ? '' : name;
@@ -224,15 +227,7 @@ const QUOTA_ENTITY_TYPE = { users: 'user', clients: 'client-id' } as const;
  * as numbers; describe filters strictly on the entity types given (a type without a name matches
  * every entity of it) and prints `Quota configs for client-id 'x' are k=v, ...`.
  */
-async function quotasViaBootstrap(
-  raw: RawConfigsOptions,
-  types: EntityType[],
-  names: Array<string | undefined>,
-  change: { add: Record<string, string>; del: string[] } | null,
-  println: (s: string) => void,
-  deps: ConfigsDeps,
-): Promise<number> {
-  const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps);
+async function quotasViaBootstrap(admin: Admin, types: EntityType[], names: Array<string | undefined>, change: { add: Record<string, string>; del: string[] } | null, println: (s: string) => void): Promise<number> {
   try {
     const components: ClientQuotaFilterComponent[] = types.map((t, i) => {
       const entityType = QUOTA_ENTITY_TYPE[t as 'users' | 'clients'];
@@ -283,7 +278,8 @@ function defineConfigsOptions(cmd: Command): Command {
     .option('--describe', 'List configs for the given entity.')
     .option('--all', 'List all configs for the given entity, including static configs if available.')
     .option('--add-config <configs>', 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: \'k1=v1,k2=[v1,v2,v2],k3=v3\'.')
-    .option('--delete-config <names>', 'config keys to remove \'k1,k2\'');
+    .option('--delete-config <names>', 'config keys to remove \'k1,k2\'')
+    .option('--command-config <file>', 'Property file containing configs to be passed to Admin Client. This is used only with --bootstrap-server option for describing and altering broker configs.');
 }
 
 const configsCommand = (deps: ConfigsDeps): CommandBuilder =>
