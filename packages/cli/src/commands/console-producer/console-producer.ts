@@ -18,7 +18,8 @@ interface Opts {
   topic: string;
   property: string[];
   producerProperty: string[];
-  producerConfig?: string;
+  /** --producer.config (commander keeps the dot in the attribute name). */
+  'producer.config'?: string;
   sync?: boolean;
   compressionCodec?: string | boolean;
   timeout: string;
@@ -43,19 +44,28 @@ function defineConsoleProducerOptions(cmd: Command): Command {
     .option('--batch-size <n>', 'records per batch when sending asynchronously (batch.size in bytes)');
 }
 
-/** Sends each line of `io.input` (default stdin) until it ends; exit code 1 when a send failed (unless ignore.error). */
-export async function executeConsoleProducerCommand(o: Opts, io: CommandIo): Promise<number> {
-  const servers = o.bootstrapServer ?? o.brokerList;
-  if (!servers) throw new Error('Missing required argument "[bootstrap-server]"');
-  const reader = parseKeyValueArgs(o.property);
+/**
+ * The producer's properties: the tool's defaults, then the --producer.config file, then
+ * --producer-property items (later wins), then --compression-codec when given.
+ */
+export function consoleProducerProps(o: Opts, servers: string): Record<string, string> {
   const props: Record<string, string> = {
     'bootstrap.servers': servers,
     'linger.ms': o.timeout,
     acks: o.requestRequiredAcks,
     'client.id': 'console-producer',
-    ...producerProps(o.producerConfig, o.producerProperty),
+    ...producerProps(o['producer.config'], o.producerProperty),
   };
   if (o.compressionCodec !== undefined) props['compression.type'] = o.compressionCodec === true ? 'gzip' : String(o.compressionCodec);
+  return props;
+}
+
+/** Sends each line of `io.input` (default stdin) until it ends; exit code 1 when a send failed (unless ignore.error). */
+export async function executeConsoleProducerCommand(o: Opts, io: CommandIo): Promise<number> {
+  const servers = o.bootstrapServer ?? o.brokerList;
+  if (!servers) throw new Error('Missing required argument "[bootstrap-server]"');
+  const reader = parseKeyValueArgs(o.property);
+  const props = consoleProducerProps(o, servers);
   const producer = new Producer<Buffer | null, Buffer | null>({ ...toConfig(props), 'bootstrap.servers': servers });
   const pending = new Set<Promise<RecordMetadata>>();
   let failed = false;

@@ -14,7 +14,8 @@ interface Opts {
   recordSize?: string;
   throughput: string;
   producerProps: string[];
-  producerConfig?: string;
+  /** --producer.config (commander keeps the dot in the attribute name). */
+  'producer.config'?: string;
 }
 
 const REPORTING_INTERVAL_MS = 5000;
@@ -93,8 +94,8 @@ function defineProducerPerfTestOptions(cmd: Command): Command {
     .option('--producer.config <file>', 'producer config properties file');
 }
 
-export async function executeProducerPerfTestCommand(o: Opts & { 'producer.config'?: string }, io: CommandIo): Promise<void> {
-  const props = producerProps(o.producerConfig ?? o['producer.config'], o.producerProps.flatMap((p) => p.split(/\s+/)).filter(Boolean));
+export async function executeProducerPerfTestCommand(o: Opts, io: CommandIo): Promise<void> {
+  const props = producerProps(o['producer.config'], o.producerProps.flatMap((p) => p.split(/\s+/)).filter(Boolean));
   if (!props['bootstrap.servers']) throw new Error('bootstrap.servers must be given in --producer-props or --producer.config');
   const numRecords = Number(o.numRecords);
   const recordSize = Number(o.recordSize ?? 100);
@@ -102,7 +103,7 @@ export async function executeProducerPerfTestCommand(o: Opts & { 'producer.confi
   await runPerfTest({ props, topic: o.topic, numRecords, recordSize, throughput, out: printer(io), err: io.err });
 }
 
-export const producerPerfTestCommand: CommandBuilder = commandBuilder('producer-perf-test', DESCRIPTION, defineProducerPerfTestOptions, (raw: Opts & { 'producer.config'?: string }, io) =>
+export const producerPerfTestCommand: CommandBuilder = commandBuilder('producer-perf-test', DESCRIPTION, defineProducerPerfTestOptions, (raw: Opts, io) =>
   executeProducerPerfTestCommand(raw, io),
 );
 
