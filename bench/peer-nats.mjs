@@ -31,13 +31,28 @@ export async function runNats(opts = {}, { timeoutMs } = {}) {
   const sub = lines.map((l) => SUB.exec(l)).find(Boolean);
   if (!pub || !sub) throw new Error(`peer-nats: unexpected output:\n${lines.join('\n')}`);
   return {
-    publish: { replicas: Number(pub[1]), inflight: Number(pub[2]), size: Number(pub[3]), msgs: Number(pub[4]), seconds: Number(pub[5]), msgsPerSec: Number(pub[6]), mbps: Number(pub[7]), errors: Number(pub[8]) },
+    publish: {
+      replicas: Number(pub[1]),
+      inflight: Number(pub[2]),
+      size: Number(pub[3]),
+      msgs: Number(pub[4]),
+      seconds: Number(pub[5]),
+      msgsPerSec: Number(pub[6]),
+      mbps: Number(pub[7]),
+      errors: Number(pub[8]),
+    },
     consume: { msgs: Number(sub[1]), seconds: Number(sub[2]), msgsPerSec: Number(sub[3]), mbps: Number(sub[4]) },
   };
 }
 
 export async function run(opts, report) {
   const { publish: p, consume: c } = await runNats(opts);
-  report.figure({ name: 'peer-nats.publish', value: p.mbps, unit: 'MB/s', text: `${p.msgsPerSec} msg/s, R=${p.replicas}, ${p.inflight} in flight, ${p.size} B, errors ${p.errors}`, msgsPerSec: p.msgsPerSec });
+  report.figure({
+    name: 'peer-nats.publish',
+    value: p.mbps,
+    unit: 'MB/s',
+    text: `${p.msgsPerSec} msg/s, R=${p.replicas}, ${p.inflight} in flight, ${p.size} B, errors ${p.errors}`,
+    msgsPerSec: p.msgsPerSec,
+  });
   report.figure({ name: 'peer-nats.consume', value: c.mbps, unit: 'MB/s', text: `${c.msgsPerSec} msg/s, ordered consumer`, msgsPerSec: c.msgsPerSec });
 }

@@ -24,7 +24,8 @@ import { log, median, round } from './lib/report.mjs';
 import { REPO_ROOT } from './lib/script.mjs';
 import { runNats } from './peer-nats.mjs';
 
-export const description = '3 brokers, RF=3, min.insync.replicas=2, acks=all, 1 KiB records: msgs/s vs NATS JetStream R=3, then end-to-end latency at a paced 10 MB/s';
+export const description =
+  '3 brokers, RF=3, min.insync.replicas=2, acks=all, 1 KiB records: msgs/s vs NATS JetStream R=3, then end-to-end latency at a paced 10 MB/s';
 export const byNameOnly = true;
 
 export const defaults = {
@@ -109,7 +110,9 @@ function printLatencyTraces(cluster, since) {
       if (!line.includes('"latency trace"')) continue;
       const t = JSON.parse(line);
       if (t.time < since) continue;
-      const stages = Object.entries(t.stages).map(([k, v]) => `${k} ${v.n}× ${v.p50}/${v.p99}/${v.max}`).join('; ');
+      const stages = Object.entries(t.stages)
+        .map(([k, v]) => `${k} ${v.n}× ${v.p50}/${v.p99}/${v.max}`)
+        .join('; ');
       log(`broker ${id} trace (n× p50/p99/max ms): ${stages}; event loop delay ${t.eventLoopDelay.p50}/${t.eventLoopDelay.p99}/${t.eventLoopDelay.max}`);
     }
   });
@@ -151,7 +154,12 @@ export async function run(opts, report) {
   }
   const cluster = await startCluster({
     brokers: 3,
-    env: Object.fromEntries(String(o.brokerEnv).split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+    env: Object.fromEntries(
+      String(o.brokerEnv)
+        .split(',')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ),
     nodeFlags: [...(o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...String(o.nodeFlags).split(/\s+/).filter(Boolean)],
     log,
   });
@@ -170,7 +178,9 @@ export async function run(opts, report) {
   const topic = 'bench-rf3';
   await cluster.createTopic(topic, assignment(o.partitions), topicConfig, { fullIsr: true });
   const leaders = await leadersOf(topic);
-  log(`${topic}: ${o.partitions} partitions, RF=3, min.insync.replicas=${o.minInsync}; leaders ${leaders.map((l) => `broker ${l.id} → [${l.partitions}]`).join(', ')}`);
+  log(
+    `${topic}: ${o.partitions} partitions, RF=3, min.insync.replicas=${o.minInsync}; leaders ${leaders.map((l) => `broker ${l.id} → [${l.partitions}]`).join(', ')}`,
+  );
   for (const l of leaders) for (const p of l.partitions) await waitUntilProducible({ host: l.host, port: l.port, topic, partition: p });
 
   const roundOf = async (totalBytes, maxSeconds) => {
@@ -210,7 +220,12 @@ export async function run(opts, report) {
       brokerCpuUsPerRecord: round((brokerCpuSeconds / records) * 1e6, 1),
       brokerSystemPct: systemPct(brokerPids, split0),
       clientCpuPct: Math.round(((client.user + client.system) / 1e6 / seconds) * 100),
-      perLeader: per.map((r, i) => ({ broker: leaders[i].id, partitions: leaders[i].partitions, msgsPerSec: Math.round(r.recordsPerSec), seconds: round(r.seconds, 2) })),
+      perLeader: per.map((r, i) => ({
+        broker: leaders[i].id,
+        partitions: leaders[i].partitions,
+        msgsPerSec: Math.round(r.recordsPerSec),
+        seconds: round(r.seconds, 2),
+      })),
     };
   };
 
@@ -245,7 +260,9 @@ export async function run(opts, report) {
   await cluster.createTopic(latTopic, assignment(o.partitions), topicConfig, { fullIsr: true });
   const latLeaders = await leadersOf(latTopic);
   for (const l of latLeaders) for (const p of l.partitions) await waitUntilProducible({ host: l.host, port: l.port, topic: latTopic, partition: p });
-  log(`latency: ${o.latencyMbps} MB/s paced for ${o.latencyWarmup} + ${o.latencySeconds} s, acks=all, ${o.latencyInflight} in flight per leader, long-poll Fetch on ${latLeaders.length} leaders`);
+  log(
+    `latency: ${o.latencyMbps} MB/s paced for ${o.latencyWarmup} + ${o.latencySeconds} s, acks=all, ${o.latencyInflight} in flight per leader, long-poll Fetch on ${latLeaders.length} leaders`,
+  );
   const latStart = Date.now();
   const cpuL0 = brokerPids.map(cpuSeconds);
   const splitL0 = brokerPids.map(cpuSplit);
@@ -286,11 +303,29 @@ export async function run(opts, report) {
       digits: 0,
       unit: 'msgs/s',
       mbps: round(mbps),
-      ...(nats ? { reference: { name: 'NATS JetStream R=3 publish', value: nats.msgsPerSec, unit: 'msgs/s', mbps: nats.mbps, seconds: nats.seconds, msgs: nats.msgs, inflight: nats.inflight } } : {}),
+      ...(nats
+        ? {
+            reference: {
+              name: 'NATS JetStream R=3 publish',
+              value: nats.msgsPerSec,
+              unit: 'msgs/s',
+              mbps: nats.mbps,
+              seconds: nats.seconds,
+              msgs: nats.msgs,
+              inflight: nats.inflight,
+            },
+          }
+        : {}),
       ...(ratio !== undefined ? { ratio } : {}),
       line: `produce-rf3: ${Math.round(msgsPerSec)} msgs/s, ${round(mbps)} MB/s (${vsNats})`,
       setup: `3 brokers, ${o.partitions} partitions RF=3 min.insync.replicas=${o.minInsync}, acks=all, ${o.recordsPerBatch} x 1 KiB records per partition batch, ${o.inflight} requests in flight per leader connection, ${o.mib} MiB per round, median of ${rounds.length}`,
-      runs: rounds.map((x) => ({ ...x, msgsPerSec: Math.round(x.msgsPerSec), mbps: round(x.mbps), batchMbps: round(x.batchMbps), seconds: round(x.seconds, 2) })),
+      runs: rounds.map((x) => ({
+        ...x,
+        msgsPerSec: Math.round(x.msgsPerSec),
+        mbps: round(x.mbps),
+        batchMbps: round(x.batchMbps),
+        seconds: round(x.seconds, 2),
+      })),
       load: loads,
       profiled: o.profile,
     });

@@ -43,7 +43,10 @@ export const defaults = {
   profile: false,
 };
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 function runProcess(command, args, { stdinFile, timeoutMs = 300_000 } = {}) {
   return new Promise((resolve, reject) => {
@@ -92,12 +95,21 @@ async function runSamsa(bootstrap, topic, o, nodeFlags = []) {
     ...nodeFlags,
     SAMSA_BIN,
     'producer-perf-test',
-    '--topic', topic,
-    '--num-records', String(o.records),
-    '--record-size', String(o.recordSize),
-    '--throughput', '-1',
-    '--producer-props', `bootstrap.servers=${bootstrap}`, 'acks=all', 'client.id=bench-samsa',
-    ...String(o.samsaProps || '').split(/\s+/).filter(Boolean),
+    '--topic',
+    topic,
+    '--num-records',
+    String(o.records),
+    '--record-size',
+    String(o.recordSize),
+    '--throughput',
+    '-1',
+    '--producer-props',
+    `bootstrap.servers=${bootstrap}`,
+    'acks=all',
+    'client.id=bench-samsa',
+    ...String(o.samsaProps || '')
+      .split(/\s+/)
+      .filter(Boolean),
   ]);
   const last = r.out.trim().split('\n').at(-1) ?? '';
   const m = /^(\d+) records sent, ([\d.]+) records\/sec/.exec(last);

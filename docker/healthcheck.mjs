@@ -5,7 +5,10 @@
 import { connect } from 'node:net';
 
 const env = process.env;
-const listeners = (env.SAMSA_LISTENERS || 'PLAINTEXT://:9092,CONTROLLER://:19092').split(',').map((s) => s.trim()).filter(Boolean);
+const listeners = (env.SAMSA_LISTENERS || 'PLAINTEXT://:9092,CONTROLLER://:19092')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const controlPlane = (env.SAMSA_CONTROL_PLANE_LISTENER_NAME || 'CONTROLLER').toUpperCase();
 const wanted = (env.SAMSA_HEALTHCHECK_LISTENER || env.SAMSA_INTER_BROKER_LISTENER_NAME || '').toUpperCase();
 const parsed = listeners

@@ -42,7 +42,11 @@ async function usage() {
   for (const [name, load] of Object.entries(BENCHMARKS)) {
     const m = await load();
     lines.push(`  ${name}${m.byNameOnly ? ' (by name only)' : ''}: ${m.description}`);
-    lines.push(`      ${Object.entries(m.defaults).map(([k, v]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${v}`).join(' ')}`);
+    lines.push(
+      `      ${Object.entries(m.defaults)
+        .map(([k, v]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${v}`)
+        .join(' ')}`,
+    );
   }
   lines.push('', `reference scripts (floor/, peer-nats/): ${referenceDir()} (SAMSA_BENCH_REFERENCE_DIR)`);
   return lines.join('\n');
@@ -89,7 +93,9 @@ async function main() {
     }
     const after = probePageCacheWrites();
     pageCache[name] = { beforeMbps: before.mbps, afterMbps: after.mbps };
-    log(`${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s; page-cache writes (64 MiB in 16 KiB, new file) ${before.mbps} MB/s before, ${after.mbps} MB/s after`);
+    log(
+      `${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s; page-cache writes (64 MiB in 16 KiB, new file) ${before.mbps} MB/s before, ${after.mbps} MB/s after`,
+    );
   }
   const out = join(REPO_ROOT, 'bench', 'results.json');
   const results = {

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const quiet = args.has('--quiet');
-const say = (msg) => { if (!quiet) process.stderr.write(`[bootstrap] ${msg}\n`); };
+const say = (msg) => {
+  if (!quiet) process.stderr.write(`[bootstrap] ${msg}\n`);
+};
 
 function run(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', ...opts });
@@ -19,7 +21,13 @@ function run(cmd, argv, opts = {}) {
   }
 }
 
-function mtime(p) { try { return statSync(p).mtimeMs; } catch { return 0; } }
+function mtime(p) {
+  try {
+    return statSync(p).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
 
 // 1. npm dependencies
 const lock = join(root, 'package-lock.json');
@@ -38,13 +46,16 @@ if (missing.length > 0) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = isRoot ? [] : ['sudo', '-n'];
   say(`installing Debian packages: ${missing.join(', ')}`);
-  const apt = (...a) => run(sudo[0] ?? 'apt-get', sudo.length ? [...sudo.slice(1), 'apt-get', ...a] : a, {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  const apt = (...a) =>
+    run(sudo[0] ?? 'apt-get', sudo.length ? [...sudo.slice(1), 'apt-get', ...a] : a, {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   apt('-o', 'DPkg::Lock::Timeout=600', 'update', '-qq');
   apt('-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '-qq', ...missing);
 }
-try { execFileSync('java', ['-version'], { stdio: 'ignore' }); } catch {
+try {
+  execFileSync('java', ['-version'], { stdio: 'ignore' });
+} catch {
   process.stderr.write('[bootstrap] java not found; ZooKeeper needs a JRE (apt-get install default-jre-headless)\n');
   process.exit(1);
 }

@@ -16,13 +16,21 @@ const cluster = new Cluster({ bootstrapServers: bootstrap, clientId: 'capture' }
 try {
   await cluster.connect();
   for (const group of groups) {
-        const node = await findGroupCoordinator(cluster, group);
+    const node = await findGroupCoordinator(cluster, group);
     const conn = await cluster.connectionTo(node.nodeId);
     const res = await conn.request(API_KEYS.DescribeGroups, { groups: [group], includeAuthorizedOperations: false });
     for (const g of res.body.groups) {
       console.log(JSON.stringify({ group: g.groupId, state: g.groupState, protocol: g.protocolData }));
       for (const m of g.members) {
-        console.log(JSON.stringify({ memberId: m.memberId, clientId: m.clientId, groupInstanceId: m.groupInstanceId, metadata: m.memberMetadata.toString('hex'), assignment: m.memberAssignment.toString('hex') }));
+        console.log(
+          JSON.stringify({
+            memberId: m.memberId,
+            clientId: m.clientId,
+            groupInstanceId: m.groupInstanceId,
+            metadata: m.memberMetadata.toString('hex'),
+            assignment: m.memberAssignment.toString('hex'),
+          }),
+        );
       }
     }
   }

@@ -109,7 +109,7 @@ export function parseImports(src) {
   const found = [];
   for (const re of [STATIC_RE, SIDE_EFFECT_RE, DYNAMIC_RE]) {
     re.lastIndex = 0;
-    for (let m; (m = re.exec(text)) !== null; ) {
+    for (let m; (m = re.exec(text)) !== null;) {
       const at = m.index + m[0].lastIndexOf(m[1] + m[2]);
       found.push({ specifier: m[2], line: text.slice(0, at).split('\n').length });
     }
@@ -122,7 +122,9 @@ export function parseImports(src) {
  * gathers what its folder and the folders below offer; it is a node of its own in the graph.
  */
 export function isBarrel(src) {
-  const rest = stripComments(src).replace(new RegExp(String.raw`\bexport\s+${CLAUSE}\s*from\s*(['"])[^'"\n]+\1\s*;?`, 'g'), '').replace(/\bexport\s*\{\s*\}\s*;?/g, '');
+  const rest = stripComments(src)
+    .replace(new RegExp(String.raw`\bexport\s+${CLAUSE}\s*from\s*(['"])[^'"\n]+\1\s*;?`, 'g'), '')
+    .replace(/\bexport\s*\{\s*\}\s*;?/g, '');
   return rest.trim() === '' && src.trim() !== '';
 }
 

@@ -7,7 +7,6 @@ import { checkRepository, findCycles, isBarrel, parseImports, stronglyConnected 
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'check-import-cycles.mjs');
 
-
 const run = (root) => spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
 
 describe('check-import-cycles – parsing', () => {
@@ -29,7 +28,18 @@ describe('check-import-cycles – parsing', () => {
       "import { readFileSync } from 'node:fs';",
     ].join('\n');
     expect(parseImports(src).map((i) => i.specifier)).toEqual([
-      './a.js', '../b/b.js', './c.js', './e.js', './f.js', './g.js', './h.js', './i.js', './side-effect.js', './j.js', './k.js', 'node:fs',
+      './a.js',
+      '../b/b.js',
+      './c.js',
+      './e.js',
+      './f.js',
+      './g.js',
+      './h.js',
+      './i.js',
+      './side-effect.js',
+      './j.js',
+      './k.js',
+      'node:fs',
     ]);
     expect(parseImports(src).find((i) => i.specifier === './c.js')?.line).toBe(5);
   });
@@ -65,20 +75,44 @@ describe('check-import-cycles – graph', () => {
   };
 
   it('stronglyConnected – groups folders that reach each other', () => {
-    const g = graph([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd'], ['d', 'e']]);
+    const g = graph([
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'a'],
+      ['c', 'd'],
+      ['d', 'e'],
+    ]);
     expect(stronglyConnected(g)).toEqual([['a', 'b', 'c'], ['d'], ['e']]);
   });
 
   it('findCycles – a DAG has none', () => {
-    expect(findCycles(graph([['a', 'b'], ['b', 'c'], ['a', 'c']]))).toEqual([]);
+    expect(
+      findCycles(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['a', 'c'],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('findCycles – every folder of a component lies on a printed cycle, each step with an example', () => {
-    const found = findCycles(graph([['a', 'b'], ['b', 'a'], ['b', 'c'], ['c', 'b']]));
+    const found = findCycles(
+      graph([
+        ['a', 'b'],
+        ['b', 'a'],
+        ['b', 'c'],
+        ['c', 'b'],
+      ]),
+    );
     expect(found).toHaveLength(1);
     expect(found[0].members).toEqual(['a', 'b', 'c']);
     const steps = found[0].cycles.map((c) => c.map((s) => `${s.from}->${s.to}`));
-    expect(steps).toEqual([['a->b', 'b->a'], ['c->b', 'b->c']]);
+    expect(steps).toEqual([
+      ['a->b', 'b->a'],
+      ['c->b', 'b->c'],
+    ]);
     expect(found[0].cycles[0][0].example).toEqual({ file: 'a/f.ts', line: 1, specifier: '../b/g.js' });
   });
 });

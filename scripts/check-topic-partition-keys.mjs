@@ -31,7 +31,8 @@ export function findHandBuiltKeys(src) {
     const [a, b] = [m[1].trim(), m[2].trim()];
     if (TOPIC.test(a) && PARTITION.test(b)) found.push({ line: lineOf(m.index), text: m[0], why: 'builds a topic-partition key: use topicPartitionKey()' });
   }
-  for (const m of src.matchAll(PARSE_BACK)) found.push({ line: lineOf(m.index), text: m[0], why: "parses a key back: keep the TopicPartition (or a TopicPartitionMap) instead" });
+  for (const m of src.matchAll(PARSE_BACK))
+    found.push({ line: lineOf(m.index), text: m[0], why: 'parses a key back: keep the TopicPartition (or a TopicPartitionMap) instead' });
   return found;
 }
 

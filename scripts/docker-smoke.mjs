@@ -66,11 +66,18 @@ async function roundtrip(n) {
 
 async function killUnderLoad(ackedFile) {
   const containers = new Map(
-    (process.env.SMOKE_CONTAINERS ?? '').split(',').filter(Boolean).map((kv) => kv.split('=')).map(([id, name]) => [Number(id), name]),
+    (process.env.SMOKE_CONTAINERS ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => kv.split('='))
+      .map(([id, name]) => [Number(id), name]),
   );
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }], waitForLeaders: true });
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: 3, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }],
+    waitForLeaders: true,
+  });
   const meta = await admin.fetchTopicMetadata({ topics: [topic] });
   const victim = meta.topics[0].partitions.find((p) => p.partitionId === 0).leader;
   await admin.disconnect();

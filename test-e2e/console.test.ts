@@ -70,11 +70,14 @@ describeCluster(
     let main: ConsoleProcess | undefined;
     let dead: ConsoleProcess | undefined;
     const extra: BrokerProcess[] = [];
-    const kafka = () => new Kafka({ clientId: 'console-e2e', brokers: c.bootstrap.split(','), retry: { retries: 8, initialRetryTime: 200 }, logLevel: logLevel.NOTHING });
+    const kafka = () =>
+      new Kafka({ clientId: 'console-e2e', brokers: c.bootstrap.split(','), retry: { retries: 8, initialRetryTime: 200 }, logLevel: logLevel.NOTHING });
 
     beforeAll(async () => {
       if (!existsSync(CHROMIUM)) {
-        throw new Error(`no Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y chromium; .ci/run and scripts/bootstrap.mjs do) or set SAMSA_CHROMIUM`);
+        throw new Error(
+          `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y chromium; .ci/run and scripts/bootstrap.mjs do) or set SAMSA_CHROMIUM`,
+        );
       }
       mkdirSync(ARTIFACTS, { recursive: true });
       browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -113,7 +116,7 @@ describeCluster(
       }
     });
 
-    it('console – killing a broker (-9) moves its partitions\' leaders elsewhere on the partition map within seconds', async () => {
+    it("console – killing a broker (-9) moves its partitions' leaders elsewhere on the partition map within seconds", async () => {
       const admin = new Admin({ bootstrapServers: c.bootstrap });
       await admin.createTopics([{ name: TOPIC, numPartitions: 6, replicationFactor: 3 }]);
       await admin.close();
@@ -142,16 +145,25 @@ describeCluster(
       // kill a broker that is not the controller and leads something
       const victim = [0, 1, 2].filter((b) => b !== controller).find((b) => Object.values(leaders).includes(String(b)))!;
       expect(victim).toBeDefined();
-      const led = Object.entries(leaders).filter(([, l]) => l === String(victim)).map(([p]) => p);
+      const led = Object.entries(leaders)
+        .filter(([, l]) => l === String(victim))
+        .map(([p]) => p);
       await shot(page, '05-partition-map-before-kill');
       const killedAt = Date.now();
       await c.broker(victim).kill();
-      const moved = await until(async () => {
-        const now = await leadersOnPage(page);
-        return led.every((p) => /^\d+$/.test(now[p] ?? '') && now[p] !== String(victim)) ? now : undefined;
-      }, `leaders of partitions ${led.join(',')} moved off broker ${victim} on the page`, 45_000, 100);
+      const moved = await until(
+        async () => {
+          const now = await leadersOnPage(page);
+          return led.every((p) => /^\d+$/.test(now[p] ?? '') && now[p] !== String(victim)) ? now : undefined;
+        },
+        `leaders of partitions ${led.join(',')} moved off broker ${victim} on the page`,
+        45_000,
+        100,
+      );
       const seconds = (Date.now() - killedAt) / 1000;
-      process.stderr.write(`[console e2e] broker ${victim} killed: leaders of ${led.join(',')} moved on the page in ${seconds.toFixed(1)} s (ZooKeeper session timeout 6 s)\n`);
+      process.stderr.write(
+        `[console e2e] broker ${victim} killed: leaders of ${led.join(',')} moved on the page in ${seconds.toFixed(1)} s (ZooKeeper session timeout 6 s)\n`,
+      );
       for (const p of led) expect(moved[p]).not.toBe(String(victim));
       expect(await page.textContent(`[data-testid=partition-map] th:has-text("b${victim}")`)).toContain('(down)');
       await shot(page, '06-partition-map-after-kill');
@@ -161,7 +173,9 @@ describeCluster(
       await page.waitForSelector('[data-testid=timeline] li[data-kind=leader-election]', { timeout: 20_000 });
       expect(await page.textContent('[data-testid=timeline] li[data-kind=broker-down]')).toContain(`Broker ${victim} left the cluster`);
       // the controller's own account, from its GET /state-change: who elected whom, with which strategy
-      const decision = await page.waitForSelector(`[data-testid=timeline] li[data-kind=leader-election][data-source=state-change]:has-text("${TOPIC}")`, { timeout: 20_000 });
+      const decision = await page.waitForSelector(`[data-testid=timeline] li[data-kind=leader-election][data-source=state-change]:has-text("${TOPIC}")`, {
+        timeout: 20_000,
+      });
       expect(await decision.textContent()).toContain(`controller ${controller} elected leader`);
       expect(await decision.textContent()).toContain('(offline');
       await shot(page, '07-timeline');
@@ -169,7 +183,7 @@ describeCluster(
       await waitForText(page, '[data-testid=broker-count]', '2', 20_000);
     });
 
-    it('console – a consumer group\'s lag chart moves while a producer runs; throughput charts follow; a joining member shows its assignment', async () => {
+    it("console – a consumer group's lag chart moves while a producer runs; throughput charts follow; a joining member shows its assignment", async () => {
       await page.goto(`${main!.url}#/groups/${GROUP}`);
       await page.waitForSelector('[data-testid=lag-chart]', { timeout: 30_000 });
       const lagNow = async () => Number((await page.textContent('[data-testid=lag-total]'))?.replace(/,/g, '') ?? NaN);
@@ -191,18 +205,28 @@ describeCluster(
       try {
         // the lag rises step by step as the group (with no members) falls behind
         const values = new Set<number>();
-        await until(async () => {
-          const v = await lagNow();
-          if (Number.isFinite(v) && v > start) values.add(v);
-          return values.size >= 3;
-        }, 'the lag figure rising through 3 values', 60_000, 200);
+        await until(
+          async () => {
+            const v = await lagNow();
+            if (Number.isFinite(v) && v > start) values.add(v);
+            return values.size >= 3;
+          },
+          'the lag figure rising through 3 values',
+          60_000,
+          200,
+        );
         const chartLast = Number(await page.getAttribute('[data-testid=lag-chart]', 'data-last'));
         expect(chartLast).toBeGreaterThan(start);
         const d1 = await page.getAttribute('[data-testid=lag-chart] path', 'd');
         await until(async () => (await page.getAttribute('[data-testid=lag-chart] path', 'd')) !== d1, 'the lag chart redrawn', 20_000, 200);
         await shot(page, '08-group-lag');
         await page.goto(`${main!.url}#/throughput`);
-        await until(async () => Number(await page.getAttribute('[data-testid=messages-chart]', 'data-last').catch(() => null)) > 0, 'messages in per second above 0', 30_000, 200);
+        await until(
+          async () => Number(await page.getAttribute('[data-testid=messages-chart]', 'data-last').catch(() => null)) > 0,
+          'messages in per second above 0',
+          30_000,
+          200,
+        );
         await shot(page, '09-throughput');
       } finally {
         producing = false;
@@ -248,7 +272,7 @@ describeCluster(
       extra.push(b);
       await b.launch();
       const url = `http://127.0.0.1:${consolePort}/`;
-      await until(async () => (await fetch(`${url}health`).catch(() => null))?.ok, 'the broker\'s console answering', 60_000, 200);
+      await until(async () => (await fetch(`${url}health`).catch(() => null))?.ok, "the broker's console answering", 60_000, 200);
       await page.goto(`${url}#/overview`);
       // two survivors of the kill and the new broker 3
       await waitForText(page, '[data-testid=broker-count]', '3', 30_000);

@@ -58,8 +58,26 @@ describeCluster('consumer tools e2e (3 brokers)', () => {
   it('console-consumer – --from-beginning --property print.key=true --max-messages prints what kcat -C prints; --group commits; "Processed a total of N messages"', async () => {
     const topic = 'cc-keys';
     await createTopic(topic, 3);
-    await kcatProduce(topic, Array.from({ length: 300 }, (_, i) => `key${i}:value-${i}`));
-    const r = await samsa(['console-consumer', '--bootstrap-server', c.bootstrap, '--topic', topic, '--from-beginning', '--property', 'print.key=true', '--property', 'key.separator=|', '--max-messages', '300', '--group', 'cc-group']);
+    await kcatProduce(
+      topic,
+      Array.from({ length: 300 }, (_, i) => `key${i}:value-${i}`),
+    );
+    const r = await samsa([
+      'console-consumer',
+      '--bootstrap-server',
+      c.bootstrap,
+      '--topic',
+      topic,
+      '--from-beginning',
+      '--property',
+      'print.key=true',
+      '--property',
+      'key.separator=|',
+      '--max-messages',
+      '300',
+      '--group',
+      'cc-group',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Processed a total of 300 messages');
     const theirs = await kcatConsume(c.bootstrap, topic, '%k|%s\n');
@@ -71,38 +89,116 @@ describeCluster('consumer tools e2e (3 brokers)', () => {
   it('console-consumer – --partition --offset with print.partition/print.offset; --include regex; --timeout-ms exits with Kafka’s TimeoutException line', async () => {
     const topic = 'cc-part';
     await createTopic(topic, 2);
-    await kcatProduce(topic, Array.from({ length: 100 }, (_, i) => `k${i}:v${i}`));
+    await kcatProduce(
+      topic,
+      Array.from({ length: 100 }, (_, i) => `k${i}:v${i}`),
+    );
     const p1 = await kcatConsume(c.bootstrap, topic, '%p %o %s\n');
-    const expected = p1.split('\n').filter((l) => l.startsWith('1 ')).map((l) => l.split(' ')).filter(([, o]) => Number(o) >= 5).map(([p, o, v]) => `Partition:${p}\tOffset:${o}\t${v}`);
-    const r = await samsa(['console-consumer', '--bootstrap-server', c.bootstrap, '--topic', topic, '--partition', '1', '--offset', '5', '--property', 'print.partition=true', '--property', 'print.offset=true', '--timeout-ms', '3000']);
+    const expected = p1
+      .split('\n')
+      .filter((l) => l.startsWith('1 '))
+      .map((l) => l.split(' '))
+      .filter(([, o]) => Number(o) >= 5)
+      .map(([p, o, v]) => `Partition:${p}\tOffset:${o}\t${v}`);
+    const r = await samsa([
+      'console-consumer',
+      '--bootstrap-server',
+      c.bootstrap,
+      '--topic',
+      topic,
+      '--partition',
+      '1',
+      '--offset',
+      '5',
+      '--property',
+      'print.partition=true',
+      '--property',
+      'print.offset=true',
+      '--timeout-ms',
+      '3000',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n').filter(Boolean)).toEqual(expected);
     expect(r.stderr).toMatch(/ERROR Error processing message, terminating consumer process: .*\norg.apache.kafka.common.errors.TimeoutException/);
     expect(r.stderr).toContain(`Processed a total of ${expected.length} messages`);
-    const inc = await samsa(['console-consumer', '--bootstrap-server', c.bootstrap, '--include', 'cc-p.*', '--from-beginning', '--max-messages', '100', '--timeout-ms', '20000']);
+    const inc = await samsa([
+      'console-consumer',
+      '--bootstrap-server',
+      c.bootstrap,
+      '--include',
+      'cc-p.*',
+      '--from-beginning',
+      '--max-messages',
+      '100',
+      '--timeout-ms',
+      '20000',
+    ]);
     expect(inc.stdout.split('\n').filter(Boolean).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `v${i}`).sort());
   }, 180_000);
 
   it('consumer-perf-test – Kafka’s CSV header and a summary row for --messages records; --show-detailed-stats rows', async () => {
     const topic = 'cperf';
     await createTopic(topic, 3);
-    await run('kcat', ['-P', '-b', c.bootstrap, '-t', topic, '-X', 'acks=1', '-l', await (async () => {
-      const f = join(c.dir, 'perf.txt');
-      await writeFile(f, Array.from({ length: 5000 }, (_, i) => `m${i}-${'x'.repeat(90)}`).join('\n') + '\n');
-      return f;
-    })()], { timeout: 60_000 });
-    const r = await samsa(['consumer-perf-test', '--bootstrap-server', c.bootstrap, '--topic', topic, '--messages', '5000', '--group', 'perf-g', '--timeout', '20000']);
+    await run(
+      'kcat',
+      [
+        '-P',
+        '-b',
+        c.bootstrap,
+        '-t',
+        topic,
+        '-X',
+        'acks=1',
+        '-l',
+        await (async () => {
+          const f = join(c.dir, 'perf.txt');
+          await writeFile(f, Array.from({ length: 5000 }, (_, i) => `m${i}-${'x'.repeat(90)}`).join('\n') + '\n');
+          return f;
+        })(),
+      ],
+      { timeout: 60_000 },
+    );
+    const r = await samsa([
+      'consumer-perf-test',
+      '--bootstrap-server',
+      c.bootstrap,
+      '--topic',
+      topic,
+      '--messages',
+      '5000',
+      '--group',
+      'perf-g',
+      '--timeout',
+      '20000',
+    ]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toBe('start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec');
+    expect(lines[0]).toBe(
+      'start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec',
+    );
     const f = lines[1]!.split(', ');
     expect(f).toHaveLength(10);
     expect(f[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}$/);
     expect(f[4]).toBe('5000');
     expect(Number(f[2])).toBeCloseTo(Array.from({ length: 5000 }, (_, i) => `m${i}-`.length + 90).reduce((a, b) => a + b, 0) / 1048576, 3);
-    const d = await samsa(['consumer-perf-test', '--bootstrap-server', c.bootstrap, '--topic', topic, '--messages', '5000', '--show-detailed-stats', '--reporting-interval', '1', '--timeout', '20000']);
+    const d = await samsa([
+      'consumer-perf-test',
+      '--bootstrap-server',
+      c.bootstrap,
+      '--topic',
+      topic,
+      '--messages',
+      '5000',
+      '--show-detailed-stats',
+      '--reporting-interval',
+      '1',
+      '--timeout',
+      '20000',
+    ]);
     const dl = d.stdout.trim().split('\n');
-    expect(dl[0]).toBe('time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec');
+    expect(dl[0]).toBe(
+      'time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec',
+    );
     expect(dl.length).toBeGreaterThan(1);
     for (const l of dl.slice(1)) expect(l.split(', ')[1]).toBe('0');
     // as Kafka's tool: a row per elapsed interval with the running total, no summary row at the end

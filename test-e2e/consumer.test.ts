@@ -148,7 +148,10 @@ describeCluster('consumer e2e (3 brokers)', () => {
     b.subscribe([topic]);
     const la = pollLoop(a);
     const lb = pollLoop(b);
-    cleanups.push(() => la.stop(), () => lb.stop());
+    cleanups.push(
+      () => la.stop(),
+      () => lb.stop(),
+    );
     await until(() => a.assignment().length + b.assignment().length === 2 && a.assignment().length === 1, 'a 1/1 split', 60_000);
     await admin.createPartitions([{ topic, count: 6 }]);
     await until(() => a.assignment().length === 3 && b.assignment().length === 3, 'a 3/3 split after the partition increase', 60_000);
@@ -215,7 +218,23 @@ describeCluster('consumer e2e (3 brokers)', () => {
   }
 
   async function startKcat(group: string, topic: string): Promise<Member> {
-    const p: ChildProcess = spawn('kcat', ['-b', c.bootstrap, '-G', group, '-X', 'partition.assignment.strategy=roundrobin', '-X', 'session.timeout.ms=10000', '-X', 'heartbeat.interval.ms=300', '-X', 'auto.offset.reset=earliest', '-f', '%p %o\n', topic]);
+    const p: ChildProcess = spawn('kcat', [
+      '-b',
+      c.bootstrap,
+      '-G',
+      group,
+      '-X',
+      'partition.assignment.strategy=roundrobin',
+      '-X',
+      'session.timeout.ms=10000',
+      '-X',
+      'heartbeat.interval.ms=300',
+      '-X',
+      'auto.offset.reset=earliest',
+      '-f',
+      '%p %o\n',
+      topic,
+    ]);
     let stderr = '';
     let assigned: number[] = [];
     p.stdout!.on('data', () => undefined);
@@ -258,7 +277,11 @@ describeCluster('consumer e2e (3 brokers)', () => {
         const reported = members.map((m) => [...m.reported()].sort((a, b) => a - b));
         const described = d.members.map((m) => m.assignment.flatMap((a) => a.partitions).sort((a, b) => a - b));
         // every member's own report matches one member of the description
-        const key = (l: number[][]) => l.map((x) => x.join(',')).sort().join(' | ');
+        const key = (l: number[][]) =>
+          l
+            .map((x) => x.join(','))
+            .sort()
+            .join(' | ');
         if (key(reported) !== key(described)) return null;
         return d;
       },

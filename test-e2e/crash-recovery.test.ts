@@ -45,7 +45,12 @@ function rng(seed: number): () => number {
 }
 
 function produceFrame(corr: number, partition: number, records: Buffer): Buffer {
-  const body: ProduceRequest = { transactionalId: null, acks: -1, timeoutMs: 10_000, topicData: [{ name: TOPIC, partitionData: [{ index: partition, records }] }] };
+  const body: ProduceRequest = {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 10_000,
+    topicData: [{ name: TOPIC, partitionData: [{ index: partition, records }] }],
+  };
   return encodeRequest(0, 9, corr, 'crash-producer', body);
 }
 
@@ -69,7 +74,17 @@ function fetchFrame(corr: number, partition: number, offset: bigint): Buffer {
       {
         topic: TOPIC,
         topicId: Buffer.alloc(16),
-        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 4 << 20, replicaDirectoryId: Buffer.alloc(16) }],
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset: offset,
+            lastFetchedEpoch: -1,
+            logStartOffset: -1n,
+            partitionMaxBytes: 4 << 20,
+            replicaDirectoryId: Buffer.alloc(16),
+          },
+        ],
       },
     ],
     forgottenTopicsData: [],
@@ -197,177 +212,211 @@ async function logSize(b: Broker): Promise<number> {
   return (await stat(join(b.o.dir, 'broker.log')).catch(() => ({ size: 0 }))).size;
 }
 
-describeCluster('kill -9 recovery', () => {
-  let c: TestCluster;
-  const acked: AckedBatch[] = [];
-  const leaderOf = (p: number) => c.brokers[p % BROKERS]!;
+describeCluster(
+  'kill -9 recovery',
+  () => {
+    let c: TestCluster;
+    const acked: AckedBatch[] = [];
+    const leaderOf = (p: number) => c.brokers[p % BROKERS]!;
 
-  /** Waits until ZooKeeper forgot the killed brokers (their sessions expired), then starts them again. */
-  async function restart(bs: Broker[]): Promise<number[]> {
-    await until(async () => {
-      const ids = await c.admin.getBrokerIds();
-      return bs.every((b) => !ids.includes(b.id));
-    }, 'registrations of the killed brokers to expire', 30_000, 200);
-    const from = await Promise.all(bs.map((b) => logSize(b)));
-    await Promise.all(bs.map((b) => b.launch()));
-    await Promise.all(bs.map((b) => b.waitReady()));
-    await until(async () => {
-      const ids = await c.admin.getBrokerIds();
-      return bs.every((b) => ids.includes(b.id)) && (await c.controllerId()) !== null;
-    }, 'restarted brokers registered', 30_000, 100);
-    return from;
-  }
-
-  function check(partition: number, values: Map<bigint, string>, below = BigInt(Number.MAX_SAFE_INTEGER)): { checked: number; problems: string[] } {
-    const problems: string[] = [];
-    let checked = 0;
-    for (const a of acked) {
-      if (a.partition !== partition) continue;
-      a.values.forEach((v, i) => {
-        const off = a.baseOffset + BigInt(i);
-        if (off >= below) return;
-        checked++;
-        const got = values.get(off);
-        if (got !== v && problems.length < 10) problems.push(`partition ${partition} offset ${off}: acknowledged ${v}, read ${got ?? 'nothing'}`);
-      });
-    }
-    return { checked, problems };
-  }
-
-  beforeAll(async () => {
-    c = await TestCluster.start({ brokers: BROKERS });
-    await c.admin.createTopic(TOPIC, newTopicId(), new Map(Array.from({ length: PARTITIONS }, (_, p) => [p, [p % BROKERS]])), {});
-    await c.waitForLeaders(TOPIC, PARTITIONS);
-    // every leader serves its partitions before producing starts
-    for (let p = 0; p < PARTITIONS; p++) await readPartition(leaderOf(p).o.port, p);
-  });
-  afterAll(async () => {
-    await c?.stop();
-  });
-
-  it('SIGKILL of every broker mid-produce: every acknowledged record is read back at its acknowledged offset', async () => {
-    const stats: ProducerStats = { sent: 0, acked: 0, failed: 0 };
-    const producers = Array.from({ length: PARTITIONS }, (_, p) => producePartition(leaderOf(p).o.port, p, acked, stats, () => false, 'a'));
-    // let the producers run, then kill every broker while requests are in flight
-    await until(() => stats.acked >= ACKED_BEFORE_KILL, `${ACKED_BEFORE_KILL} acknowledged records`, 60_000, 10);
-    const ackedAtKill = stats.acked;
-    await Promise.all(c.brokers.map((b) => b.kill()));
-    await Promise.all(producers);
-    expect(stats.failed).toBe(0);
-    expect(ackedAtKill).toBeGreaterThanOrEqual(ACKED_BEFORE_KILL);
-
-    const logFrom = await restart(c.brokers);
-    // the restart was unclean: logs were recovered
-    for (const [i, b] of c.brokers.entries()) {
-      const lines = await logLinesSince(b, logFrom[i]!);
-      const loaded = lines.find((l) => l['msg'] === 'loaded logs in log dir');
-      expect(loaded?.['hadCleanShutdown'], `broker ${b.id} loaded its logs after an unclean shutdown`).toBe(false);
-      expect(lines.some((l) => l['msg'] === 'recovering unflushed segment')).toBe(true);
-    }
-
-    let recovered = 0;
-    let checked = 0;
-    const problems: string[] = [];
-    const perPartition: string[] = [];
-    for (let p = 0; p < PARTITIONS; p++) {
-      const { values, highWatermark } = await readPartition(leaderOf(p).o.port, p);
-      // offsets are dense from 0 to the high watermark
-      expect(values.size, `partition ${p} has every offset below its high watermark`).toBe(Number(highWatermark));
-      const r = check(p, values);
-      checked += r.checked;
-      problems.push(...r.problems);
-      recovered += values.size;
-      const ackedHere = acked.filter((a) => a.partition === p).reduce((n, a) => n + a.values.length, 0);
-      perPartition.push(`p${p}: acked ${ackedHere}, in log ${values.size}`);
-    }
-    console.log(
-      `[crash] ${stats.sent} records sent, ${stats.acked} acknowledged (${acked.length} batches), ${recovered} in the logs after recovery; ${perPartition.join(', ')}`,
-    );
-    expect(problems).toEqual([]);
-    expect(checked).toBe(stats.acked);
-    expect(recovered).toBeGreaterThanOrEqual(stats.acked);
-  });
-
-  it('segments torn mid-batch are truncated to the last valid batch at startup; earlier records stay readable and appends continue at the right offset', async () => {
-    const b0 = c.brokers[0]!;
-    // broker 0 leads partitions 0 and 3: one loses the last 7 bytes (the tail of its last batch's
-    // records), the other keeps only 5 bytes of its last batch (not even the length field)
-    const tears = [
-      { partition: 0, cut: (size: number) => Math.min(7, size - 1) },
-      { partition: 3, cut: (size: number) => size - 5 },
-    ];
-    // a few more acknowledged batches on the restarted broker, so each tail is a known batch
-    for (const { partition } of tears) {
-      const stats: ProducerStats = { sent: 0, acked: 0, failed: 0 };
-      let batches = 0;
-      await producePartition(b0.o.port, partition, acked, stats, () => ++batches > 8, 'b');
-      expect(stats.failed).toBe(0);
-      expect(stats.acked).toBeGreaterThan(0);
-    }
-    await b0.kill();
-
-    const torn: Array<{ partition: number; segment: string; last: { position: number; size: number; baseOffset: bigint; lastOffset: bigint }; cut: number; size: number }> = [];
-    for (const { partition, cut: cutOf } of tears) {
-      // the active segment: the highest base offset
-      const dir = join(b0.o.dir, 'logs', topicPartitionKey(TOPIC, partition));
-      const logs = (await readdir(dir)).filter((n) => n.endsWith('.log')).sort();
-      const segment = join(dir, logs.at(-1)!);
-      const bytes = await readFile(segment);
-      let pos = 0;
-      let last = { position: 0, size: 0, baseOffset: 0n, lastOffset: 0n };
-      while (pos + 12 <= bytes.length) {
-        const size = 12 + bytes.readInt32BE(pos + 8);
-        last = { position: pos, size, baseOffset: bytes.readBigInt64BE(pos), lastOffset: bytes.readBigInt64BE(pos) + BigInt(bytes.readInt32BE(pos + 23)) };
-        pos += size;
-      }
-      expect(pos, 'the segment ends at a batch boundary before it is torn').toBe(bytes.length);
-      const cut = cutOf(last.size);
-      expect(cut).toBeGreaterThan(0);
-      expect(cut).toBeLessThan(last.size);
-      await truncate(segment, bytes.length - cut);
-      torn.push({ partition, segment, last, cut, size: bytes.length });
-    }
-
-    const [from] = await restart([b0]);
-    const MSG = 'corruption found in log segment; truncated it to the last valid batch';
-    const lines = await until(async () => {
-      const ls = await logLinesSince(b0, from!);
-      return torn.every((t) => ls.some((l) => l['msg'] === MSG && l['topic'] === TOPIC && l['partition'] === t.partition)) ? ls : null;
-    }, 'the truncation log lines', 30_000, 100);
-
-    for (const t of torn) {
-      const line = lines.find((l) => l['msg'] === MSG && l['topic'] === TOPIC && l['partition'] === t.partition)!;
-      const truncated = t.last.size - t.cut;
-      console.log(
-        `[crash] torn tail of ${topicPartitionKey(TOPIC, t.partition)}: cut ${t.cut} bytes of the ${t.last.size}-byte batch at offsets ${t.last.baseOffset}..${t.last.lastOffset} ` +
-          `(${truncated} bytes of it left); broker logged ${JSON.stringify(line)}`,
+    /** Waits until ZooKeeper forgot the killed brokers (their sessions expired), then starts them again. */
+    async function restart(bs: Broker[]): Promise<number[]> {
+      await until(
+        async () => {
+          const ids = await c.admin.getBrokerIds();
+          return bs.every((b) => !ids.includes(b.id));
+        },
+        'registrations of the killed brokers to expire',
+        30_000,
+        200,
       );
-      expect(line['level']).toBe(40);
-      expect(line['bytesTruncated']).toBe(truncated);
-      expect(line['nextOffset']).toBe(String(t.last.baseOffset));
-      expect(line['segment']).toBe(t.segment);
-      expect((await stat(t.segment)).size).toBe(t.last.position);
-
-      // everything before the torn batch is there, at its acknowledged offset
-      const { values, highWatermark } = await readPartition(b0.o.port, t.partition);
-      expect(highWatermark).toBe(t.last.baseOffset);
-      expect(values.size).toBe(Number(t.last.baseOffset));
-      const r = check(t.partition, values, t.last.baseOffset);
-      expect(r.problems).toEqual([]);
-      expect(r.checked).toBeGreaterThan(0);
-
-      // producing continues at the offset of the torn batch
-      const conn = await RawConn.open(b0.o.port);
-      const res = produceResult(await conn.request(produceFrame(1, t.partition, encodeRecordBatch({ records: [{ value: 'after-torn-tail' }, { value: 'after-torn-tail-2' }] }))));
-      conn.destroy();
-      expect(res).toEqual({ errorCode: 0, baseOffset: t.last.baseOffset });
-      const after = await readPartition(b0.o.port, t.partition);
-      expect(after.highWatermark).toBe(t.last.baseOffset + 2n);
-      expect(after.values.get(t.last.baseOffset)).toBe('after-torn-tail');
-      expect(after.values.get(t.last.baseOffset + 1n)).toBe('after-torn-tail-2');
-      console.log(`[crash] ${topicPartitionKey(TOPIC, t.partition)}: ${r.checked} earlier acknowledged records intact, next append at offset ${res.baseOffset}`);
+      const from = await Promise.all(bs.map((b) => logSize(b)));
+      await Promise.all(bs.map((b) => b.launch()));
+      await Promise.all(bs.map((b) => b.waitReady()));
+      await until(
+        async () => {
+          const ids = await c.admin.getBrokerIds();
+          return bs.every((b) => ids.includes(b.id)) && (await c.controllerId()) !== null;
+        },
+        'restarted brokers registered',
+        30_000,
+        100,
+      );
+      return from;
     }
-    // only the torn partitions were truncated
-    expect(lines.filter((l) => l['msg'] === MSG).map((l) => l['partition']).sort()).toEqual(torn.map((t) => t.partition).sort());
-  });
-}, { processesOnly: "reads the brokers' log files and segment files" });
+
+    function check(partition: number, values: Map<bigint, string>, below = BigInt(Number.MAX_SAFE_INTEGER)): { checked: number; problems: string[] } {
+      const problems: string[] = [];
+      let checked = 0;
+      for (const a of acked) {
+        if (a.partition !== partition) continue;
+        a.values.forEach((v, i) => {
+          const off = a.baseOffset + BigInt(i);
+          if (off >= below) return;
+          checked++;
+          const got = values.get(off);
+          if (got !== v && problems.length < 10) problems.push(`partition ${partition} offset ${off}: acknowledged ${v}, read ${got ?? 'nothing'}`);
+        });
+      }
+      return { checked, problems };
+    }
+
+    beforeAll(async () => {
+      c = await TestCluster.start({ brokers: BROKERS });
+      await c.admin.createTopic(TOPIC, newTopicId(), new Map(Array.from({ length: PARTITIONS }, (_, p) => [p, [p % BROKERS]])), {});
+      await c.waitForLeaders(TOPIC, PARTITIONS);
+      // every leader serves its partitions before producing starts
+      for (let p = 0; p < PARTITIONS; p++) await readPartition(leaderOf(p).o.port, p);
+    });
+    afterAll(async () => {
+      await c?.stop();
+    });
+
+    it('SIGKILL of every broker mid-produce: every acknowledged record is read back at its acknowledged offset', async () => {
+      const stats: ProducerStats = { sent: 0, acked: 0, failed: 0 };
+      const producers = Array.from({ length: PARTITIONS }, (_, p) => producePartition(leaderOf(p).o.port, p, acked, stats, () => false, 'a'));
+      // let the producers run, then kill every broker while requests are in flight
+      await until(() => stats.acked >= ACKED_BEFORE_KILL, `${ACKED_BEFORE_KILL} acknowledged records`, 60_000, 10);
+      const ackedAtKill = stats.acked;
+      await Promise.all(c.brokers.map((b) => b.kill()));
+      await Promise.all(producers);
+      expect(stats.failed).toBe(0);
+      expect(ackedAtKill).toBeGreaterThanOrEqual(ACKED_BEFORE_KILL);
+
+      const logFrom = await restart(c.brokers);
+      // the restart was unclean: logs were recovered
+      for (const [i, b] of c.brokers.entries()) {
+        const lines = await logLinesSince(b, logFrom[i]!);
+        const loaded = lines.find((l) => l['msg'] === 'loaded logs in log dir');
+        expect(loaded?.['hadCleanShutdown'], `broker ${b.id} loaded its logs after an unclean shutdown`).toBe(false);
+        expect(lines.some((l) => l['msg'] === 'recovering unflushed segment')).toBe(true);
+      }
+
+      let recovered = 0;
+      let checked = 0;
+      const problems: string[] = [];
+      const perPartition: string[] = [];
+      for (let p = 0; p < PARTITIONS; p++) {
+        const { values, highWatermark } = await readPartition(leaderOf(p).o.port, p);
+        // offsets are dense from 0 to the high watermark
+        expect(values.size, `partition ${p} has every offset below its high watermark`).toBe(Number(highWatermark));
+        const r = check(p, values);
+        checked += r.checked;
+        problems.push(...r.problems);
+        recovered += values.size;
+        const ackedHere = acked.filter((a) => a.partition === p).reduce((n, a) => n + a.values.length, 0);
+        perPartition.push(`p${p}: acked ${ackedHere}, in log ${values.size}`);
+      }
+      console.log(
+        `[crash] ${stats.sent} records sent, ${stats.acked} acknowledged (${acked.length} batches), ${recovered} in the logs after recovery; ${perPartition.join(', ')}`,
+      );
+      expect(problems).toEqual([]);
+      expect(checked).toBe(stats.acked);
+      expect(recovered).toBeGreaterThanOrEqual(stats.acked);
+    });
+
+    it('segments torn mid-batch are truncated to the last valid batch at startup; earlier records stay readable and appends continue at the right offset', async () => {
+      const b0 = c.brokers[0]!;
+      // broker 0 leads partitions 0 and 3: one loses the last 7 bytes (the tail of its last batch's
+      // records), the other keeps only 5 bytes of its last batch (not even the length field)
+      const tears = [
+        { partition: 0, cut: (size: number) => Math.min(7, size - 1) },
+        { partition: 3, cut: (size: number) => size - 5 },
+      ];
+      // a few more acknowledged batches on the restarted broker, so each tail is a known batch
+      for (const { partition } of tears) {
+        const stats: ProducerStats = { sent: 0, acked: 0, failed: 0 };
+        let batches = 0;
+        await producePartition(b0.o.port, partition, acked, stats, () => ++batches > 8, 'b');
+        expect(stats.failed).toBe(0);
+        expect(stats.acked).toBeGreaterThan(0);
+      }
+      await b0.kill();
+
+      const torn: Array<{
+        partition: number;
+        segment: string;
+        last: { position: number; size: number; baseOffset: bigint; lastOffset: bigint };
+        cut: number;
+        size: number;
+      }> = [];
+      for (const { partition, cut: cutOf } of tears) {
+        // the active segment: the highest base offset
+        const dir = join(b0.o.dir, 'logs', topicPartitionKey(TOPIC, partition));
+        const logs = (await readdir(dir)).filter((n) => n.endsWith('.log')).sort();
+        const segment = join(dir, logs.at(-1)!);
+        const bytes = await readFile(segment);
+        let pos = 0;
+        let last = { position: 0, size: 0, baseOffset: 0n, lastOffset: 0n };
+        while (pos + 12 <= bytes.length) {
+          const size = 12 + bytes.readInt32BE(pos + 8);
+          last = { position: pos, size, baseOffset: bytes.readBigInt64BE(pos), lastOffset: bytes.readBigInt64BE(pos) + BigInt(bytes.readInt32BE(pos + 23)) };
+          pos += size;
+        }
+        expect(pos, 'the segment ends at a batch boundary before it is torn').toBe(bytes.length);
+        const cut = cutOf(last.size);
+        expect(cut).toBeGreaterThan(0);
+        expect(cut).toBeLessThan(last.size);
+        await truncate(segment, bytes.length - cut);
+        torn.push({ partition, segment, last, cut, size: bytes.length });
+      }
+
+      const [from] = await restart([b0]);
+      const MSG = 'corruption found in log segment; truncated it to the last valid batch';
+      const lines = await until(
+        async () => {
+          const ls = await logLinesSince(b0, from!);
+          return torn.every((t) => ls.some((l) => l['msg'] === MSG && l['topic'] === TOPIC && l['partition'] === t.partition)) ? ls : null;
+        },
+        'the truncation log lines',
+        30_000,
+        100,
+      );
+
+      for (const t of torn) {
+        const line = lines.find((l) => l['msg'] === MSG && l['topic'] === TOPIC && l['partition'] === t.partition)!;
+        const truncated = t.last.size - t.cut;
+        console.log(
+          `[crash] torn tail of ${topicPartitionKey(TOPIC, t.partition)}: cut ${t.cut} bytes of the ${t.last.size}-byte batch at offsets ${t.last.baseOffset}..${t.last.lastOffset} ` +
+            `(${truncated} bytes of it left); broker logged ${JSON.stringify(line)}`,
+        );
+        expect(line['level']).toBe(40);
+        expect(line['bytesTruncated']).toBe(truncated);
+        expect(line['nextOffset']).toBe(String(t.last.baseOffset));
+        expect(line['segment']).toBe(t.segment);
+        expect((await stat(t.segment)).size).toBe(t.last.position);
+
+        // everything before the torn batch is there, at its acknowledged offset
+        const { values, highWatermark } = await readPartition(b0.o.port, t.partition);
+        expect(highWatermark).toBe(t.last.baseOffset);
+        expect(values.size).toBe(Number(t.last.baseOffset));
+        const r = check(t.partition, values, t.last.baseOffset);
+        expect(r.problems).toEqual([]);
+        expect(r.checked).toBeGreaterThan(0);
+
+        // producing continues at the offset of the torn batch
+        const conn = await RawConn.open(b0.o.port);
+        const res = produceResult(
+          await conn.request(produceFrame(1, t.partition, encodeRecordBatch({ records: [{ value: 'after-torn-tail' }, { value: 'after-torn-tail-2' }] }))),
+        );
+        conn.destroy();
+        expect(res).toEqual({ errorCode: 0, baseOffset: t.last.baseOffset });
+        const after = await readPartition(b0.o.port, t.partition);
+        expect(after.highWatermark).toBe(t.last.baseOffset + 2n);
+        expect(after.values.get(t.last.baseOffset)).toBe('after-torn-tail');
+        expect(after.values.get(t.last.baseOffset + 1n)).toBe('after-torn-tail-2');
+        console.log(
+          `[crash] ${topicPartitionKey(TOPIC, t.partition)}: ${r.checked} earlier acknowledged records intact, next append at offset ${res.baseOffset}`,
+        );
+      }
+      // only the torn partitions were truncated
+      expect(
+        lines
+          .filter((l) => l['msg'] === MSG)
+          .map((l) => l['partition'])
+          .sort(),
+      ).toEqual(torn.map((t) => t.partition).sort());
+    });
+  },
+  { processesOnly: "reads the brokers' log files and segment files" },
+);

@@ -101,11 +101,21 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
   }
 
   /** A KafkaJS consumer in `groupId` reading `topic` from the beginning; what it reads lands in `seen`. */
-  async function startConsumer(id: number, groupId: string, topic: string, seen: Seen[], assigned?: Map<number, number[]>, sessionTimeout = 10_000): Promise<Consumer> {
+  async function startConsumer(
+    id: number,
+    groupId: string,
+    topic: string,
+    seen: Seen[],
+    assigned?: Map<number, number[]>,
+    sessionTimeout = 10_000,
+  ): Promise<Consumer> {
     const consumer = kafka.consumer({ groupId, sessionTimeout, rebalanceTimeout: 20_000, heartbeatInterval: 500 });
     consumers.push(consumer);
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
-      assigned?.set(id, (e.payload.memberAssignment[topic] ?? []).slice().sort((a, b) => a - b));
+      assigned?.set(
+        id,
+        (e.payload.memberAssignment[topic] ?? []).slice().sort((a, b) => a - b),
+      );
     });
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
@@ -181,11 +191,15 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     await startConsumer(1, groupId, topic, seen, assigned);
     await startConsumer(2, groupId, topic, seen, assigned);
     // both members in one generation before anything is produced: no record can be read twice
-    await until(async () => {
-      const d = await admin.describeGroups([groupId]);
-      const g = d.groups[0]!;
-      return g.state === 'Stable' && g.members.length === 2 && assigned.size === 2 && [...assigned.values()].flat().length === 6;
-    }, 'a Stable group of 2 members with all 6 partitions assigned', 60_000);
+    await until(
+      async () => {
+        const d = await admin.describeGroups([groupId]);
+        const g = d.groups[0]!;
+        return g.state === 'Stable' && g.members.length === 2 && assigned.size === 2 && [...assigned.values()].flat().length === 6;
+      },
+      'a Stable group of 2 members with all 6 partitions assigned',
+      60_000,
+    );
     const parts = [...assigned.values()];
     expect(parts.map((p) => p.length)).toEqual([3, 3]);
     expect(parts.flat().sort()).toEqual([0, 1, 2, 3, 4, 5]);
@@ -196,7 +210,10 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
       expect(m.clientHost).toBe('/127.0.0.1');
     }
 
-    await kcatProduce(topic, Array.from({ length: N }, (_, i) => `k${i % 97}:v${i}`));
+    await kcatProduce(
+      topic,
+      Array.from({ length: N }, (_, i) => `k${i % 97}:v${i}`),
+    );
     await until(() => seen.length >= N, `${N} messages consumed`, 60_000);
     const values = seen.map((x) => x.value);
     expect(new Set(values).size).toBe(N);
@@ -205,17 +222,24 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     for (const x of seen) expect(assigned.get(x.consumer)).toContain(x.partition);
     const ends = await endOffsets(topic);
     expect([...ends.values()].reduce((a, b) => a + b, 0)).toBe(N);
-    await until(async () => {
-      const co = await committed(groupId, topic);
-      return [...ends].every(([p, end]) => co.get(p) === end);
-    }, 'committed offsets at the end of every partition', 30_000);
+    await until(
+      async () => {
+        const co = await committed(groupId, topic);
+        return [...ends].every(([p, end]) => co.get(p) === end);
+      },
+      'committed offsets at the end of every partition',
+      30_000,
+    );
   });
 
   it('groups – the consumers leave (LeaveGroup) and the group empties; a restarted consumer resumes from the committed offsets and reads only what came after', async () => {
     for (const k of consumers.splice(0)) await k.disconnect();
     await until(async () => (await admin.describeGroups([groupId])).groups[0]!.state === 'Empty', 'the group is Empty', 30_000);
     const before = await committed(groupId, topic);
-    await kcatProduce(topic, Array.from({ length: 600 }, (_, i) => `k${i % 13}:after-${i}`));
+    await kcatProduce(
+      topic,
+      Array.from({ length: 600 }, (_, i) => `k${i % 13}:after-${i}`),
+    );
     const seen: Seen[] = [];
     await startConsumer(3, groupId, topic, seen);
     await until(() => seen.length >= 600, '600 new messages consumed', 60_000);
@@ -224,10 +248,14 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     expect(seen.every((x) => x.value.startsWith('after-'))).toBe(true);
     for (const x of seen) expect(Number(x.offset)).toBeGreaterThanOrEqual(before.get(x.partition)!);
     const ends = await endOffsets(topic);
-    await until(async () => {
-      const co = await committed(groupId, topic);
-      return [...ends].every(([p, end]) => co.get(p) === end);
-    }, 'committed offsets at the new ends', 30_000);
+    await until(
+      async () => {
+        const co = await committed(groupId, topic);
+        return [...ends].every(([p, end]) => co.get(p) === end);
+      },
+      'committed offsets at the new ends',
+      30_000,
+    );
     for (const k of consumers.splice(0)) await k.disconnect();
   });
 
@@ -235,7 +263,16 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     const g = 'raw-group';
     const leader = await c.leaderOf('__consumer_offsets', offsetsPartition(g));
     const other = c.brokers.find((b) => b.id !== leader)!;
-    const join = { groupId: g, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null };
+    const join = {
+      groupId: g,
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      reason: null,
+    };
     expect((await rawRequest(other.address, 11, 5, join)).errorCode).toBe(NOT_COORDINATOR);
     const first = await rawRequest(c.broker(leader).address, 11, 5, join);
     expect(first.errorCode).toBe(MEMBER_ID_REQUIRED);
@@ -251,9 +288,28 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     const kg = 'kcat-group';
     await c.admin.createTopic(kt, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});
     await c.waitForLeaders(kt, 6);
-    await kcatProduce(kt, Array.from({ length: 500 }, (_, i) => `k${i}:kv${i}`));
+    await kcatProduce(
+      kt,
+      Array.from({ length: 500 }, (_, i) => `k${i}:kv${i}`),
+    );
     const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn('kcat', ['-b', c.bootstrap, '-G', kg, '-X', 'auto.offset.reset=earliest', '-X', 'enable.auto.commit=true', '-X', 'auto.commit.interval.ms=100', '-e', '-q', '-f', '%p\t%o\t%s\n', kt]);
+      const p = spawn('kcat', [
+        '-b',
+        c.bootstrap,
+        '-G',
+        kg,
+        '-X',
+        'auto.offset.reset=earliest',
+        '-X',
+        'enable.auto.commit=true',
+        '-X',
+        'auto.commit.interval.ms=100',
+        '-e',
+        '-q',
+        '-f',
+        '%p\t%o\t%s\n',
+        kt,
+      ]);
       let stdout = '';
       let stderr = '';
       p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -291,14 +347,22 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
         await consumer.subscribe({ topics: [process.env.TOPIC], fromBeginning: true });
         await consumer.run({ autoCommitInterval: 100, eachMessage: async ({ partition, message }) => console.log('MSG ' + partition + ' ' + message.offset + ' ' + message.value) });
       })();`;
-    const child = spawn(process.execPath, ['-e', script], { cwd: process.cwd(), env: { ...process.env, BROKERS: c.bootstrap, GROUP: kg, TOPIC: kt }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script], {
+      cwd: process.cwd(),
+      env: { ...process.env, BROKERS: c.bootstrap, GROUP: kg, TOPIC: kt },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let buffered = '';
     child.stdout.on('data', (d: Buffer) => {
       buffered += d.toString();
       const lines = buffered.split('\n');
       buffered = lines.pop()!;
       for (const line of lines) {
-        if (line.startsWith('ASSIGNED ')) assigned.set(3, (JSON.parse(line.slice(9)) as number[]).sort((a, b) => a - b));
+        if (line.startsWith('ASSIGNED '))
+          assigned.set(
+            3,
+            (JSON.parse(line.slice(9)) as number[]).sort((a, b) => a - b),
+          );
         else if (line.startsWith('MSG ')) {
           const [, p, o, v] = line.split(' ');
           seen.push({ consumer: 3, partition: Number(p), offset: o!, value: v! });
@@ -308,25 +372,40 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     try {
       await startConsumer(1, kg, kt, seen, assigned, 10_000);
       await startConsumer(2, kg, kt, seen, assigned, 10_000);
-      await until(async () => {
-        const g = (await admin.describeGroups([kg])).groups[0]!;
-        return g.state === 'Stable' && g.members.length === 3 && assigned.size === 3 && [...assigned.values()].every((p) => p.length === 2);
-      }, 'a Stable group of 3 members with 2 partitions each', 60_000);
+      await until(
+        async () => {
+          const g = (await admin.describeGroups([kg])).groups[0]!;
+          return g.state === 'Stable' && g.members.length === 3 && assigned.size === 3 && [...assigned.values()].every((p) => p.length === 2);
+        },
+        'a Stable group of 3 members with 2 partitions each',
+        60_000,
+      );
       expect([...assigned.values()].flat().sort()).toEqual([0, 1, 2, 3, 4, 5]);
       const generation = (await rawGroup(kg)).generation;
-      await kcatProduce(kt, Array.from({ length: 600 }, (_, i) => `k${i}:before-${i}`));
+      await kcatProduce(
+        kt,
+        Array.from({ length: 600 }, (_, i) => `k${i}:before-${i}`),
+      );
       await until(() => new Set(seen.map((x) => x.value)).size >= 600, '600 messages consumed by 3 members', 60_000);
       expect(new Set(seen.map((x) => x.consumer))).toEqual(new Set([1, 2, 3]));
       const orphaned = assigned.get(3)!;
-      await until(async () => {
-        const co = await committed(kg, kt);
-        const ends = await endOffsets(kt);
-        return [...ends].every(([p, end]) => co.get(p) === end);
-      }, 'offsets committed by all three', 30_000);
+      await until(
+        async () => {
+          const co = await committed(kg, kt);
+          const ends = await endOffsets(kt);
+          return [...ends].every(([p, end]) => co.get(p) === end);
+        },
+        'offsets committed by all three',
+        30_000,
+      );
 
       const killedAt = Date.now();
       child.kill('SIGKILL');
-      await until(() => (assigned.get(1)?.length ?? 0) + (assigned.get(2)?.length ?? 0) === 6 && [...(assigned.get(1) ?? []), ...(assigned.get(2) ?? [])].length === 6, 'members 1 and 2 own all 6 partitions', 60_000);
+      await until(
+        () => (assigned.get(1)?.length ?? 0) + (assigned.get(2)?.length ?? 0) === 6 && [...(assigned.get(1) ?? []), ...(assigned.get(2) ?? [])].length === 6,
+        'members 1 and 2 own all 6 partitions',
+        60_000,
+      );
       const tookMs = Date.now() - killedAt;
       // not before the dead member's session (6 s) ran out, less the heartbeat it may have sent just before dying
       expect(tookMs).toBeGreaterThan(5000);
@@ -337,8 +416,21 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
       expect([...assigned.get(1)!, ...assigned.get(2)!].sort()).toEqual([0, 1, 2, 3, 4, 5]);
 
       const mark = seen.length;
-      await kcatProduce(kt, Array.from({ length: 600 }, (_, i) => `k${i}:after-${i}`));
-      await until(() => new Set(seen.slice(mark).filter((x) => x.value.startsWith('after-')).map((x) => x.value)).size >= 600, '600 more messages consumed by the two survivors', 60_000);
+      await kcatProduce(
+        kt,
+        Array.from({ length: 600 }, (_, i) => `k${i}:after-${i}`),
+      );
+      await until(
+        () =>
+          new Set(
+            seen
+              .slice(mark)
+              .filter((x) => x.value.startsWith('after-'))
+              .map((x) => x.value),
+          ).size >= 600,
+        '600 more messages consumed by the two survivors',
+        60_000,
+      );
       const after = seen.slice(mark).filter((x) => x.value.startsWith('after-'));
       expect(after).toHaveLength(600);
       expect(after.filter((x) => orphaned.includes(x.partition)).length).toBeGreaterThan(0);
@@ -358,48 +450,89 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     const assigned = new Map<number, number[]>();
     await startConsumer(1, fg, ft, seen, assigned);
     await startConsumer(2, fg, ft, seen, assigned);
-    await until(async () => {
-      const g = (await admin.describeGroups([fg])).groups[0]!;
-      return g.state === 'Stable' && g.members.length === 2 && [...assigned.values()].flat().length === 6;
-    }, 'a Stable group of 2 members', 60_000);
-    await kcatProduce(ft, Array.from({ length: 600 }, (_, i) => `k${i}:one-${i}`));
+    await until(
+      async () => {
+        const g = (await admin.describeGroups([fg])).groups[0]!;
+        return g.state === 'Stable' && g.members.length === 2 && [...assigned.values()].flat().length === 6;
+      },
+      'a Stable group of 2 members',
+      60_000,
+    );
+    await kcatProduce(
+      ft,
+      Array.from({ length: 600 }, (_, i) => `k${i}:one-${i}`),
+    );
     await until(() => seen.length >= 600, '600 messages consumed', 60_000);
     const ends1 = await endOffsets(ft);
-    await until(async () => {
-      const co = await committed(fg, ft);
-      return [...ends1].every(([p, end]) => co.get(p) === end);
-    }, 'offsets committed', 30_000);
+    await until(
+      async () => {
+        const co = await committed(fg, ft);
+        return [...ends1].every(([p, end]) => co.get(p) === end);
+      },
+      'offsets committed',
+      30_000,
+    );
 
     const partition = offsetsPartition(fg);
     const oldCoordinator = await c.leaderOf('__consumer_offsets', partition);
     await c.broker(oldCoordinator).kill();
-    const newCoordinator = await until(async () => {
-      const l = await c.leaderOf('__consumer_offsets', partition);
-      return l >= 0 && l !== oldCoordinator ? l : null;
-    }, 'a new leader of the offsets partition', 60_000);
+    const newCoordinator = await until(
+      async () => {
+        const l = await c.leaderOf('__consumer_offsets', partition);
+        return l >= 0 && l !== oldCoordinator ? l : null;
+      },
+      'a new leader of the offsets partition',
+      60_000,
+    );
     // committed offsets are read back from the replicated log by the new coordinator
     const survivor = c.brokers.find((b) => b.id !== oldCoordinator)!;
-    const fetchedOffsets = await until(async () => {
-      const r = await rawRequest(c.broker(newCoordinator).address, 9, 7, { groupId: fg, topics: [{ name: ft, partitionIndexes: [0, 1, 2, 3, 4, 5] }], groups: [], requireStable: true }).catch(() => null);
-      return r && r.errorCode === 0 ? r : null;
-    }, 'OffsetFetch from the new coordinator', 60_000);
+    const fetchedOffsets = await until(
+      async () => {
+        const r = await rawRequest(c.broker(newCoordinator).address, 9, 7, {
+          groupId: fg,
+          topics: [{ name: ft, partitionIndexes: [0, 1, 2, 3, 4, 5] }],
+          groups: [],
+          requireStable: true,
+        }).catch(() => null);
+        return r && r.errorCode === 0 ? r : null;
+      },
+      'OffsetFetch from the new coordinator',
+      60_000,
+    );
     for (const p of fetchedOffsets.topics[0]!.partitions) expect(p.committedOffset).toBe(BigInt(ends1.get(p.partitionIndex)!));
     expect(survivor).toBeDefined();
 
     const mark = seen.length;
-    const live = c.brokers.filter((b) => b.id !== oldCoordinator).map((b) => b.address).join(',');
+    const live = c.brokers
+      .filter((b) => b.id !== oldCoordinator)
+      .map((b) => b.address)
+      .join(',');
     const input = join(c.dir, 'failover-two.txt');
     await writeFile(input, Array.from({ length: 600 }, (_, i) => `k${i}:two-${i}`).join('\n') + '\n');
     await run('kcat', ['-P', '-b', live, '-t', ft, '-K:', '-X', 'acks=all', '-l', input], { timeout: 60_000 });
-    await until(() => new Set(seen.slice(mark).filter((x) => x.value.startsWith('two-')).map((x) => x.value)).size >= 600, 'consumption continues after the failover', 90_000);
+    await until(
+      () =>
+        new Set(
+          seen
+            .slice(mark)
+            .filter((x) => x.value.startsWith('two-'))
+            .map((x) => x.value),
+        ).size >= 600,
+      'consumption continues after the failover',
+      90_000,
+    );
     const g = await rawGroup(fg, newCoordinator);
     expect(g.state).toBe('Stable');
     expect(g.members).toBe(2);
     const ends2 = await endOffsets(ft);
-    await until(async () => {
-      const co = await committed(fg, ft);
-      return [...ends2].every(([p, end]) => co.get(p) === end);
-    }, 'new offsets committed to the new coordinator', 60_000);
+    await until(
+      async () => {
+        const co = await committed(fg, ft);
+        return [...ends2].every(([p, end]) => co.get(p) === end);
+      },
+      'new offsets committed to the new coordinator',
+      60_000,
+    );
     for (const k of consumers.splice(0)) await k.disconnect();
     await c.broker(oldCoordinator).launch();
     await c.broker(oldCoordinator).waitReady();
@@ -428,7 +561,10 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
     const pg = 'plt-group';
     await c.admin.createTopic(pt, newTopicId(), new Map([0, 1, 2, 3, 4, 5].map((p) => [p, [p % 3, (p + 1) % 3, (p + 2) % 3]])), {});
     await c.waitForLeaders(pt, 6);
-    await kcatProduce(pt, Array.from({ length: 600 }, (_, i) => `k${i}:plt-${i}`));
+    await kcatProduce(
+      pt,
+      Array.from({ length: 600 }, (_, i) => `k${i}:plt-${i}`),
+    );
     const wire = new WireLog();
     const onConnect = (ctx: unknown) => {
       const socket = (ctx as { connection?: { socket?: Socket } }).connection?.socket;
@@ -451,22 +587,39 @@ describeCluster('consumer groups against a 3-broker cluster', () => {
         }),
     );
     try {
-      const streams = await Promise.all(plt.map((k) => k.consume({ topics: [pt], mode: MessagesStreamModes.COMMITTED, fallbackMode: MessagesStreamFallbackModes.EARLIEST, autocommit: 100 })));
+      const streams = await Promise.all(
+        plt.map((k) => k.consume({ topics: [pt], mode: MessagesStreamModes.COMMITTED, fallbackMode: MessagesStreamFallbackModes.EARLIEST, autocommit: 100 })),
+      );
       for (const st of streams) st.on('data', (m: { value: string }) => values.set(m.value, (values.get(m.value) ?? 0) + 1));
       await until(() => values.size >= 600, '600 messages consumed by the platformatic consumers', 60_000);
       expect([...values.keys()].every((v) => v.startsWith('plt-'))).toBe(true);
-      await until(async () => {
-        const g = (await admin.describeGroups([pg])).groups[0]!;
-        return g.state === 'Stable' && g.members.length === 2;
-      }, 'a Stable group of the 2 platformatic consumers', 60_000);
+      await until(
+        async () => {
+          const g = (await admin.describeGroups([pg])).groups[0]!;
+          return g.state === 'Stable' && g.members.length === 2;
+        },
+        'a Stable group of the 2 platformatic consumers',
+        60_000,
+      );
       const ends = await endOffsets(pt);
-      await until(async () => {
-        const co = await committed(pg, pt);
-        return [...ends].every(([p, end]) => co.get(p) === end);
-      }, 'platformatic committed to the end', 30_000);
+      await until(
+        async () => {
+          const co = await committed(pg, pt);
+          return [...ends].every(([p, end]) => co.get(p) === end);
+        },
+        'platformatic committed to the end',
+        30_000,
+      );
       await until(() => wire.versions('Heartbeat').length > 0, 'a platformatic heartbeat', 15_000);
       const v = (api: string) => wire.versions(api);
-      expect({ FindCoordinator: v('FindCoordinator'), JoinGroup: v('JoinGroup'), SyncGroup: v('SyncGroup'), Heartbeat: v('Heartbeat'), OffsetCommit: v('OffsetCommit'), OffsetFetch: v('OffsetFetch') }).toEqual({
+      expect({
+        FindCoordinator: v('FindCoordinator'),
+        JoinGroup: v('JoinGroup'),
+        SyncGroup: v('SyncGroup'),
+        Heartbeat: v('Heartbeat'),
+        OffsetCommit: v('OffsetCommit'),
+        OffsetFetch: v('OffsetFetch'),
+      }).toEqual({
         FindCoordinator: [6],
         JoinGroup: [9],
         SyncGroup: [5],

@@ -111,7 +111,13 @@ export class TestCluster {
         size,
         baseDir: join(c.dir, 'zk'),
         ...(zp
-          ? { host: zp.host, clientPorts: zp.clientPorts.slice(0, size), peerPorts: zp.peerPorts.slice(0, size), electionPorts: zp.electionPorts.slice(0, size), ...(zp.netns ? { netns: zp.netns } : {}) }
+          ? {
+              host: zp.host,
+              clientPorts: zp.clientPorts.slice(0, size),
+              peerPorts: zp.peerPorts.slice(0, size),
+              electionPorts: zp.electionPorts.slice(0, size),
+              ...(zp.netns ? { netns: zp.netns } : {}),
+            }
           : {}),
       });
       const ports = o.placement ? [] : await freePorts(n * (o.metrics ? 3 : 2));
@@ -121,7 +127,13 @@ export class TestCluster {
           new BrokerProcess({
             id: i,
             ...(bp
-              ? { host: bp.host, port: bp.port, controlPort: bp.controlPort, ...(o.metrics && bp.metricsPort ? { metricsPort: bp.metricsPort } : {}), ...(bp.netns ? { netns: bp.netns } : {}) }
+              ? {
+                  host: bp.host,
+                  port: bp.port,
+                  controlPort: bp.controlPort,
+                  ...(o.metrics && bp.metricsPort ? { metricsPort: bp.metricsPort } : {}),
+                  ...(bp.netns ? { netns: bp.netns } : {}),
+                }
               : { port: ports[i]!, controlPort: ports[n + i]!, ...(o.metrics ? { metricsPort: ports[2 * n + i]! } : {}) }),
             zookeeperConnect: c.zk.connectString('/samsa'),
             dir: join(c.dir, `broker-${i}`),
@@ -137,7 +149,11 @@ export class TestCluster {
     await Promise.all(c.brokers.map((b) => b.waitReady()));
     c.admin = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
     // every broker registered and a controller elected
-    await until(async () => (await c.admin.getBrokerIds()).length === n && (await c.admin.getControllerId()) !== null, 'brokers registered and a controller', 30_000);
+    await until(
+      async () => (await c.admin.getBrokerIds()).length === n && (await c.admin.getControllerId()) !== null,
+      'brokers registered and a controller',
+      30_000,
+    );
     // and every broker's metadata cache knows all brokers and the controller (clients such as
     // KafkaJS send CreateTopics to the controller their first Metadata answer names)
     await Promise.all(c.brokers.map((b) => until(() => metadataComplete(b.address, n), `broker ${b.id} knows the controller`, 30_000, 100)));
@@ -163,10 +179,14 @@ export class TestCluster {
 
   /** Waits until every partition of `topic` has a live leader in ZooKeeper. */
   async waitForLeaders(topic: string, partitions: number, timeoutMs = 30_000): Promise<void> {
-    await until(async () => {
-      for (let p = 0; p < partitions; p++) if ((await this.leaderOf(topic, p)) < 0) return false;
-      return true;
-    }, `leaders of ${topic}`, timeoutMs);
+    await until(
+      async () => {
+        for (let p = 0; p < partitions; p++) if ((await this.leaderOf(topic, p)) < 0) return false;
+        return true;
+      },
+      `leaders of ${topic}`,
+      timeoutMs,
+    );
   }
 
   // ---- faults (chaos suite) -------------------------------------------------------------------
@@ -219,14 +239,19 @@ export class TestCluster {
 
   /** Waits until every partition of `topic` has all its replicas in the ISR. */
   async waitForFullIsr(topic: string, partitions: number, timeoutMs = 60_000): Promise<void> {
-    await until(async () => {
-      for (let p = 0; p < partitions; p++) {
-        const st = await this.admin.getPartitionState({ topic, partition: p });
-        const replicas = (await this.admin.getTopicAssignment(topic))?.partitions.get(p) ?? [];
-        if (!st || st.state.isr.length < replicas.length) return false;
-      }
-      return true;
-    }, `full ISR of ${topic}`, timeoutMs, 200);
+    await until(
+      async () => {
+        for (let p = 0; p < partitions; p++) {
+          const st = await this.admin.getPartitionState({ topic, partition: p });
+          const replicas = (await this.admin.getTopicAssignment(topic))?.partitions.get(p) ?? [];
+          if (!st || st.state.isr.length < replicas.length) return false;
+        }
+        return true;
+      },
+      `full ISR of ${topic}`,
+      timeoutMs,
+      200,
+    );
   }
 
   async stop(): Promise<void> {
@@ -246,7 +271,11 @@ async function metadataComplete(address: string, brokers: number): Promise<boole
   let conn: Connection | undefined;
   try {
     conn = await Connection.connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)), clientId: 'e2e-harness', requestTimeoutMs: 5_000 });
-    const res = await conn.request(API_KEYS.Metadata, { topics: [], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { version: 1 });
+    const res = await conn.request(
+      API_KEYS.Metadata,
+      { topics: [], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false },
+      { version: 1 },
+    );
     return res.body.controllerId >= 0 && res.body.brokers.length === brokers;
   } catch {
     return false;

@@ -138,10 +138,14 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
 
     // the leader dies: its successor built the same producer state from the batches it replicated
     await c.broker(0).kill();
-    await until(async () => {
-      const st = await isrOf(c, topic, 0);
-      return st && st.leader > 0 && !st.isr.includes(0);
-    }, 'a new leader without broker 0', 30_000);
+    await until(
+      async () => {
+        const st = await isrOf(c, topic, 0);
+        return st && st.leader > 0 && !st.isr.includes(0);
+      },
+      'a new leader without broker 0',
+      30_000,
+    );
     await waitForPartitionsServed(c, topic, 1);
     const successor = await c.leaderOf(topic, 0);
     const s = await Conn.open(c.broker(successor).address);
@@ -154,12 +158,17 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
     await c.broker(0).launch();
     await c.broker(0).waitReady();
     await until(async () => (await isrOf(c, topic, 0))?.isr.includes(0), 'broker 0 back in the ISR', 60_000);
-    await until(async () => {
-      const controller = await c.controllerId();
-      if (controller === null) return false;
-      const r = await rawRequest(c.broker(controller).address, 43, 2, { electionType: 0, topicPartitions: [{ topic, partitions: [0] }], timeoutMs: 30_000 });
-      return r.errorCode === NONE && (await c.leaderOf(topic, 0)) === 0;
-    }, 'broker 0 elected leader again', 30_000, 500);
+    await until(
+      async () => {
+        const controller = await c.controllerId();
+        if (controller === null) return false;
+        const r = await rawRequest(c.broker(controller).address, 43, 2, { electionType: 0, topicPartitions: [{ topic, partitions: [0] }], timeoutMs: 30_000 });
+        return r.errorCode === NONE && (await c.leaderOf(topic, 0)) === 0;
+      },
+      'broker 0 elected leader again',
+      30_000,
+      500,
+    );
     await waitForPartitionsServed(c, topic, 1);
     const back = await Conn.open(c.broker(0).address);
     expect(produceAnswer(await back.send(a))).toEqual({ errorCode: NONE, baseOffset: 0n });
@@ -175,7 +184,16 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
   it('idempotence – kcat and KafkaJS idempotent producers: 200,000 messages through a SIGKILL and restart of the busiest leader, each acknowledged one read back once, in order, at its offset', async () => {
     const topic = 'idem';
     const P = 3;
-    await c.admin.createTopic(topic, newTopicId(), new Map([[0, [0, 1, 2]], [1, [1, 2, 0]], [2, [2, 0, 1]]]), {});
+    await c.admin.createTopic(
+      topic,
+      newTopicId(),
+      new Map([
+        [0, [0, 1, 2]],
+        [1, [1, 2, 0]],
+        [2, [2, 0, 1]],
+      ]),
+      {},
+    );
     await c.waitForLeaders(topic, P);
     await waitForPartitionsServed(c, topic, P);
 
@@ -207,8 +225,21 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
     const REQUEST_TIMEOUT_MS = 1000;
     // kcat reads stdin, fed in small chunks
     const kcat = spawn('kcat', [
-      '-P', '-b', c.bootstrap, '-t', topic,
-      '-X', 'enable.idempotence=true', '-X', 'acks=all', '-X', 'linger.ms=5', '-X', 'max.in.flight.requests.per.connection=5', '-X', `request.timeout.ms=${REQUEST_TIMEOUT_MS}`,
+      '-P',
+      '-b',
+      c.bootstrap,
+      '-t',
+      topic,
+      '-X',
+      'enable.idempotence=true',
+      '-X',
+      'acks=all',
+      '-X',
+      'linger.ms=5',
+      '-X',
+      'max.in.flight.requests.per.connection=5',
+      '-X',
+      `request.timeout.ms=${REQUEST_TIMEOUT_MS}`,
     ]);
     let kcatErr = '';
     kcat.stderr.on('data', (d: Buffer) => (kcatErr += d.toString()));
@@ -235,12 +266,19 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
       brokers: c.bootstrap.split(','),
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 1000 },
       logLevel: logLevel.WARN,
-      logCreator: () => ({ namespace, level, log }) => kjsLogs.push(`[${level}] ${namespace}: ${log.message}`),
+      logCreator:
+        () =>
+        ({ namespace, level, log }) =>
+          kjsLogs.push(`[${level}] ${namespace}: ${log.message}`),
     });
     /** value -> [partition, offset] as acknowledged to KafkaJS */
     const acked = new Map<string, [number, number]>();
     const runKafkaJs = async (name: string, maxInFlightRequests: number) => {
-      const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests, retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 1000 } });
+      const producer: Producer = kafka.producer({
+        idempotent: true,
+        maxInFlightRequests,
+        retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 1000 },
+      });
       await producer.connect();
       try {
         for (let sent = 0, round = 0; sent < KJS_N; round++) {
@@ -250,7 +288,12 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
           }
           const partition = round % P;
           const values = Array.from({ length: SEND }, (_, i) => `${name}-${sent + i}`);
-          const res: RecordMetadata[] = await producer.send({ topic, acks: -1, timeout: REQUEST_TIMEOUT_MS, messages: values.map((value) => ({ value, partition })) });
+          const res: RecordMetadata[] = await producer.send({
+            topic,
+            acks: -1,
+            timeout: REQUEST_TIMEOUT_MS,
+            messages: values.map((value) => ({ value, partition })),
+          });
           const md = res.find((r) => r.partition === partition);
           expect(md?.errorCode).toBe(0);
           const base = Number(md!.baseOffset);
@@ -266,29 +309,40 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
       failure = err;
       throw err;
     });
-    kcatExit.then((code) => {
-      if (code !== 0 || fed < KCAT_N) failure ??= new Error(`kcat exited ${code} after ${fed} messages fed: ${kcatErr}`);
-    }, () => undefined);
+    kcatExit.then(
+      (code) => {
+        if (code !== 0 || fed < KCAT_N) failure ??= new Error(`kcat exited ${code} after ${fed} messages fed: ${kcatErr}`);
+      },
+      () => undefined,
+    );
 
     // mid-way: SIGKILL the leader of the busiest partition
     await until(() => (healthy(), fed >= 10_000 && acked.size >= 2 * 3_000), 'the first part produced', 120_000, 20);
     const sizes: number[] = [];
     for (let p = 0; p < P; p++) {
       const leader = c.broker(await c.leaderOf(topic, p)).address;
-      const lo = await rawRequest(leader, 2, 4, { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: [{ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }] });
+      const lo = await rawRequest(leader, 2, 4, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: topic, partitions: [{ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }],
+      });
       sizes.push(Number(lo.topics[0]!.partitions[0]!.offset));
     }
     const busiest = sizes.indexOf(Math.max(...sizes));
     const victim = await c.leaderOf(topic, busiest);
     await c.broker(victim).kill();
     // the ISRs shrink: new leaders, and the dead broker leaves every ISR
-    await until(async () => {
-      for (let p = 0; p < P; p++) {
-        const st = await isrOf(c, topic, p);
-        if (!st || st.leader < 0 || st.leader === victim || st.isr.includes(victim)) return false;
-      }
-      return true;
-    }, 'ISRs without the killed broker', 30_000);
+    await until(
+      async () => {
+        for (let p = 0; p < P; p++) {
+          const st = await isrOf(c, topic, p);
+          if (!st || st.leader < 0 || st.leader === victim || st.isr.includes(victim)) return false;
+        }
+        return true;
+      },
+      'ISRs without the killed broker',
+      30_000,
+    );
     const shrunk = await Promise.all([0, 1, 2].map((p) => isrOf(c, topic, p)));
     for (const st of shrunk) expect(st!.isr).toHaveLength(2);
     await until(() => (healthy(), fed >= gate.kcat && acked.size >= 2 * gate.kjs), 'production while the broker is dead', 120_000, 100);
@@ -297,10 +351,14 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
     await c.broker(victim).launch();
     await c.broker(victim).waitReady();
     setGate(KCAT_N, KJS_N);
-    await until(async () => {
-      for (let p = 0; p < P; p++) if (!(await isrOf(c, topic, p))?.isr.includes(victim)) return false;
-      return true;
-    }, 'the restarted broker back in every ISR', 90_000);
+    await until(
+      async () => {
+        for (let p = 0; p < P; p++) if (!(await isrOf(c, topic, p))?.isr.includes(victim)) return false;
+        return true;
+      },
+      'the restarted broker back in every ISR',
+      90_000,
+    );
     healthy();
 
     await producers;

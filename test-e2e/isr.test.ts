@@ -37,11 +37,16 @@ describeCluster('ISR and min.insync.replicas (RF=3, min.insync.replicas=2)', () 
     await follower.pause();
     const stoppedAt = Date.now();
     // writes keep flowing with the two others (min.insync.replicas=2)
-    const left = await until(async () => {
-      await produce(leader.address, 'stall', 0, 1, 'b');
-      const s = await isrOf('stall');
-      return s && !s.isr.includes(2) ? Date.now() - stoppedAt : undefined;
-    }, 'follower out of the ISR', 20_000, 200);
+    const left = await until(
+      async () => {
+        await produce(leader.address, 'stall', 0, 1, 'b');
+        const s = await isrOf('stall');
+        return s && !s.isr.includes(2) ? Date.now() - stoppedAt : undefined;
+      },
+      'follower out of the ISR',
+      20_000,
+      200,
+    );
     expect(left).toBeGreaterThanOrEqual(3000);
     expect(await produce(leader.address, 'stall', 0, -1, 'c')).toBe(0);
     await follower.resume();
@@ -56,10 +61,14 @@ describeCluster('ISR and min.insync.replicas (RF=3, min.insync.replicas=2)', () 
     await Promise.all([c.broker(1).kill(), c.broker(2).kill()]);
     const survivor = c.broker(0);
     // the survivor leads with itself alone in the ISR (dead followers removed by the controller or by shrinking)
-    await until(async () => {
-      const s = await isrOf('minisr');
-      return s?.leader === 0 && s.isr.length === 1;
-    }, 'ISR down to the survivor', 30_000);
+    await until(
+      async () => {
+        const s = await isrOf('minisr');
+        return s?.leader === 0 && s.isr.length === 1;
+      },
+      'ISR down to the survivor',
+      30_000,
+    );
     await until(async () => (await produce(survivor.address, 'minisr', 0, -1, 'x')) === 19, 'NOT_ENOUGH_REPLICAS (19)', 15_000, 200);
     expect(await produce(survivor.address, 'minisr', 0, 1, 'y')).toBe(0);
     for (const id of [1, 2]) {

@@ -270,10 +270,14 @@ describeCluster('KafkaJS 2.2.4 against a 3-broker cluster', () => {
     // no answer is sent for acks=0
     expect(w.exchanges.filter((x) => x.api === 'Produce').map((x) => x.response)).toEqual([undefined]);
     const address = c.broker(await c.leaderOf(topic, 0)).address;
-    const back = await until(async () => {
-      const r = await fetchPartition(address, topic, 0);
-      return r.records.length > 0 ? r.records : null;
-    }, 'the acks=0 record', 10_000);
+    const back = await until(
+      async () => {
+        const r = await fetchPartition(address, topic, 0);
+        return r.records.length > 0 ? r.records : null;
+      },
+      'the acks=0 record',
+      10_000,
+    );
     expect(back).toMatchObject([{ offset: 0, key: 'k', value: 'fire-and-forget', headers: [['h', 'v']] }]);
   });
 
@@ -312,7 +316,9 @@ describeCluster('KafkaJS 2.2.4 against a 3-broker cluster', () => {
     await admin.deleteTopics({ topics: [adminTopic], timeout: 20_000 });
     const w = wire.since(mark);
     expect(w.versions('DeleteTopics')).toEqual([V.DeleteTopics]);
-    expect((w.responses<20>('DeleteTopics') as DeleteTopicsResponse[]).flatMap((r) => r.responses.map((t) => [t.name, t.errorCode]))).toEqual([[adminTopic, 0]]);
+    expect((w.responses<20>('DeleteTopics') as DeleteTopicsResponse[]).flatMap((r) => r.responses.map((t) => [t.name, t.errorCode]))).toEqual([
+      [adminTopic, 0],
+    ]);
     await until(async () => !(await admin.listTopics()).includes(adminTopic), `${adminTopic} gone from metadata`, 20_000);
     await expect(admin.fetchTopicMetadata({ topics: [adminTopic] })).rejects.toThrow(/does not host this topic-partition/);
     // as in Kafka, the answer comes once the brokers' metadata dropped the topic; the controller

@@ -10,7 +10,6 @@ const run = promisify(execFile);
 const N = 100_000;
 const KEYS = 997;
 
-
 describeCluster('kcat (librdkafka 2.0.2) against a 3-broker cluster', () => {
   let c: TestCluster;
   let input = '';

@@ -58,4 +58,3 @@ export function sweepStaleNetns(owner?: number): number {
   }
   return n;
 }
-

@@ -190,7 +190,13 @@ export class NetnsTopology {
       },
       broker: (id) => {
         if (id >= this.brokers) throw new Error(`the topology has namespaces for ${this.brokers} brokers, not broker ${id}`);
-        return { host: this.brokerIp(id), port: NETNS_PORTS.client, controlPort: NETNS_PORTS.control, metricsPort: NETNS_PORTS.metrics, netns: this.brokerNetns(id) };
+        return {
+          host: this.brokerIp(id),
+          port: NETNS_PORTS.client,
+          controlPort: NETNS_PORTS.control,
+          metricsPort: NETNS_PORTS.metrics,
+          netns: this.brokerNetns(id),
+        };
       },
     };
   }
@@ -231,7 +237,9 @@ export class NetnsTopology {
       const r = await run('ip', ['netns', 'exec', this.brokerNetns(broker), 'iptables', '-w', ...args], { timeout: 20_000 });
       return r.stdout;
     } catch (err) {
-      throw new Error(`iptables ${args.join(' ')} in ${this.brokerNetns(broker)} failed: ${((err as { stderr?: string }).stderr ?? '').trim()}`, { cause: err });
+      throw new Error(`iptables ${args.join(' ')} in ${this.brokerNetns(broker)} failed: ${((err as { stderr?: string }).stderr ?? '').trim()}`, {
+        cause: err,
+      });
     }
   }
 
@@ -276,9 +284,7 @@ export class NetnsTopology {
 
   /** The DROP rules in force in broker `id`'s namespace (`iptables -S SAMSA-FAULT` lines). */
   async rules(id: number): Promise<string[]> {
-    return (await this.iptables(id, '-S', CHAIN))
-      .split('\n')
-      .filter((l) => l.startsWith('-A '));
+    return (await this.iptables(id, '-S', CHAIN)).split('\n').filter((l) => l.startsWith('-A '));
   }
 
   /** Faults in force, e.g. `broker 1 ✂ zookeeper`. */

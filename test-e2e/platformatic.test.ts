@@ -197,7 +197,9 @@ describeCluster('@platformatic/kafka 2.12.1 against a 3-broker cluster', () => {
   it(`platformatic – admin.describeConfigs shows the configs it created the topic with (DescribeConfigs v${V.DescribeConfigs})`, async () => {
     const mark = wire.exchanges.length;
     const d = await admin.describeConfigs({
-      resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: adminTopic, configurationKeys: ['retention.ms', 'max.message.bytes', 'segment.bytes'] }],
+      resources: [
+        { resourceType: ConfigResourceTypes.TOPIC, resourceName: adminTopic, configurationKeys: ['retention.ms', 'max.message.bytes', 'segment.bytes'] },
+      ],
       includeSynonyms: true,
       includeDocumentation: true,
     });
@@ -316,10 +318,14 @@ describeCluster('@platformatic/kafka 2.12.1 against a 3-broker cluster', () => {
     // no answer is sent for acks=0
     expect(w.exchanges.filter((x) => x.api === 'Produce').map((x) => x.response)).toEqual([undefined]);
     const address = c.broker(await c.leaderOf(topic, 0)).address;
-    const back = await until(async () => {
-      const r = await fetchPartition(address, topic, 0);
-      return r.records.length > 0 ? r.records : null;
-    }, 'the acks=0 record', 10_000);
+    const back = await until(
+      async () => {
+        const r = await fetchPartition(address, topic, 0);
+        return r.records.length > 0 ? r.records : null;
+      },
+      'the acks=0 record',
+      10_000,
+    );
     expect(back).toMatchObject([{ offset: 0, key: 'k', value: 'fire-and-forget', headers: [['h', 'v']] }]);
   });
 
@@ -362,9 +368,18 @@ describeCluster('@platformatic/kafka 2.12.1 against a 3-broker cluster', () => {
     const conn = new Connection('platformatic-e2e-fetch', { requestTimeout: maxWaitMs + 20_000 });
     try {
       await conn.connect(b.host, Number(b.address.slice(b.address.lastIndexOf(':') + 1)));
-      const res = await fetchV17.api.async(conn, maxWaitMs, minBytes, 16 * 1024 * 1024, 0, 0, -1, [
-        { topicId, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset, lastFetchedEpoch: -1, partitionMaxBytes: 8 * 1024 * 1024 }] },
-      ], [], '');
+      const res = await fetchV17.api.async(
+        conn,
+        maxWaitMs,
+        minBytes,
+        16 * 1024 * 1024,
+        0,
+        0,
+        -1,
+        [{ topicId, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset, lastFetchedEpoch: -1, partitionMaxBytes: 8 * 1024 * 1024 }] }],
+        [],
+        '',
+      );
       expect(res.errorCode).toBe(0);
       expect(res.responses).toHaveLength(1);
       expect(res.responses[0]!.topicId).toBe(topicId);
@@ -455,7 +470,13 @@ function serializeError(e: unknown, depth = 0): unknown {
   for (const k of Object.getOwnPropertyNames(o)) {
     if (k === 'stack') continue;
     const v = o[k];
-    out[k] = Array.isArray(v) ? v.map((x) => serializeError(x, depth + 1)) : typeof v === 'object' ? serializeError(v, depth + 1) : typeof v === 'bigint' ? String(v) : v;
+    out[k] = Array.isArray(v)
+      ? v.map((x) => serializeError(x, depth + 1))
+      : typeof v === 'object'
+        ? serializeError(v, depth + 1)
+        : typeof v === 'bigint'
+          ? String(v)
+          : v;
   }
   return out;
 }

@@ -22,7 +22,14 @@ function partitionRows(out: string) {
   return out
     .split('\n')
     .filter((l) => l.startsWith('\tTopic:'))
-    .map((l) => Object.fromEntries(l.trim().split('\t').map((kv) => kv.split(': ') as [string, string])));
+    .map((l) =>
+      Object.fromEntries(
+        l
+          .trim()
+          .split('\t')
+          .map((kv) => kv.split(': ') as [string, string]),
+      ),
+    );
 }
 
 describeCluster('samsa topics against a 3-broker cluster', () => {
@@ -49,7 +56,9 @@ describeCluster('samsa topics against a 3-broker cluster', () => {
   });
 
   it('samsa topics – RF 3 with a config, --list, --alter --partitions, errors with exit code 1', async () => {
-    expect((await samsa('topics', ...bs, '--create', '--topic', 't3', '--partitions', '2', '--replication-factor', '3', '--config', 'min.insync.replicas=2')).code).toBe(0);
+    expect(
+      (await samsa('topics', ...bs, '--create', '--topic', 't3', '--partitions', '2', '--replication-factor', '3', '--config', 'min.insync.replicas=2')).code,
+    ).toBe(0);
     const d = await samsa('topics', ...bs, '--describe', '--topic', 't3');
     expect(d.stdout).toContain('Configs: min.insync.replicas=2');
     for (const r of partitionRows(d.stdout)) expect(r['Replicas']!.split(',').sort()).toEqual(['0', '1', '2']);

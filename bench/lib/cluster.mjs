@@ -67,7 +67,10 @@ export async function startCluster({ brokers: count = 1, nodeFlags = [], overrid
   );
   const admin = new KafkaZk(await ZkClient.connect({ connectString: zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
   const closeAdmin = onCleanup('close ZooKeeper admin client', () => admin.zk.close());
-  await until(async () => (await admin.getBrokerIds()).length === count && (await admin.getControllerId()) !== null, `${count} broker(s) registered and a controller`);
+  await until(
+    async () => (await admin.getBrokerIds()).length === count && (await admin.getControllerId()) !== null,
+    `${count} broker(s) registered and a controller`,
+  );
 
   const partitionStates = async (topic, partitions) => {
     const out = [];
@@ -91,10 +94,13 @@ export async function startCluster({ brokers: count = 1, nodeFlags = [], overrid
     async createTopic(topic, assignment = 1, config = {}, { fullIsr = false } = {}) {
       const map = typeof assignment === 'number' ? new Map(Array.from({ length: assignment }, (_, p) => [p, [0]])) : assignment;
       await admin.createTopic(topic, newTopicId(), map, config);
-      await until(async () => {
-        const states = await partitionStates(topic, map.size);
-        return states.every((s, p) => s && s.leader >= 0 && (!fullIsr || s.isr.length === map.get(p).length));
-      }, `leaders${fullIsr ? ' and full ISRs' : ''} of ${topic}`);
+      await until(
+        async () => {
+          const states = await partitionStates(topic, map.size);
+          return states.every((s, p) => s && s.leader >= 0 && (!fullIsr || s.isr.length === map.get(p).length));
+        },
+        `leaders${fullIsr ? ' and full ISRs' : ''} of ${topic}`,
+      );
     },
     /**
      * Stops the brokers (SIGTERM: a clean shutdown, which writes a --cpu-prof profile) one at a

@@ -33,19 +33,21 @@ function fetchRequest(version, correlationId, { topic, offsets, maxWaitMs, parti
     isolationLevel: 0,
     sessionId: 0,
     sessionEpoch: -1,
-    topics: [{
-      topic,
-      topicId: Buffer.alloc(16),
-      partitions: [...offsets].map(([partition, fetchOffset]) => ({
-        partition,
-        currentLeaderEpoch: -1,
-        fetchOffset,
-        lastFetchedEpoch: -1,
-        logStartOffset: -1n,
-        partitionMaxBytes,
-        replicaDirectoryId: Buffer.alloc(16),
-      })),
-    }],
+    topics: [
+      {
+        topic,
+        topicId: Buffer.alloc(16),
+        partitions: [...offsets].map(([partition, fetchOffset]) => ({
+          partition,
+          currentLeaderEpoch: -1,
+          fetchOffset,
+          lastFetchedEpoch: -1,
+          logStartOffset: -1n,
+          partitionMaxBytes,
+          replicaDirectoryId: Buffer.alloc(16),
+        })),
+      },
+    ],
     forgottenTopicsData: [],
     rackId: '',
   });
@@ -60,7 +62,15 @@ export function percentile(sorted, q) {
 function summarize(xs) {
   const s = Float64Array.from(xs).sort();
   const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1);
-  return { count: s.length, mean, p50: percentile(s, 0.5), p90: percentile(s, 0.9), p99: percentile(s, 0.99), p999: percentile(s, 0.999), max: s.length ? s[s.length - 1] : NaN };
+  return {
+    count: s.length,
+    mean,
+    p50: percentile(s, 0.5),
+    p90: percentile(s, 0.9),
+    p99: percentile(s, 0.99),
+    p999: percentile(s, 0.999),
+    max: s.length ? s[s.length - 1] : NaN,
+  };
 }
 
 /**
@@ -141,16 +151,19 @@ export async function pacedEndToEnd({
         const sentAt = performance.now();
         outstanding[li]++;
         requests++;
-        producers[li].request(id, [produceRequest(pv, { topic, acks, timeoutMs: 30_000, partitionData }, id)]).then((frame) => {
-          outstanding[li]--;
-          const err = checkProduceResponse(pv, frame);
-          if (err) throw new Error(`produce failed: error ${err.errorCode} ${err.message ?? ''}`);
-          const ms = performance.now() - sentAt;
-          ackLatencies.push(ms);
-          const sec = second(sentAt);
-          sec[2] = Math.max(sec[2], ms);
-          sendFrom(li);
-        }).catch(fail);
+        producers[li]
+          .request(id, [produceRequest(pv, { topic, acks, timeoutMs: 30_000, partitionData }, id)])
+          .then((frame) => {
+            outstanding[li]--;
+            const err = checkProduceResponse(pv, frame);
+            if (err) throw new Error(`produce failed: error ${err.errorCode} ${err.message ?? ''}`);
+            const ms = performance.now() - sentAt;
+            ackLatencies.push(ms);
+            const sec = second(sentAt);
+            sec[2] = Math.max(sec[2], ms);
+            sendFrom(li);
+          })
+          .catch(fail);
       }
     };
 
@@ -174,7 +187,9 @@ export async function pacedEndToEnd({
     const consume = async (li) => {
       while (producing || consumed < created) {
         const id = nextCorrelation++;
-        const frame = await consumers[li].request(id, [fetchRequest(fv, id, { topic, offsets: offsets[li], maxWaitMs: fetchMaxWaitMs, partitionMaxBytes: 1_048_576 })]);
+        const frame = await consumers[li].request(id, [
+          fetchRequest(fv, id, { topic, offsets: offsets[li], maxWaitMs: fetchMaxWaitMs, partitionMaxBytes: 1_048_576 }),
+        ]);
         const arrived = performance.now();
         const { body } = decodeResponse(FETCH, fv, frame);
         if (body.errorCode) throw new Error(`fetch failed: error ${body.errorCode}`);

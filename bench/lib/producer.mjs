@@ -148,7 +148,8 @@ export async function waitUntilProducible({ host, port, topic, partition = 0, ti
     for (let id = 1; ; id++) {
       const err = checkProduceResponse(version, await conn.request(id, [produceRequest(version, { topic, partition, acks: 1, timeoutMs: 5000, records }, id)]));
       if (!err) return;
-      if (Date.now() > deadline) throw new Error(`${topic}-${partition} still not producible after ${timeoutMs} ms: error ${err.errorCode} ${err.message ?? ''}`);
+      if (Date.now() > deadline)
+        throw new Error(`${topic}-${partition} still not producible after ${timeoutMs} ms: error ${err.errorCode} ${err.message ?? ''}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
@@ -209,18 +210,21 @@ export async function produceLoad({
         head.writeInt32BE(correlationId, CORRELATION_ID_OFFSET);
         sent++;
         sentBytes += head.length + f.rest.length;
-        conn.request(correlationId, [head, f.rest]).then((resp) => {
-          const err = checkProduceResponse(version, resp);
-          if (err) throw new Error(`produce failed: error ${err.errorCode} ${err.message ?? ''}`);
-          acked++;
-          ackedBatchBytes += f.batchBytes;
-          if (elapsedMs() >= maxMs) stopSending = true;
-          if (!stopSending && sent < wantRequests) sendOne();
-          else if (acked === sent) resolve();
-        }).catch((err) => {
-          failure ??= err;
-          reject(failure);
-        });
+        conn
+          .request(correlationId, [head, f.rest])
+          .then((resp) => {
+            const err = checkProduceResponse(version, resp);
+            if (err) throw new Error(`produce failed: error ${err.errorCode} ${err.message ?? ''}`);
+            acked++;
+            ackedBatchBytes += f.batchBytes;
+            if (elapsedMs() >= maxMs) stopSending = true;
+            if (!stopSending && sent < wantRequests) sendOne();
+            else if (acked === sent) resolve();
+          })
+          .catch((err) => {
+            failure ??= err;
+            reject(failure);
+          });
       };
       for (let i = 0; i < Math.min(inflight, wantRequests); i++) sendOne();
     });

@@ -28,7 +28,14 @@ export class Report {
    * `line`, when given, is printed instead of `name: value unit (text)`.
    */
   figure({ name, value, unit, reference, ratio, text, line, digits = 1, ...extra }) {
-    const f = { name, value: round(value, digits), unit, ...(reference ? { reference: { ...reference, value: round(reference.value, digits) } } : {}), ...(ratio !== undefined ? { ratio: round(ratio, 3) } : {}), ...extra };
+    const f = {
+      name,
+      value: round(value, digits),
+      unit,
+      ...(reference ? { reference: { ...reference, value: round(reference.value, digits) } } : {}),
+      ...(ratio !== undefined ? { ratio: round(ratio, 3) } : {}),
+      ...extra,
+    };
     this.figures.push(f);
     process.stdout.write(`${line ?? `${name}: ${f.value} ${unit}${text ? ` (${text})` : ''}`}\n`);
     return f;

@@ -16,16 +16,16 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
  * directory `shared/bench` beside the checkout.
  */
 export function referenceDir() {
-  return process.env.SAMSA_BENCH_REFERENCE_DIR
-    ? resolve(process.env.SAMSA_BENCH_REFERENCE_DIR)
-    : resolve(REPO_ROOT, '..', 'shared', 'bench');
+  return process.env.SAMSA_BENCH_REFERENCE_DIR ? resolve(process.env.SAMSA_BENCH_REFERENCE_DIR) : resolve(REPO_ROOT, '..', 'shared', 'bench');
 }
 
 /** `<reference dir>/<sub>`, or an Error saying what is missing. */
 export function referenceScriptDir(sub) {
   const dir = join(referenceDir(), sub);
   if (!existsSync(join(dir, 'run.sh'))) {
-    throw new Error(`${join(dir, 'run.sh')} not found: set SAMSA_BENCH_REFERENCE_DIR to the directory holding the reference scripts (floor/, peer-nats/; see bench/RESULTS.md)`);
+    throw new Error(
+      `${join(dir, 'run.sh')} not found: set SAMSA_BENCH_REFERENCE_DIR to the directory holding the reference scripts (floor/, peer-nats/; see bench/RESULTS.md)`,
+    );
   }
   return dir;
 }

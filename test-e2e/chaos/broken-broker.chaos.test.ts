@@ -22,10 +22,14 @@ async function pauseFollowersThenKillLeader(c: TestCluster, topic: string, w: Wo
   } finally {
     for (const f of followers) c.broker(f).resume();
   }
-  await until(async () => {
-    const l = await c.leaderOf(topic, 0);
-    return l >= 0 && l !== leader;
-  }, 'a new leader', 60_000);
+  await until(
+    async () => {
+      const l = await c.leaderOf(topic, 0);
+      return l >= 0 && l !== leader;
+    },
+    'a new leader',
+    60_000,
+  );
   await c.startBroker(leader);
 }
 

@@ -63,7 +63,23 @@ describeChaos(
       const zkElection = await freeRange();
       const broker = await freeRange();
       const up = await samsa(
-        ['cluster', 'up', '--detach', '--data-dir', dir, '--zk-port', String(zk), '--zk-peer-port', String(zkPeer), '--zk-election-port', String(zkElection), '--broker-port', String(broker), '--metrics-port', '0'],
+        [
+          'cluster',
+          'up',
+          '--detach',
+          '--data-dir',
+          dir,
+          '--zk-port',
+          String(zk),
+          '--zk-peer-port',
+          String(zkPeer),
+          '--zk-election-port',
+          String(zkElection),
+          '--broker-port',
+          String(broker),
+          '--metrics-port',
+          '0',
+        ],
         240_000,
       );
       expect(up.code, up.out).toBe(0);

@@ -26,9 +26,19 @@ describeChaos(
       await c?.stop();
     });
 
-    async function groupScenario(name: string, topic: string, groupId: string, fault: (consumers: Consumer[], restart: (i: number) => Promise<void>) => Promise<void>): Promise<void> {
+    async function groupScenario(
+      name: string,
+      topic: string,
+      groupId: string,
+      fault: (consumers: Consumer[], restart: (i: number) => Promise<void>) => Promise<void>,
+    ): Promise<void> {
       await createVerifyTopic(c, topic, PARTITIONS);
-      const kafka = new Kafka({ clientId: 'chaos-groups', brokers: c.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 2000 } });
+      const kafka = new Kafka({
+        clientId: 'chaos-groups',
+        brokers: c.bootstrap.split(','),
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 2000 },
+      });
       const seen = new Set<string>();
       const consumers: Consumer[] = [];
       const startConsumer = async (i: number) => {
@@ -60,10 +70,17 @@ describeChaos(
         result = await w.stop();
       }
       try {
-        await until(() => result.acked.every((a) => seen.has(`${result.runId}:${a.worker}:${a.seq}`)), 'the group consuming every acknowledged write', 120_000, 250).catch(() => undefined);
+        await until(
+          () => result.acked.every((a) => seen.has(`${result.runId}:${a.worker}:${a.seq}`)),
+          'the group consuming every acknowledged write',
+          120_000,
+          250,
+        ).catch(() => undefined);
         const missed = result.acked.filter((a) => !seen.has(`${result.runId}:${a.worker}:${a.seq}`)).length;
         const report = await checkTopic({ bootstrap: c.bootstrap, topic, acked: result, replicaLogDirs: c.logDirs(), timeoutMs: 120_000 });
-        process.stdout.write(`\n=== ${name}: acknowledged ${report.acknowledged}, consumed by the group ${seen.size}, missed by the group ${missed}; log: consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`);
+        process.stdout.write(
+          `\n=== ${name}: acknowledged ${report.acknowledged}, consumed by the group ${seen.size}, missed by the group ${missed}; log: consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
+        );
         expect(missed).toBe(0);
         expect(report.ok).toBe(true);
       } finally {

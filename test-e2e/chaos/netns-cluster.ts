@@ -141,7 +141,13 @@ export async function runPartitionScenario(o: PartitionScenario): Promise<Verify
     `\n=== ${o.name} (seed ${o.seed}): acknowledged ${report.acknowledged}, consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
   );
   expect(report.acknowledged).toBeGreaterThan(0);
-  expect({ lost: report.lost, reordered: report.reordered, divergent: report.divergentPartitions, backwards: report.offsetsBackwards, violations: report.violations }).toEqual({
+  expect({
+    lost: report.lost,
+    reordered: report.reordered,
+    divergent: report.divergentPartitions,
+    backwards: report.offsetsBackwards,
+    violations: report.violations,
+  }).toEqual({
     lost: 0,
     reordered: 0,
     divergent: [],
@@ -168,7 +174,12 @@ export async function produceAll(address: string, topic: string, partition: numb
     address,
     0,
     9,
-    { transactionalId: null, acks: -1, timeoutMs, topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }] },
+    {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs,
+      topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }],
+    },
     timeoutMs + 15_000,
   );
   return r.responses[0]!.partitionResponses[0]!.errorCode;

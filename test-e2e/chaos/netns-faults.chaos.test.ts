@@ -29,10 +29,7 @@ describeNetns('chaos – network namespace faults', () => {
     const ctrl = await controllerOf(c);
     const victim = (ctrl + 1) % 3;
     await net.isolate(victim, 'clients');
-    expect(await net.rules(victim)).toEqual([
-      `-A SAMSA-FAULT -s ${net.clientIp}/32 -j DROP`,
-      `-A SAMSA-FAULT -d ${net.clientIp}/32 -j DROP`,
-    ]);
+    expect(await net.rules(victim)).toEqual([`-A SAMSA-FAULT -s ${net.clientIp}/32 -j DROP`, `-A SAMSA-FAULT -d ${net.clientIp}/32 -j DROP`]);
     expect(await portOpen(net.brokerIp(victim), NETNS_PORTS.client, 1500)).toBe(false);
     for (const b of c.brokers.filter((x) => x.id !== victim)) expect(await portOpen(net.brokerIp(b.id), NETNS_PORTS.client, 1500)).toBe(true);
     // still in touch with ZooKeeper and its peers: registered, and the controller does not fail it
@@ -48,7 +45,12 @@ describeNetns('chaos – network namespace faults', () => {
     const victim = (ctrl + 2) % 3;
     const t0 = Date.now();
     await net.isolate(victim, 'zookeeper');
-    const gone = await until(async () => (!(await c.admin.getBrokerIds()).includes(victim) ? Date.now() - t0 : null), 'the registration to vanish', SESSION_TIMEOUT_MS + 20_000, 100);
+    const gone = await until(
+      async () => (!(await c.admin.getBrokerIds()).includes(victim) ? Date.now() - t0 : null),
+      'the registration to vanish',
+      SESSION_TIMEOUT_MS + 20_000,
+      100,
+    );
     // ZooKeeper expires a session a timeout after the last ping it got (pings go every timeout / 3)
     expect(gone).toBeGreaterThanOrEqual((SESSION_TIMEOUT_MS * 2) / 3 - 500);
     // clients still reach it (only ZooKeeper is cut off)

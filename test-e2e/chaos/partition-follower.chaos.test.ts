@@ -27,7 +27,10 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
     const seed = baseSeed + 11;
     const ctrl = await controllerOf(c);
     // leader and follower: the two brokers that are not the controller, in an order drawn from `seed`
-    const [leader, follower] = pick(seededRandom(seed), [0, 1, 2].filter((b) => b !== ctrl)) as [number, number];
+    const [leader, follower] = pick(
+      seededRandom(seed),
+      [0, 1, 2].filter((b) => b !== ctrl),
+    ) as [number, number];
     const topic = 'follower-cut';
     let shrankAfter = 0;
     let rejoinedAfter = 0;
@@ -40,33 +43,55 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
       fault: async (w) => {
         const t0 = Date.now();
         await net.isolate(follower, { brokers: [leader] });
-        shrankAfter = await until(async () => {
-          const [s] = await statesOf(c, topic, 1);
-          return s!.isr.includes(follower) ? null : Date.now() - t0;
-        }, 'the follower out of the ISR (state znode)', LAG_MS + 30_000, 100);
+        shrankAfter = await until(
+          async () => {
+            const [s] = await statesOf(c, topic, 1);
+            return s!.isr.includes(follower) ? null : Date.now() - t0;
+          },
+          'the follower out of the ISR (state znode)',
+          LAG_MS + 30_000,
+          100,
+        );
         const [s] = await statesOf(c, topic, 1);
         expect(s!.leader).toBe(leader);
         expect([...s!.isr].sort()).toEqual([leader, ctrl].sort());
         // the ISR change reaches every broker's metadata (ISR change notification → UpdateMetadata)
-        await until(async () => {
-          const [p] = await metadataOf(c.broker(ctrl).address, topic);
-          return p && !p.isr.includes(follower) && p.leader === leader;
-        }, 'Metadata without the follower in the ISR', 30_000, 200);
+        await until(
+          async () => {
+            const [p] = await metadataOf(c.broker(ctrl).address, topic);
+            return p && !p.isr.includes(follower) && p.leader === leader;
+          },
+          'Metadata without the follower in the ISR',
+          30_000,
+          200,
+        );
         // acks=all writes go on with leader + the other follower (min.insync.replicas=2)
         await moreAcks(w, 200, 'while the follower is cut off');
         const h0 = Date.now();
         await net.heal(follower);
-        rejoinedAfter = await until(async () => {
-          const [st] = await statesOf(c, topic, 1);
-          return st!.isr.includes(follower) ? Date.now() - h0 : null;
-        }, 'the follower back in the ISR (state znode)', 60_000, 100);
-        await until(async () => {
-          const [p] = await metadataOf(c.broker(follower).address, topic);
-          return p && p.isr.length === 3;
-        }, 'Metadata with the follower back in the ISR', 30_000, 200);
+        rejoinedAfter = await until(
+          async () => {
+            const [st] = await statesOf(c, topic, 1);
+            return st!.isr.includes(follower) ? Date.now() - h0 : null;
+          },
+          'the follower back in the ISR (state znode)',
+          60_000,
+          100,
+        );
+        await until(
+          async () => {
+            const [p] = await metadataOf(c.broker(follower).address, topic);
+            return p && p.isr.length === 3;
+          },
+          'Metadata with the follower back in the ISR',
+          30_000,
+          200,
+        );
       },
     });
-    console.log(`[partition] follower ${follower} cut off from leader ${leader}: out of the ISR after ${shrankAfter} ms (replica.lag.time.max.ms ${LAG_MS}); back ${rejoinedAfter} ms after heal`);
+    console.log(
+      `[partition] follower ${follower} cut off from leader ${leader}: out of the ISR after ${shrankAfter} ms (replica.lag.time.max.ms ${LAG_MS}); back ${rejoinedAfter} ms after heal`,
+    );
     // not before the lag time (less the follower's last fetch wait), and not long after it (checked every lag/2)
     expect(shrankAfter).toBeGreaterThanOrEqual(LAG_MS - 1000);
     expect(shrankAfter).toBeLessThanOrEqual(LAG_MS * 2 + 10_000);
@@ -76,7 +101,10 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
     const { c, net } = k!;
     const seed = baseSeed + 12;
     const ctrl = await controllerOf(c);
-    const [other, follower] = pick(seededRandom(seed), [0, 1, 2].filter((b) => b !== ctrl)) as [number, number];
+    const [other, follower] = pick(
+      seededRandom(seed),
+      [0, 1, 2].filter((b) => b !== ctrl),
+    ) as [number, number];
     const topic = 'follower-alone';
     // the follower leads nothing: partitions led by the controller and by the other broker
     const assignment = [
@@ -93,7 +121,12 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
       seed,
       fault: async (w) => {
         await net.isolate(follower, 'peers');
-        await until(async () => (await statesOf(c, topic, assignment.length)).every((s) => !s.isr.includes(follower) && s.isr.length === 2), 'the follower out of every ISR', LAG_MS + 30_000, 100);
+        await until(
+          async () => (await statesOf(c, topic, assignment.length)).every((s) => !s.isr.includes(follower) && s.isr.length === 2),
+          'the follower out of every ISR',
+          LAG_MS + 30_000,
+          100,
+        );
         // still registered: it talks to ZooKeeper, only its peers are cut off
         expect(await c.admin.getBrokerIds()).toContain(follower);
         await moreAcks(w, 200, 'while the follower is cut off');

@@ -12,7 +12,17 @@ import { readReplicaLog } from '@samsa/client/verify';
 import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
 import { baseSeed, moreAcks, seededRandom } from './scenario.js';
-import { produceAll, SESSION_TIMEOUT_MS, controllerOf, metadataOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
+import {
+  produceAll,
+  SESSION_TIMEOUT_MS,
+  controllerOf,
+  metadataOf,
+  pick,
+  runPartitionScenario,
+  startNetnsCluster,
+  statesOf,
+  type NetnsCluster,
+} from './netns-cluster.js';
 
 describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)', () => {
   let k: NetnsCluster | undefined;
@@ -27,7 +37,10 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
     const { c, net } = k!;
     const seed = baseSeed + 21;
     const ctrl = await controllerOf(c);
-    const [old, other] = pick(seededRandom(seed), [0, 1, 2].filter((b) => b !== ctrl)) as [number, number];
+    const [old, other] = pick(
+      seededRandom(seed),
+      [0, 1, 2].filter((b) => b !== ctrl),
+    ) as [number, number];
     const topic = 'leader-zk-cut';
     const assignment = [
       [old, other, ctrl],
@@ -49,15 +62,25 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
         const t0 = Date.now();
         await net.isolate(old, 'zookeeper');
         // the controller fails the broker once ZooKeeper expires its session, and elects from the ISR
-        await until(async () => {
-          const now = await statesOf(c, topic, assignment.length);
-          return now.every((s, p) => s.leader >= 0 && s.leader !== old && s.leaderEpoch > before[p]!.leaderEpoch);
-        }, 'new leaders elected', SESSION_TIMEOUT_MS + 30_000, 100);
+        await until(
+          async () => {
+            const now = await statesOf(c, topic, assignment.length);
+            return now.every((s, p) => s.leader >= 0 && s.leader !== old && s.leaderEpoch > before[p]!.leaderEpoch);
+          },
+          'new leaders elected',
+          SESSION_TIMEOUT_MS + 30_000,
+          100,
+        );
         failedOverAfter = Date.now() - t0;
         const after = await statesOf(c, topic, assignment.length);
         // the new leaders serve (their LeaderAndIsr arrived; the followers now fetch from them)
         for (let p = 0; p < assignment.length; p++) {
-          await until(async () => (await metadataOf(c.broker(after[p]!.leader).address, topic))[p]?.leader === after[p]!.leader, `broker ${after[p]!.leader} leading ${topicPartitionKey(topic, p)}`, 30_000, 200);
+          await until(
+            async () => (await metadataOf(c.broker(after[p]!.leader).address, topic))[p]?.leader === after[p]!.leader,
+            `broker ${after[p]!.leader} leading ${topicPartitionKey(topic, p)}`,
+            30_000,
+            200,
+          );
         }
         // the old leader still takes writes (it believes it leads) but acknowledges none of them
         for (let i = 0; i < 3; i++) {
@@ -79,7 +102,10 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
         const newLeader = after[0]!.leader;
         const winner = await readReplicaLog(c.logDirs()[newLeader]!, topic, 0);
         for (const p of probes) {
-          expect(healed.records.some((r) => r.value === p.value), `${p.value} still in the old leader's log`).toBe(false);
+          expect(
+            healed.records.some((r) => r.value === p.value),
+            `${p.value} still in the old leader's log`,
+          ).toBe(false);
           expect(winner.records.some((r) => r.value === p.value)).toBe(false);
         }
         console.log(

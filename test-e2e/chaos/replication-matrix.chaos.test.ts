@@ -26,11 +26,13 @@ const ALL: Cell[] = [];
 for (const how of ['clean', 'hard'] as const)
   for (const mode of ['shutdown', 'bounce'] as const)
     for (const target of ['leader', 'controller'] as const)
-      for (const idempotent of [true, false])
-        for (const compression of ['none', 'gzip'] as const) ALL.push({ how, mode, target, idempotent, compression });
+      for (const idempotent of [true, false]) for (const compression of ['none', 'gzip'] as const) ALL.push({ how, mode, target, idempotent, compression });
 
 const name = (c: Cell) => `${c.how} ${c.mode} ${c.target}, idempotence ${c.idempotent ? 'on' : 'off'}, compression ${c.compression}`;
-const QUICK = new Set([name({ how: 'hard', mode: 'bounce', target: 'leader', idempotent: true, compression: 'none' }), name({ how: 'clean', mode: 'shutdown', target: 'controller', idempotent: false, compression: 'gzip' })]);
+const QUICK = new Set([
+  name({ how: 'hard', mode: 'bounce', target: 'leader', idempotent: true, compression: 'none' }),
+  name({ how: 'clean', mode: 'shutdown', target: 'controller', idempotent: false, compression: 'gzip' }),
+]);
 const CELLS = CHAOS_FULL ? ALL : ALL.filter((c) => QUICK.has(name(c)));
 const BOUNCES = 5;
 const PARTITIONS = 3;
@@ -75,7 +77,16 @@ describeChaos(
           }
         };
         void i;
-        await runScenario({ name: name(cell), cluster: c, topic, partitions: PARTITIONS, idempotent: cell.idempotent, compression: cell.compression, fault, heal });
+        await runScenario({
+          name: name(cell),
+          cluster: c,
+          topic,
+          partitions: PARTITIONS,
+          idempotent: cell.idempotent,
+          compression: cell.compression,
+          fault,
+          heal,
+        });
       });
     });
   },

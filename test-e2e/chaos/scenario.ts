@@ -34,7 +34,9 @@ export const baseSeed = Number(process.env['CHAOS_SEED'] ?? 20261203);
 export async function createVerifyTopic(c: TestCluster, topic: string, partitions = 3): Promise<void> {
   const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin' });
   try {
-    await admin.createTopics([{ name: topic, numPartitions: partitions, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } }], { timeoutMs: 60_000 });
+    await admin.createTopics([{ name: topic, numPartitions: partitions, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } }], {
+      timeoutMs: 60_000,
+    });
   } finally {
     await admin.close();
   }
@@ -88,10 +90,18 @@ export async function runScenario(o: ScenarioOptions): Promise<VerifyReport> {
   // the followers catch up before their logs are compared
   await o.cluster.waitForFullIsr(o.topic, partitions, 120_000).catch(() => undefined);
   const report = await checkTopic({ bootstrap: o.cluster.bootstrap, topic: o.topic, acked: result, replicaLogDirs: o.cluster.logDirs(), timeoutMs: 120_000 });
-  process.stdout.write(`\n=== ${o.name}: acknowledged ${report.acknowledged}, consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`);
+  process.stdout.write(
+    `\n=== ${o.name}: acknowledged ${report.acknowledged}, consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
+  );
   if (o.expectOk ?? true) {
     expect(report.acknowledged).toBeGreaterThan(0);
-    expect({ lost: report.lost, reordered: report.reordered, divergent: report.divergentPartitions, backwards: report.offsetsBackwards, violations: report.violations }).toEqual({
+    expect({
+      lost: report.lost,
+      reordered: report.reordered,
+      divergent: report.divergentPartitions,
+      backwards: report.offsetsBackwards,
+      violations: report.violations,
+    }).toEqual({
       lost: 0,
       reordered: 0,
       divergent: [],

@@ -39,7 +39,21 @@ describeChaos(
       const logDirs = Object.entries(c.logDirs())
         .map(([id, d]) => `${id}=${d}`)
         .join(',');
-      const r = await samsa(['verify', '--bootstrap-server', c.bootstrap, '--topic', 'verify-cli', '--messages', '3000', '--rate', '0', '--compression', 'gzip', '--log-dirs', logDirs]);
+      const r = await samsa([
+        'verify',
+        '--bootstrap-server',
+        c.bootstrap,
+        '--topic',
+        'verify-cli',
+        '--messages',
+        '3000',
+        '--rate',
+        '0',
+        '--compression',
+        'gzip',
+        '--log-dirs',
+        logDirs,
+      ]);
       process.stdout.write(r.out);
       expect(r.code).toBe(0);
       expect(r.out).toContain('Created topic verify-cli (partitions 3, replication factor 3, min.insync.replicas 2).');

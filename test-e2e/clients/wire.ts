@@ -6,8 +6,7 @@
  *  - `fetchAll` reads partitions back with raw Fetch requests (no consumer groups needed).
  */
 import { connect, type Socket } from 'node:net';
-import type {
-  RecordBatch} from '@samsa/protocol';
+import type { RecordBatch } from '@samsa/protocol';
 import {
   compressionName,
   decodeRequest,
@@ -152,7 +151,13 @@ export class WireLog {
 }
 
 /** One request/response over a fresh connection to `address` ("host:port"). */
-export async function rawRequest<K extends ApiKey>(address: string, apiKey: K, apiVersion: number, body: ApiRequestMap[K], timeoutMs = 15_000): Promise<ApiResponseMap[K]> {
+export async function rawRequest<K extends ApiKey>(
+  address: string,
+  apiKey: K,
+  apiVersion: number,
+  body: ApiRequestMap[K],
+  timeoutMs = 15_000,
+): Promise<ApiResponseMap[K]> {
   const i = address.lastIndexOf(':');
   const socket = connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)) });
   try {
@@ -294,9 +299,14 @@ export async function waitForPartitionsServed(
   timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (let p = 0; p < partitions; ) {
+  for (let p = 0; p < partitions;) {
     const leader = await c.leaderOf(topic, p);
-    const ok = leader >= 0 && (await fetchPartition(c.broker(leader).address, topic, p).then(() => true, () => false));
+    const ok =
+      leader >= 0 &&
+      (await fetchPartition(c.broker(leader).address, topic, p).then(
+        () => true,
+        () => false,
+      ));
     if (ok) p++;
     else if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${topicPartitionKey(topic, p)} to be served by its leader`);
     else await new Promise((r) => setTimeout(r, 50));
@@ -315,7 +325,12 @@ export async function waitForBrokerMetadata(addresses: string[], controllerId: (
     let ready = controller !== null;
     for (const a of addresses) {
       if (!ready) break;
-      const md = await rawRequest(a, 3, 12, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      const md = await rawRequest(a, 3, 12, {
+        topics: [],
+        allowAutoTopicCreation: false,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
       ready = md.brokers.length === addresses.length && md.controllerId === controller;
     }
     if (ready) return;

@@ -23,9 +23,7 @@ export function parseAddress(s: string): BrokerAddress {
 
 /** Parses bootstrap.servers: a comma-separated string or a list of `host:port` entries. */
 export function parseBootstrapServers(servers: string | readonly string[]): BrokerAddress[] {
-  const items = (typeof servers === 'string' ? servers.split(',') : servers.flatMap((s) => s.split(',')))
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const items = (typeof servers === 'string' ? servers.split(',') : servers.flatMap((s) => s.split(','))).map((s) => s.trim()).filter((s) => s !== '');
   if (items.length === 0) throw new TypeError('No resolvable bootstrap urls given in bootstrap.servers');
   const out: BrokerAddress[] = [];
   for (const item of items) {

@@ -115,7 +115,13 @@ export async function findGroupCoordinator(cluster: Cluster, groupId: string): P
 }
 
 /** Runs `fn` against the coordinator of `groupId`, finding it again on every retry. */
-function withCoordinator<T>(cluster: Cluster, operation: string, groupId: string, opts: GroupOperationOptions, fn: (conn: Connection, node: BrokerNode) => Promise<T>): Promise<T> {
+function withCoordinator<T>(
+  cluster: Cluster,
+  operation: string,
+  groupId: string,
+  opts: GroupOperationOptions,
+  fn: (conn: Connection, node: BrokerNode) => Promise<T>,
+): Promise<T> {
   return cluster.retry(
     operation,
     async () => {
@@ -187,12 +193,30 @@ export async function describeGroups(cluster: Cluster, groupIds: readonly string
       }
     }),
   );
-  if (errors.size > 0) throw new BatchError('describeGroups', errors, ids.filter((g) => out.has(g)));
+  if (errors.size > 0)
+    throw new BatchError(
+      'describeGroups',
+      errors,
+      ids.filter((g) => out.has(g)),
+    );
   return ids.map((g) => out.get(g)!);
 }
 
 function toGroupDescription(
-  g: { groupId: string; groupState: string; protocolType: string; protocolData: string; members: Array<{ memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; memberMetadata: Buffer; memberAssignment: Buffer }> },
+  g: {
+    groupId: string;
+    groupState: string;
+    protocolType: string;
+    protocolData: string;
+    members: Array<{
+      memberId: string;
+      groupInstanceId: string | null;
+      clientId: string;
+      clientHost: string;
+      memberMetadata: Buffer;
+      memberAssignment: Buffer;
+    }>;
+  },
   coordinator: BrokerNode,
 ): GroupDescription {
   const consumer = g.protocolType === CONSUMER_PROTOCOL_TYPE;
@@ -230,7 +254,12 @@ function toGroupDescription(
  * Committed offsets of a group (OffsetFetch to its coordinator): of `partitions`, or all of them
  * (null). Partitions without a committed offset are left out. Sorted by topic, partition.
  */
-export async function listGroupOffsets(cluster: Cluster, groupId: string, partitions: readonly TopicPartition[] | null = null, opts: GroupOperationOptions = {}): Promise<CommittedOffset[]> {
+export async function listGroupOffsets(
+  cluster: Cluster,
+  groupId: string,
+  partitions: readonly TopicPartition[] | null = null,
+  opts: GroupOperationOptions = {},
+): Promise<CommittedOffset[]> {
   const topics = partitions === null ? null : [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map((p) => p.partition) }));
   return withCoordinator(cluster, 'listGroupOffsets', groupId, opts, async (conn) => {
     const res = await conn.request(
@@ -242,7 +271,10 @@ export async function listGroupOffsets(cluster: Cluster, groupId: string, partit
       // v2+: top-level error, all partitions with a null topic list
       { minVersion: 2 },
     );
-    let resultTopics: Array<{ name: string; partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }> }>;
+    let resultTopics: Array<{
+      name: string;
+      partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }>;
+    }>;
     if (res.version >= 8) {
       const g = res.body.groups.find((x) => x.groupId === groupId);
       if (!g) throw new KafkaError('UNKNOWN_SERVER_ERROR', `The OffsetFetch response has no result for group '${groupId}'`);
@@ -257,7 +289,13 @@ export async function listGroupOffsets(cluster: Cluster, groupId: string, partit
       for (const p of t.partitions) {
         throwIfError(p.errorCode);
         if (p.committedOffset < 0n) continue;
-        out.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: res.version >= 5 ? p.committedLeaderEpoch : -1, metadata: p.metadata });
+        out.push({
+          topic: t.name,
+          partition: p.partitionIndex,
+          offset: p.committedOffset,
+          leaderEpoch: res.version >= 5 ? p.committedLeaderEpoch : -1,
+          metadata: p.metadata,
+        });
       }
     }
     return out.sort(byTopicPartition);
@@ -269,15 +307,30 @@ export async function listGroupOffsets(cluster: Cluster, groupId: string, partit
  * id): accepted only while the group has no members (else UNKNOWN_MEMBER_ID); creates the group if
  * it does not exist. Rejects with BatchError (keyed `topic-partition`) if any partition failed.
  */
-export async function alterGroupOffsets(cluster: Cluster, groupId: string, offsets: readonly NewCommittedOffset[], opts: GroupOperationOptions = {}): Promise<void> {
+export async function alterGroupOffsets(
+  cluster: Cluster,
+  groupId: string,
+  offsets: readonly NewCommittedOffset[],
+  opts: GroupOperationOptions = {},
+): Promise<void> {
   if (offsets.length === 0) return;
   const topics = [...groupByTopic(offsets)].map(([name, ps]) => ({
     name,
-    partitions: ps.map((p) => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: p.leaderEpoch ?? -1, commitTimestamp: -1n, committedMetadata: p.metadata ?? '' })),
+    partitions: ps.map((p) => ({
+      partitionIndex: p.partition,
+      committedOffset: p.offset,
+      committedLeaderEpoch: p.leaderEpoch ?? -1,
+      commitTimestamp: -1n,
+      committedMetadata: p.metadata ?? '',
+    })),
   }));
   const res = await withCoordinator(cluster, 'alterGroupOffsets', groupId, opts, async (conn) => {
     // v0 stores offsets in ZooKeeper; v2+ in the coordinator without commit timestamps
-    const r = await conn.request(API_KEYS.OffsetCommit, { groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics }, { minVersion: 2 });
+    const r = await conn.request(
+      API_KEYS.OffsetCommit,
+      { groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics },
+      { minVersion: 2 },
+    );
     // the coordinator moved while committing: find it again
     for (const t of r.body.topics) for (const p of t.partitions) if (isCoordinatorError(p.errorCode)) throwIfError(p.errorCode);
     return r;
@@ -317,7 +370,12 @@ export async function deleteGroups(cluster: Cluster, groupIds: readonly string[]
       }
     }),
   );
-  if (errors.size > 0) throw new BatchError('deleteGroups', errors, ids.filter((g) => !errors.has(g)));
+  if (errors.size > 0)
+    throw new BatchError(
+      'deleteGroups',
+      errors,
+      ids.filter((g) => !errors.has(g)),
+    );
 }
 
 /**
@@ -325,8 +383,16 @@ export async function deleteGroups(cluster: Cluster, groupIds: readonly string[]
  * (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, ...) rejects with its KafkaError; per-partition outcomes
  * (GROUP_SUBSCRIBED_TO_TOPIC, UNKNOWN_TOPIC_OR_PARTITION) come back as results, sorted.
  */
-export async function deleteGroupOffsets(cluster: Cluster, groupId: string, partitions: readonly TopicPartition[], opts: GroupOperationOptions = {}): Promise<PartitionResult[]> {
-  const topics = [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitions: [...new Set(ps.map((p) => p.partition))].map((partitionIndex) => ({ partitionIndex })) }));
+export async function deleteGroupOffsets(
+  cluster: Cluster,
+  groupId: string,
+  partitions: readonly TopicPartition[],
+  opts: GroupOperationOptions = {},
+): Promise<PartitionResult[]> {
+  const topics = [...groupByTopic(partitions)].map(([name, ps]) => ({
+    name,
+    partitions: [...new Set(ps.map((p) => p.partition))].map((partitionIndex) => ({ partitionIndex })),
+  }));
   const res = await withCoordinator(cluster, 'deleteGroupOffsets', groupId, opts, async (conn) => {
     const r = await conn.request(API_KEYS.OffsetDelete, { groupId, topics });
     throwIfError(r.body.errorCode);
@@ -372,9 +438,11 @@ export async function listOffsets(cluster: Cluster, requests: readonly ListOffse
       for (const t of md.body.topics) {
         if (t.name === null) continue;
         if (t.errorCode !== ErrorCode.NONE && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) {
-          const err = t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? new KafkaError(t.errorCode, `Topic '${t.name}' does not exist`) : brokerError(t.errorCode);
+          const err =
+            t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? new KafkaError(t.errorCode, `Topic '${t.name}' does not exist`) : brokerError(t.errorCode);
           // an unknown topic is final here (Kafka's admin fails it at once)
-          if (!err.retriable || t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) for (const r of pending) if (r.topic === t.name) errors.set(tpKey(r), err);
+          if (!err.retriable || t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            for (const r of pending) if (r.topic === t.name) errors.set(tpKey(r), err);
           continue;
         }
         for (const p of t.partitions) leaders.set(tpKey({ topic: t.name, partition: p.partitionIndex }), p.leaderId);
@@ -414,7 +482,13 @@ export async function listOffsets(cluster: Cluster, requests: readonly ListOffse
             for (const p of t.partitions) {
               const key = tpKey({ topic: t.name, partition: p.partitionIndex });
               if (p.errorCode === ErrorCode.NONE) {
-                results.set(key, { topic: t.name, partition: p.partitionIndex, offset: p.offset, timestamp: p.timestamp, leaderEpoch: res.version >= 4 ? p.leaderEpoch : -1 });
+                results.set(key, {
+                  topic: t.name,
+                  partition: p.partitionIndex,
+                  offset: p.offset,
+                  timestamp: p.timestamp,
+                  leaderEpoch: res.version >= 4 ? p.leaderEpoch : -1,
+                });
               } else if (isRetriableCode(p.errorCode)) {
                 retry = brokerError(p.errorCode);
               } else {
@@ -429,7 +503,8 @@ export async function listOffsets(cluster: Cluster, requests: readonly ListOffse
     opts,
   );
   for (const r of requests) {
-    if (!results.has(tpKey(r)) && !errors.has(tpKey(r))) errors.set(tpKey(r), new KafkaError('UNKNOWN_SERVER_ERROR', `The ListOffsets response has no result for ${tpKey(r)}`));
+    if (!results.has(tpKey(r)) && !errors.has(tpKey(r)))
+      errors.set(tpKey(r), new KafkaError('UNKNOWN_SERVER_ERROR', `The ListOffsets response has no result for ${tpKey(r)}`));
   }
   if (errors.size > 0) throw new BatchError('listOffsets', errors, [...results.keys()]);
   return requests.map((r) => results.get(tpKey(r))!);

@@ -50,7 +50,11 @@ export function formatQuotaEntity(e: ClientQuotaEntity): string {
  * broker writes /config itself). Rejects with BatchError keyed by formatQuotaEntity when any
  * entity's alteration failed.
  */
-export async function alterClientQuotas(cluster: Cluster, alterations: readonly ClientQuotaAlteration[], opts: { timeoutMs?: number; validateOnly?: boolean } = {}): Promise<void> {
+export async function alterClientQuotas(
+  cluster: Cluster,
+  alterations: readonly ClientQuotaAlteration[],
+  opts: { timeoutMs?: number; validateOnly?: boolean } = {},
+): Promise<void> {
   if (alterations.length === 0) return;
   const res = await cluster.retry(
     'alterClientQuotas',

@@ -38,7 +38,13 @@ export async function deleteRecords(
       for (const t of md.body.topics) {
         if (t.name === null) continue;
         if (t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {
-          for (const e of pending) if (e.topic === t.name) done.set(tpKey(e.topic, e.partition), { topic: e.topic, partition: e.partition, error: new KafkaError(t.errorCode, `Topic '${t.name}' does not exist`) });
+          for (const e of pending)
+            if (e.topic === t.name)
+              done.set(tpKey(e.topic, e.partition), {
+                topic: e.topic,
+                partition: e.partition,
+                error: new KafkaError(t.errorCode, `Topic '${t.name}' does not exist`),
+              });
         }
         for (const p of t.partitions) leaders.set(tpKey(t.name, p.partitionIndex), p.leaderId);
       }
@@ -81,5 +87,12 @@ export async function deleteRecords(
     },
     opts,
   );
-  return entries.map((e) => done.get(tpKey(e.topic, e.partition)) ?? { topic: e.topic, partition: e.partition, error: new KafkaError('UNKNOWN_SERVER_ERROR', `No DeleteRecords result for ${tpKey(e.topic, e.partition)}`) });
+  return entries.map(
+    (e) =>
+      done.get(tpKey(e.topic, e.partition)) ?? {
+        topic: e.topic,
+        partition: e.partition,
+        error: new KafkaError('UNKNOWN_SERVER_ERROR', `No DeleteRecords result for ${tpKey(e.topic, e.partition)}`),
+      },
+  );
 }

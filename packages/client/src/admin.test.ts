@@ -38,8 +38,17 @@ describe('Admin: topics', () => {
     fc.addTopic('__consumer_offsets', [[0]]);
     expect(await admin.listTopics()).toEqual(['t']);
     const [d] = await admin.describeTopics(['t']);
-    expect(d).toMatchObject({ name: 't', topicId: ZERO_TOPIC_ID, partitions: [{ partition: 0, leader: 0, leaderEpoch: -1, replicas: [0], isr: [0], offline: [] }] });
-    expect(fc.broker(0).requestsFor(3).every((r) => r.version === 0)).toBe(true);
+    expect(d).toMatchObject({
+      name: 't',
+      topicId: ZERO_TOPIC_ID,
+      partitions: [{ partition: 0, leader: 0, leaderEpoch: -1, replicas: [0], isr: [0], offline: [] }],
+    });
+    expect(
+      fc
+        .broker(0)
+        .requestsFor(3)
+        .every((r) => r.version === 0),
+    ).toBe(true);
   });
 
   it('describeTopics: partitions sorted, leader none when dead, offline replicas, topic id; unknown topics as errors', async () => {
@@ -96,7 +105,15 @@ describe('Admin: topics', () => {
 
   it('createTopics: replica assignment, broker defaults, validateOnly', async () => {
     const { fc, admin } = await setup();
-    await admin.createTopics([{ name: 'assigned', replicaAssignment: [[2, 1], [1, 0]] }]);
+    await admin.createTopics([
+      {
+        name: 'assigned',
+        replicaAssignment: [
+          [2, 1],
+          [1, 0],
+        ],
+      },
+    ]);
     const req = fc.broker(0).requestsFor(API_KEYS.CreateTopics)[0]!.body as CreateTopicsRequest;
     expect(req.topics[0]).toMatchObject({
       numPartitions: -1,
@@ -106,7 +123,10 @@ describe('Admin: topics', () => {
         { partitionIndex: 1, brokerIds: [1, 0] },
       ],
     });
-    expect(fc.topics.get('assigned')!.partitions.map((p) => p.replicas)).toEqual([[2, 1], [1, 0]]);
+    expect(fc.topics.get('assigned')!.partitions.map((p) => p.replicas)).toEqual([
+      [2, 1],
+      [1, 0],
+    ]);
     await admin.createTopics([{ name: 'map-assigned', replicaAssignment: new Map([[0, [1]]]) }]);
     expect(fc.topics.get('map-assigned')!.partitions.map((p) => p.replicas)).toEqual([[1]]);
 
@@ -157,11 +177,29 @@ describe('Admin: topics', () => {
   it('createPartitions: increases, with or without assignments; errors per topic', async () => {
     const { fc, admin } = await setup();
     fc.addTopic('t', [[0, 1]]);
-    await admin.createPartitions([{ topic: 't', count: 3, assignments: [[2, 0], [1, 2]] }]);
-    expect(fc.topics.get('t')!.partitions.map((p) => p.replicas)).toEqual([[0, 1], [2, 0], [1, 2]]);
+    await admin.createPartitions([
+      {
+        topic: 't',
+        count: 3,
+        assignments: [
+          [2, 0],
+          [1, 2],
+        ],
+      },
+    ]);
+    expect(fc.topics.get('t')!.partitions.map((p) => p.replicas)).toEqual([
+      [0, 1],
+      [2, 0],
+      [1, 2],
+    ]);
     await admin.createPartitions([{ topic: 't', count: 4 }]);
     expect(fc.topics.get('t')!.partitions).toHaveLength(4);
-    const err = await admin.createPartitions([{ topic: 't', count: 2 }, { topic: 'nope', count: 2 }]).catch((e: unknown) => e);
+    const err = await admin
+      .createPartitions([
+        { topic: 't', count: 2 },
+        { topic: 'nope', count: 2 },
+      ])
+      .catch((e: unknown) => e);
     expect(errorsOf(err)).toEqual({
       t: ['INVALID_PARTITIONS', 'Topic currently has 4 partitions, which is higher than the requested 2.'],
       nope: ['UNKNOWN_TOPIC_OR_PARTITION', "The topic 'nope' does not exist."],
@@ -184,7 +222,11 @@ describe('Admin: cluster and configs', () => {
   });
 
   it('describeCluster: falls back to Metadata when DescribeCluster is not advertised', async () => {
-    const { fc, admin } = await setup({ brokers: 2, controllerId: 1, brokerOptions: { apiVersions: supportedApiVersions((k) => k !== API_KEYS.DescribeCluster) } });
+    const { fc, admin } = await setup({
+      brokers: 2,
+      controllerId: 1,
+      brokerOptions: { apiVersions: supportedApiVersions((k) => k !== API_KEYS.DescribeCluster) },
+    });
     const d = await admin.describeCluster();
     expect(d).toMatchObject({ clusterId: 'fake-cluster-id-0000000', controllerId: 1, controller: { nodeId: 1 } });
     expect(d.brokers.map((b) => b.nodeId)).toEqual([0, 1]);
@@ -219,7 +261,10 @@ describe('Admin: cluster and configs', () => {
   });
 
   it('describeConfigs v0 derives sources from isDefault', async () => {
-    const { fc, admin } = await setup({ brokers: 1, brokerOptions: { apiVersions: supportedApiVersions().map((k) => (k.apiKey === 32 ? { ...k, maxVersion: 0 } : k)) } });
+    const { fc, admin } = await setup({
+      brokers: 1,
+      brokerOptions: { apiVersions: supportedApiVersions().map((k) => (k.apiKey === 32 ? { ...k, maxVersion: 0 } : k)) },
+    });
     fc.addTopic('t', [[0]], { configs: { 'retention.ms': '5' } });
     const [r] = await admin.describeConfigs([{ type: ConfigResourceType.Topic, name: 't' }]);
     expect(r!.entries.find((e) => e.name === 'retention.ms')!.source).toBe(ConfigSource.DynamicTopicConfig);
@@ -263,7 +308,13 @@ describe('Admin: electLeaders', () => {
     ]);
     expect(results[3]!.error!.message).toBe('Failed to elect leader for partition t-2 under strategy PreferredReplicaPartitionLeaderElectionStrategy');
     const sent = fc.broker(1).requestsFor(API_KEYS.ElectLeaders);
-    expect(sent[0]!.body).toMatchObject({ electionType: 0, topicPartitions: [{ topic: 't', partitions: [2, 1, 0] }, { topic: 'gone', partitions: [0] }] });
+    expect(sent[0]!.body).toMatchObject({
+      electionType: 0,
+      topicPartitions: [
+        { topic: 't', partitions: [2, 1, 0] },
+        { topic: 'gone', partitions: [0] },
+      ],
+    });
 
     // every partition: only those acted on come back
     fc.live.delete(2);
@@ -302,11 +353,26 @@ describe('Admin: alterConfigs', () => {
     const seen: Array<{ broker: number; resources: string[]; validateOnly: boolean }> = [];
     for (const b of fc.brokers) {
       b.on(API_KEYS.AlterConfigs, (req) => {
-        seen.push({ broker: b.nodeId, resources: req.resources.map((r) => `${r.resourceType}:${r.resourceName}:${r.configs.map((c) => `${c.name}=${c.value}`).join(',')}`), validateOnly: req.validateOnly });
-        return { throttleTimeMs: 0, responses: req.resources.map((r) => ({ errorCode: r.resourceName === 'bad' ? ErrorCode.INVALID_CONFIG : 0, errorMessage: r.resourceName === 'bad' ? 'nope' : null, resourceType: r.resourceType, resourceName: r.resourceName })) };
+        seen.push({
+          broker: b.nodeId,
+          resources: req.resources.map((r) => `${r.resourceType}:${r.resourceName}:${r.configs.map((c) => `${c.name}=${c.value}`).join(',')}`),
+          validateOnly: req.validateOnly,
+        });
+        return {
+          throttleTimeMs: 0,
+          responses: req.resources.map((r) => ({
+            errorCode: r.resourceName === 'bad' ? ErrorCode.INVALID_CONFIG : 0,
+            errorMessage: r.resourceName === 'bad' ? 'nope' : null,
+            resourceType: r.resourceType,
+            resourceName: r.resourceName,
+          })),
+        };
       });
     }
-    await admin.alterConfigs([{ type: ConfigResourceType.Broker, name: '1', configs: [{ name: 'log.cleaner.threads', value: '2' }] }, { type: ConfigResourceType.Topic, name: 't', configs: [{ name: 'retention.ms', value: '1000' }] }]);
+    await admin.alterConfigs([
+      { type: ConfigResourceType.Broker, name: '1', configs: [{ name: 'log.cleaner.threads', value: '2' }] },
+      { type: ConfigResourceType.Topic, name: 't', configs: [{ name: 'retention.ms', value: '1000' }] },
+    ]);
     expect(seen.find((s) => s.resources[0]!.startsWith('4:1'))?.broker).toBe(1);
     expect(seen.flatMap((s) => s.resources).sort()).toEqual(['2:t:retention.ms=1000', '4:1:log.cleaner.threads=2']);
     const err = await admin.alterConfigs([{ type: ConfigResourceType.Topic, name: 'bad', configs: [] }], { validateOnly: true }).catch((e: unknown) => e);

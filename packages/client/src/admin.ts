@@ -94,7 +94,7 @@ export class Admin {
     const errors = new Map<string, KafkaError>();
     const valid = wanted.filter((n) => {
       if (n.length > 0) return true;
-      errors.set(n, new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic name is illegal, it can\'t be empty'));
+      errors.set(n, new KafkaError('INVALID_TOPIC_EXCEPTION', "Topic name is illegal, it can't be empty"));
       return false;
     });
     const out: TopicDescription[] = [];
@@ -109,7 +109,12 @@ export class Admin {
         else out.push(toDescription(t, res.version, live));
       }
     }
-    if (errors.size > 0) throw new BatchError('describeTopics', errors, out.map((d) => d.name));
+    if (errors.size > 0)
+      throw new BatchError(
+        'describeTopics',
+        errors,
+        out.map((d) => d.name),
+      );
     return out;
   }
 
@@ -123,8 +128,15 @@ export class Admin {
     // -1 (broker defaults) needs v4 (KIP-464); validateOnly needs v1
     const usesDefaults = creatable.some((t) => t.assignments.length === 0 && (t.numPartitions === -1 || t.replicationFactor === -1));
     const minVersion = Math.max(usesDefaults ? 4 : 0, opts.validateOnly ? 1 : 0);
-    const res = await this.controllerCall('createTopics', timeoutMs, (conn) =>
-      conn.request(API_KEYS.CreateTopics, { topics: creatable, timeoutMs, validateOnly: opts.validateOnly ?? false }, { minVersion, timeoutMs: this.requestTimeout(timeoutMs) }),
+    const res = await this.controllerCall(
+      'createTopics',
+      timeoutMs,
+      (conn) =>
+        conn.request(
+          API_KEYS.CreateTopics,
+          { topics: creatable, timeoutMs, validateOnly: opts.validateOnly ?? false },
+          { minVersion, timeoutMs: this.requestTimeout(timeoutMs) },
+        ),
       (body) => body.topics.map((t) => t.errorCode),
     );
     const errors = new Map<string, KafkaError>();
@@ -147,7 +159,12 @@ export class Admin {
         });
       }
     }
-    if (errors.size > 0) throw new BatchError('createTopics', errors, created.map((c) => c.name));
+    if (errors.size > 0)
+      throw new BatchError(
+        'createTopics',
+        errors,
+        created.map((c) => c.name),
+      );
     return created;
   }
 
@@ -155,16 +172,19 @@ export class Admin {
   async deleteTopics(names: readonly string[], opts: OperationOptions = {}): Promise<void> {
     const topics = [...new Set(names)];
     const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
-    const res = await this.controllerCall('deleteTopics', timeoutMs, (conn) =>
-      conn.request(
-        API_KEYS.DeleteTopics,
-        (v) => ({
-          topics: v >= 6 ? topics.map((name) => ({ name, topicId: ZERO_UUID })) : [],
-          topicNames: v < 6 ? topics : [],
-          timeoutMs,
-        }),
-        { timeoutMs: this.requestTimeout(timeoutMs) },
-      ),
+    const res = await this.controllerCall(
+      'deleteTopics',
+      timeoutMs,
+      (conn) =>
+        conn.request(
+          API_KEYS.DeleteTopics,
+          (v) => ({
+            topics: v >= 6 ? topics.map((name) => ({ name, topicId: ZERO_UUID })) : [],
+            topicNames: v < 6 ? topics : [],
+            timeoutMs,
+          }),
+          { timeoutMs: this.requestTimeout(timeoutMs) },
+        ),
       (body) => body.responses.map((r) => r.errorCode),
     );
     const errors = new Map<string, KafkaError>();
@@ -174,7 +194,12 @@ export class Admin {
       if (!r) errors.set(name, new KafkaError('UNKNOWN_SERVER_ERROR', `The DeleteTopics response has no result for topic '${name}'`));
       else if (r.errorCode !== ErrorCode.NONE) errors.set(name, r.errorMessage ? brokerError(r.errorCode, r.errorMessage) : topicError(r.errorCode, name));
     }
-    if (errors.size > 0) throw new BatchError('deleteTopics', errors, topics.filter((t) => !errors.has(t)));
+    if (errors.size > 0)
+      throw new BatchError(
+        'deleteTopics',
+        errors,
+        topics.filter((t) => !errors.has(t)),
+      );
   }
 
   /** Increases partition counts on the controller. Rejects with BatchError if any topic failed. */
@@ -185,8 +210,11 @@ export class Admin {
       count: p.count,
       assignments: p.assignments ? p.assignments.map((brokerIds) => ({ brokerIds: [...brokerIds] })) : null,
     }));
-    const res = await this.controllerCall('createPartitions', timeoutMs, (conn) =>
-      conn.request(API_KEYS.CreatePartitions, { topics, timeoutMs, validateOnly: opts.validateOnly ?? false }, { timeoutMs: this.requestTimeout(timeoutMs) }),
+    const res = await this.controllerCall(
+      'createPartitions',
+      timeoutMs,
+      (conn) =>
+        conn.request(API_KEYS.CreatePartitions, { topics, timeoutMs, validateOnly: opts.validateOnly ?? false }, { timeoutMs: this.requestTimeout(timeoutMs) }),
       (body) => body.results.map((r) => r.errorCode),
     );
     const errors = new Map<string, KafkaError>();
@@ -196,7 +224,12 @@ export class Admin {
       if (!r) errors.set(name, new KafkaError('UNKNOWN_SERVER_ERROR', `The CreatePartitions response has no result for topic '${name}'`));
       else if (r.errorCode !== ErrorCode.NONE) errors.set(name, r.errorMessage ? brokerError(r.errorCode, r.errorMessage) : topicError(r.errorCode, name));
     }
-    if (errors.size > 0) throw new BatchError('createPartitions', errors, topics.map((t) => t.name).filter((t) => !errors.has(t)));
+    if (errors.size > 0)
+      throw new BatchError(
+        'createPartitions',
+        errors,
+        topics.map((t) => t.name).filter((t) => !errors.has(t)),
+      );
   }
 
   /** Brokers, controller and cluster id: DescribeCluster when advertised, Metadata otherwise. */
@@ -208,9 +241,7 @@ export class Admin {
         if (conn.supports(API_KEYS.DescribeCluster)) {
           const body = await conn.send(API_KEYS.DescribeCluster, { includeClusterAuthorizedOperations: false, endpointType: 1 });
           if (body.errorCode !== ErrorCode.NONE) throw brokerError(body.errorCode, body.errorMessage);
-          const brokers = body.brokers
-            .map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack }))
-            .sort((a, b) => a.nodeId - b.nodeId);
+          const brokers = body.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })).sort((a, b) => a.nodeId - b.nodeId);
           return describe(body.clusterId, body.controllerId, brokers);
         }
         const res = await this.cluster.fetchMetadata([]);
@@ -232,7 +263,8 @@ export class Admin {
       if (r.type === ConfigResourceType.Broker || r.type === ConfigResourceType.BrokerLogger) {
         // "" is the cluster-wide default (any broker answers)
         key = r.name === '' ? 'any' : Number(r.name);
-        if (key !== 'any' && !Number.isInteger(key)) throw new TypeError(`Broker config resource name must be a broker id or "", got ${JSON.stringify(r.name)}`);
+        if (key !== 'any' && !Number.isInteger(key))
+          throw new TypeError(`Broker config resource name must be a broker id or "", got ${JSON.stringify(r.name)}`);
       }
       const g = byTarget.get(key) ?? [];
       g.push(r);
@@ -246,11 +278,15 @@ export class Admin {
           'describeConfigs',
           async () => {
             const conn = target === 'any' ? await this.cluster.anyConnection() : await this.cluster.connectionTo(target);
-            return conn.request(API_KEYS.DescribeConfigs, {
-              resources: group.map((r) => ({ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ? [...r.configNames] : null })),
-              includeSynonyms: opts.includeSynonyms ?? false,
-              includeDocumentation: opts.includeDocumentation ?? false,
-            }, { minVersion: opts.includeDocumentation ? 3 : opts.includeSynonyms ? 1 : 0 });
+            return conn.request(
+              API_KEYS.DescribeConfigs,
+              {
+                resources: group.map((r) => ({ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ? [...r.configNames] : null })),
+                includeSynonyms: opts.includeSynonyms ?? false,
+                includeDocumentation: opts.includeDocumentation ?? false,
+              },
+              { minVersion: opts.includeDocumentation ? 3 : opts.includeSynonyms ? 1 : 0 },
+            );
           },
           opts,
         );
@@ -273,7 +309,12 @@ export class Admin {
       if (got) out.push(got);
       else if (!errors.has(r.name)) errors.set(r.name, new KafkaError('UNKNOWN_SERVER_ERROR', `The DescribeConfigs response has no result for ${r.name}`));
     }
-    if (errors.size > 0) throw new BatchError('describeConfigs', errors, out.map((r) => r.name));
+    if (errors.size > 0)
+      throw new BatchError(
+        'describeConfigs',
+        errors,
+        out.map((r) => r.name),
+      );
     return out;
   }
 
@@ -300,8 +341,10 @@ export class Admin {
     }
     // v0 can only ask for preferred elections (electionType is v1+)
     const minVersion = electionType === ElectionType.UNCLEAN ? 1 : 0;
-    const res = await this.controllerCall('electLeaders', timeoutMs, (conn) =>
-      conn.request(API_KEYS.ElectLeaders, { electionType, topicPartitions, timeoutMs }, { minVersion, timeoutMs: this.requestTimeout(timeoutMs) }),
+    const res = await this.controllerCall(
+      'electLeaders',
+      timeoutMs,
+      (conn) => conn.request(API_KEYS.ElectLeaders, { electionType, topicPartitions, timeoutMs }, { minVersion, timeoutMs: this.requestTimeout(timeoutMs) }),
       (body) => [body.errorCode, ...body.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => p.errorCode))],
     );
     if (res.version >= 1 && res.body.errorCode !== ErrorCode.NONE) throw brokerError(res.body.errorCode, null);
@@ -320,12 +363,15 @@ export class Admin {
     opts: OperationOptions = {},
   ): Promise<PartitionReassignment[]> {
     const timeoutMs = opts.timeoutMs ?? this.cluster.defaultApiTimeoutMs;
-    const res = await this.controllerCall('listPartitionReassignments', timeoutMs, (conn) =>
-      conn.request(
-        API_KEYS.ListPartitionReassignments,
-        { timeoutMs, topics: partitions ? partitions.map((p) => ({ name: p.topic, partitionIndexes: [...p.partitions] })) : null },
-        { timeoutMs: this.requestTimeout(timeoutMs) },
-      ),
+    const res = await this.controllerCall(
+      'listPartitionReassignments',
+      timeoutMs,
+      (conn) =>
+        conn.request(
+          API_KEYS.ListPartitionReassignments,
+          { timeoutMs, topics: partitions ? partitions.map((p) => ({ name: p.topic, partitionIndexes: [...p.partitions] })) : null },
+          { timeoutMs: this.requestTimeout(timeoutMs) },
+        ),
       (body) => [body.errorCode],
     );
     if (res.body.errorCode !== ErrorCode.NONE) throw brokerError(res.body.errorCode, res.body.errorMessage);
@@ -383,12 +429,18 @@ export class Admin {
   }
 
   /** DescribeClientQuotas (admin-quotas.ts): the quota entities matching the filter and their values. */
-  describeClientQuotas(components: readonly quotas.ClientQuotaFilterComponent[], opts?: OperationOptions & { strict?: boolean }): Promise<quotas.DescribedClientQuota[]> {
+  describeClientQuotas(
+    components: readonly quotas.ClientQuotaFilterComponent[],
+    opts?: OperationOptions & { strict?: boolean },
+  ): Promise<quotas.DescribedClientQuota[]> {
     return quotas.describeClientQuotas(this.cluster, components, opts);
   }
 
   /** DeleteRecords to each partition's leader (admin-records.ts); per-partition outcomes. */
-  deleteRecords(entries: readonly records.DeleteRecordsRequestEntry[], opts?: OperationOptions & { operationTimeoutMs?: number }): Promise<records.DeleteRecordsResult[]> {
+  deleteRecords(
+    entries: readonly records.DeleteRecordsRequestEntry[],
+    opts?: OperationOptions & { operationTimeoutMs?: number },
+  ): Promise<records.DeleteRecordsResult[]> {
     return records.deleteRecords(this.cluster, entries, opts);
   }
 
@@ -411,14 +463,22 @@ export class Admin {
       byTopic.set(r.topic, list);
     }
     const topics = [...byTopic].map(([name, partitions]) => ({ name, partitions }));
-    const res = await this.controllerCall('alterPartitionReassignments', timeoutMs, (conn) =>
-      conn.request(API_KEYS.AlterPartitionReassignments, { timeoutMs, allowReplicationFactorChange: true, topics }, { timeoutMs: this.requestTimeout(timeoutMs) }),
+    const res = await this.controllerCall(
+      'alterPartitionReassignments',
+      timeoutMs,
+      (conn) =>
+        conn.request(
+          API_KEYS.AlterPartitionReassignments,
+          { timeoutMs, allowReplicationFactorChange: true, topics },
+          { timeoutMs: this.requestTimeout(timeoutMs) },
+        ),
       (body) => [body.errorCode],
     );
     if (res.body.errorCode !== ErrorCode.NONE) throw brokerError(res.body.errorCode, res.body.errorMessage);
     const errors = new Map<string, KafkaError>();
     for (const t of res.body.responses) {
-      for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) errors.set(topicPartitionKey(t.name, p.partitionIndex), brokerError(p.errorCode, p.errorMessage));
+      for (const p of t.partitions)
+        if (p.errorCode !== ErrorCode.NONE) errors.set(topicPartitionKey(t.name, p.partitionIndex), brokerError(p.errorCode, p.errorMessage));
     }
     return errors;
   }
@@ -430,10 +490,14 @@ export class Admin {
    * resources to any broker. Rejects with BatchError (keyed by resource name) if any failed.
    */
   async incrementalAlterConfigs(
-    resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null; op?: 'SET' | 'DELETE' | 'APPEND' | 'SUBTRACT' }> }>,
+    resources: ReadonlyArray<{
+      type: ConfigResourceType;
+      name: string;
+      configs: ReadonlyArray<{ name: string; value: string | null; op?: 'SET' | 'DELETE' | 'APPEND' | 'SUBTRACT' }>;
+    }>,
     opts: OperationOptions = {},
   ): Promise<void> {
-    const byTarget = new Map<number | 'any', typeof resources[number][]>();
+    const byTarget = new Map<number | 'any', (typeof resources)[number][]>();
     for (const r of resources) {
       const key = r.type === ConfigResourceType.Broker && r.name !== '' ? Number(r.name) : 'any';
       const g = byTarget.get(key) ?? [];
@@ -451,7 +515,11 @@ export class Admin {
               resources: group.map((r) => ({
                 resourceType: r.type,
                 resourceName: r.name,
-                configs: r.configs.map((c) => ({ name: c.name, configOperation: c.op !== undefined ? CONFIG_OPS[c.op] : c.value === null ? 1 : 0, value: c.value })),
+                configs: r.configs.map((c) => ({
+                  name: c.name,
+                  configOperation: c.op !== undefined ? CONFIG_OPS[c.op] : c.value === null ? 1 : 0,
+                  value: c.value,
+                })),
               })),
               validateOnly: false,
             });
@@ -461,7 +529,12 @@ export class Admin {
         for (const r of res.body.responses) if (r.errorCode !== ErrorCode.NONE) errors.set(r.resourceName, brokerError(r.errorCode, r.errorMessage));
       }),
     );
-    if (errors.size > 0) throw new BatchError('incrementalAlterConfigs', errors, resources.map((r) => r.name).filter((n) => !errors.has(n)));
+    if (errors.size > 0)
+      throw new BatchError(
+        'incrementalAlterConfigs',
+        errors,
+        resources.map((r) => r.name).filter((n) => !errors.has(n)),
+      );
   }
 
   /**
@@ -469,8 +542,11 @@ export class Admin {
    * replaces the whole dynamic config set of each resource with `configs` (entries left out are
    * removed). Routed like incrementalAlterConfigs; rejects with BatchError if any resource failed.
    */
-  async alterConfigs(resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null }> }>, opts: OperationOptions & { validateOnly?: boolean } = {}): Promise<void> {
-    const byTarget = new Map<number | 'any', typeof resources[number][]>();
+  async alterConfigs(
+    resources: ReadonlyArray<{ type: ConfigResourceType; name: string; configs: ReadonlyArray<{ name: string; value: string | null }> }>,
+    opts: OperationOptions & { validateOnly?: boolean } = {},
+  ): Promise<void> {
+    const byTarget = new Map<number | 'any', (typeof resources)[number][]>();
     for (const r of resources) {
       const key = r.type === ConfigResourceType.Broker && r.name !== '' ? Number(r.name) : 'any';
       byTarget.set(key, [...(byTarget.get(key) ?? []), r]);
@@ -492,7 +568,12 @@ export class Admin {
         for (const r of res.body.responses) if (r.errorCode !== ErrorCode.NONE) errors.set(r.resourceName, brokerError(r.errorCode, r.errorMessage));
       }),
     );
-    if (errors.size > 0) throw new BatchError('alterConfigs', errors, resources.map((r) => r.name).filter((n) => !errors.has(n)));
+    if (errors.size > 0)
+      throw new BatchError(
+        'alterConfigs',
+        errors,
+        resources.map((r) => r.name).filter((n) => !errors.has(n)),
+      );
   }
 
   // ---- internals ------------------------------------------------------------------------
@@ -563,7 +644,9 @@ function toCreatable(t: NewTopic): CreateTopicsRequestCreatableTopic {
   const assignments: Array<{ partitionIndex: number; brokerIds: number[] }> = [];
   if (t.replicaAssignment) {
     const entries: Array<[number, readonly number[]]> =
-      t.replicaAssignment instanceof Map ? [...(t.replicaAssignment as ReadonlyMap<number, readonly number[]>)] : [...(t.replicaAssignment as ReadonlyArray<readonly number[]>).entries()];
+      t.replicaAssignment instanceof Map
+        ? [...(t.replicaAssignment as ReadonlyMap<number, readonly number[]>)]
+        : [...(t.replicaAssignment as ReadonlyArray<readonly number[]>).entries()];
     for (const [partitionIndex, brokerIds] of entries.sort((a, b) => a[0] - b[0])) assignments.push({ partitionIndex, brokerIds: [...brokerIds] });
   }
   const withAssignment = assignments.length > 0;
@@ -578,7 +661,14 @@ function toCreatable(t: NewTopic): CreateTopicsRequestCreatableTopic {
 
 function toConfigEntry(c: DescribeConfigsResponseResourceResult, version: number, resourceType: number): ConfigEntry {
   // v0 has only isDefault: derive the source as the Java client does
-  const source = version >= 1 ? c.configSource : c.isDefault ? ConfigSource.DefaultConfig : resourceType === ConfigResourceType.Topic ? ConfigSource.DynamicTopicConfig : ConfigSource.StaticBrokerConfig;
+  const source =
+    version >= 1
+      ? c.configSource
+      : c.isDefault
+        ? ConfigSource.DefaultConfig
+        : resourceType === ConfigResourceType.Topic
+          ? ConfigSource.DynamicTopicConfig
+          : ConfigSource.StaticBrokerConfig;
   return {
     name: c.name,
     value: c.value,

@@ -103,7 +103,16 @@ describe('Cluster: controller requests and retries', () => {
     // every broker claims not to be the controller
     fc.broker(0).on(API_KEYS.CreateTopics, (req) => ({
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({ name: t.name, topicId: Buffer.alloc(16), errorCode: 41, errorMessage: null, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: null })),
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        topicId: Buffer.alloc(16),
+        errorCode: 41,
+        errorMessage: null,
+        topicConfigErrorCode: 0,
+        numPartitions: -1,
+        replicationFactor: -1,
+        configs: null,
+      })),
     }));
     const a = admin(fc.bootstrapServers);
     const t0 = Date.now();

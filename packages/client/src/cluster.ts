@@ -180,7 +180,11 @@ export class Cluster {
       // maybe it just joined: look again with fresh metadata
       await this.refreshMetadata();
       node = this.meta?.brokers.find((b) => b.nodeId === nodeId);
-      if (!node) throw new KafkaError('BROKER_NOT_AVAILABLE', `Broker ${nodeId} is not in the cluster metadata (brokers: ${this.meta!.brokers.map((b) => b.nodeId).join(',')})`);
+      if (!node)
+        throw new KafkaError(
+          'BROKER_NOT_AVAILABLE',
+          `Broker ${nodeId} is not in the cluster metadata (brokers: ${this.meta!.brokers.map((b) => b.nodeId).join(',')})`,
+        );
     }
     const p = this.open({ host: node.host, port: node.port, nodeId });
     this.nodeConns.set(nodeId, p);
@@ -236,9 +240,13 @@ export class Cluster {
       }
     }
     const list = this.bootstrap.map(formatAddress).join(',');
-    throw new ConnectionError(list, `Could not connect to any broker (bootstrap.servers ${list})${lastError instanceof Error ? `: ${lastError.message}` : ''}`, {
-      cause: lastError,
-    });
+    throw new ConnectionError(
+      list,
+      `Could not connect to any broker (bootstrap.servers ${list})${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
+      {
+        cause: lastError,
+      },
+    );
   }
 
   /**
@@ -304,7 +312,11 @@ export class Cluster {
     });
   }
 
-  private updateMetadata(brokers: ReadonlyArray<{ nodeId: number; host: string; port: number; rack: string | null }>, controllerId: number, clusterId: string | null): void {
+  private updateMetadata(
+    brokers: ReadonlyArray<{ nodeId: number; host: string; port: number; rack: string | null }>,
+    controllerId: number,
+    clusterId: string | null,
+  ): void {
     const nodes = brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })).sort((a, b) => a.nodeId - b.nodeId);
     this.meta = { clusterId, controllerId, brokers: nodes, updatedAt: Date.now() };
     this.metadataStale = false;

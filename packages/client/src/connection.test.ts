@@ -114,7 +114,12 @@ describe('Connection: ApiVersions negotiation', () => {
   });
 
   it('uses the broker maximum when it is below ours, and an explicit version when asked', async () => {
-    const b = await start({ apiVersions: [{ apiKey: 18, minVersion: 0, maxVersion: 3 }, { apiKey: 3, minVersion: 0, maxVersion: 5 }] });
+    const b = await start({
+      apiVersions: [
+        { apiKey: 18, minVersion: 0, maxVersion: 3 },
+        { apiKey: 3, minVersion: 0, maxVersion: 5 },
+      ],
+    });
     b.on(API_KEYS.Metadata, (_req, ctx) => meta(`v${ctx.version}`));
     const c = await connect(b);
     expect((await c.send(API_KEYS.Metadata, metadataOf('t'))).clusterId).toBe('v5');
@@ -232,7 +237,9 @@ describe('Connection: failures', () => {
     const errors = await Promise.all(pending);
     for (const e of errors) {
       expect(e).toBeInstanceOf(ConnectionError);
-      expect((e as ConnectionError).message).toMatch(/^Metadata request \(correlation id \d+\) failed: Connection to 127\.0\.0\.1:\d+ \(node 0\) was closed by the broker$/);
+      expect((e as ConnectionError).message).toMatch(
+        /^Metadata request \(correlation id \d+\) failed: Connection to 127\.0\.0\.1:\d+ \(node 0\) was closed by the broker$/,
+      );
       expect((e as ConnectionError).retriable).toBe(true);
     }
     expect((await closed).message).toMatch(/closed by the broker/);

@@ -147,9 +147,13 @@ export class Connection {
     socket.on('close', () => {
       const e = this.socketError;
       this.destroy(
-        new ConnectionError(this.address, e ? `Connection to ${this.describe()} failed: ${e.message}` : `Connection to ${this.describe()} was closed by the broker`, {
-          cause: e,
-        }),
+        new ConnectionError(
+          this.address,
+          e ? `Connection to ${this.describe()} failed: ${e.message}` : `Connection to ${this.describe()} was closed by the broker`,
+          {
+            cause: e,
+          },
+        ),
       );
     });
   }
@@ -271,7 +275,15 @@ export class Connection {
       callback(err, undefined);
       return;
     }
-    this.write(apiKey, version, body, opts.timeoutMs, opts.byReference, (frame) => decodeResponse(apiKey, version, frame).body, callback as RequestCallback<unknown>);
+    this.write(
+      apiKey,
+      version,
+      body,
+      opts.timeoutMs,
+      opts.byReference,
+      (frame) => decodeResponse(apiKey, version, frame).body,
+      callback as RequestCallback<unknown>,
+    );
   }
 
   /**
@@ -321,7 +333,14 @@ export class Connection {
     return new ConnectionError(this.address, `Cannot send ${apiName}: ${cause?.message ?? `connection to ${this.describe()} is closed`}`, { cause });
   }
 
-  private enqueue<T>(apiKey: number, version: number, body: unknown, timeoutMs: number | undefined, byReference: readonly Buffer[] | undefined, decode: (frame: Buffer) => T): Promise<T> {
+  private enqueue<T>(
+    apiKey: number,
+    version: number,
+    body: unknown,
+    timeoutMs: number | undefined,
+    byReference: readonly Buffer[] | undefined,
+    decode: (frame: Buffer) => T,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) =>
       this.write(apiKey, version, body, timeoutMs, byReference, decode, (err, value) => (err === null ? resolve(value as T) : reject(err))),
     );
@@ -422,7 +441,9 @@ export class Connection {
     const correlationId = frame.readInt32BE(0);
     const oldest = this.pending.values().next();
     if (oldest.done) {
-      this.destroy(new ConnectionError(this.address, `Received a response (correlation id ${correlationId}) from ${this.describe()} with no request in flight`));
+      this.destroy(
+        new ConnectionError(this.address, `Received a response (correlation id ${correlationId}) from ${this.describe()} with no request in flight`),
+      );
       return;
     }
     const p = oldest.value;

@@ -55,8 +55,17 @@ describe('consumer protocol – golden bytes from real clients', () => {
     expect(writeConsumerProtocolSubscription(fields, version).toString('hex')).toBe(GOLDEN.kcatRangeSubscription);
 
     const a = readConsumerProtocolAssignment(hex(GOLDEN.kcatRangeAssignment));
-    expect(a).toEqual({ version: 0, assignedPartitions: [{ topic: 't0', partitions: [0, 1] }, { topic: 't1', partitions: [0, 1] }], userData: Buffer.alloc(0) });
-    expect(writeConsumerProtocolAssignment({ assignedPartitions: a.assignedPartitions, userData: a.userData }, 0).toString('hex')).toBe(GOLDEN.kcatRangeAssignment);
+    expect(a).toEqual({
+      version: 0,
+      assignedPartitions: [
+        { topic: 't0', partitions: [0, 1] },
+        { topic: 't1', partitions: [0, 1] },
+      ],
+      userData: Buffer.alloc(0),
+    });
+    expect(writeConsumerProtocolAssignment({ assignedPartitions: a.assignedPartitions, userData: a.userData }, 0).toString('hex')).toBe(
+      GOLDEN.kcatRangeAssignment,
+    );
   });
 
   it('consumer protocol – librdkafka cooperative-sticky subscription v1 carries owned partitions and user data', () => {
@@ -76,9 +85,12 @@ describe('consumer protocol – golden bytes from real clients', () => {
       rackId: null,
     });
     // our serializer builds the same bytes from the same content at the same version
-    expect(serializeSubscription({ topics: ['t1', 't0'], userData: sub.userData, ownedPartitions: [...sub.ownedPartitions].reverse(), generationId: -1, rackId: null }, 1).toString('hex')).toBe(
-      GOLDEN.kcatCoopSubscription,
-    );
+    expect(
+      serializeSubscription(
+        { topics: ['t1', 't0'], userData: sub.userData, ownedPartitions: [...sub.ownedPartitions].reverse(), generationId: -1, rackId: null },
+        1,
+      ).toString('hex'),
+    ).toBe(GOLDEN.kcatCoopSubscription);
     const a = deserializeAssignment(hex(GOLDEN.kcatCoopAssignment));
     expect(a.partitions).toEqual(sub.ownedPartitions);
     expect(serializeAssignment(a, 0).toString('hex')).toBe(GOLDEN.kcatCoopAssignment);
@@ -117,7 +129,14 @@ describe('consumer protocol – golden bytes from real clients', () => {
     expect(serializeSubscription(first).toString('hex')).toBe(GOLDEN.platformaticFirstSubscription);
 
     const a = deserializeAssignment(hex(GOLDEN.platformaticAssignment));
-    expect(a).toEqual({ partitions: [{ topic: 't0', partition: 1 }, { topic: 't0', partition: 3 }, { topic: 't1', partition: 1 }], userData: null });
+    expect(a).toEqual({
+      partitions: [
+        { topic: 't0', partition: 1 },
+        { topic: 't0', partition: 3 },
+        { topic: 't1', partition: 1 },
+      ],
+      userData: null,
+    });
     expect(serializeAssignment(a).toString('hex')).toBe(GOLDEN.platformaticAssignment);
   });
 });
@@ -161,8 +180,15 @@ describe('consumer protocol – versions', () => {
     expect(deserializeAssignment(Buffer.alloc(0))).toEqual({ partitions: [], userData: null });
   });
 
-  it('consumer protocol – serializeAssignment groups by topic in order of first appearance (Kafka\'s serializeAssignment)', () => {
-    const bytes = serializeAssignment({ partitions: [{ topic: 'b', partition: 1 }, { topic: 'a', partition: 0 }, { topic: 'b', partition: 0 }], userData: null });
+  it("consumer protocol – serializeAssignment groups by topic in order of first appearance (Kafka's serializeAssignment)", () => {
+    const bytes = serializeAssignment({
+      partitions: [
+        { topic: 'b', partition: 1 },
+        { topic: 'a', partition: 0 },
+        { topic: 'b', partition: 0 },
+      ],
+      userData: null,
+    });
     expect(readConsumerProtocolAssignment(bytes).assignedPartitions).toEqual([
       { topic: 'b', partitions: [1, 0] },
       { topic: 'a', partitions: [0] },

@@ -106,7 +106,10 @@ export function readConsumerProtocolSubscription(bytes: Buffer): ConsumerProtoco
  * Writes a ConsumerProtocolSubscription at `version` (default 3; above 3 writes 3, as Kafka does).
  * Fields the version cannot carry are left out (they are all ignorable). Fields are written as given.
  */
-export function writeConsumerProtocolSubscription(data: Omit<ConsumerProtocolSubscription, 'version'>, version: number = CONSUMER_PROTOCOL_HIGHEST_VERSION): Buffer {
+export function writeConsumerProtocolSubscription(
+  data: Omit<ConsumerProtocolSubscription, 'version'>,
+  version: number = CONSUMER_PROTOCOL_HIGHEST_VERSION,
+): Buffer {
   const v = checkWriteVersion(version, 'subscription');
   const w = new Writer();
   w.writeInt16(v);
@@ -129,7 +132,10 @@ export function readConsumerProtocolAssignment(bytes: Buffer): ConsumerProtocolA
 }
 
 /** Writes a ConsumerProtocolAssignment at `version` (default 3; the layout is the same in every version). */
-export function writeConsumerProtocolAssignment(data: Omit<ConsumerProtocolAssignment, 'version'>, version: number = CONSUMER_PROTOCOL_HIGHEST_VERSION): Buffer {
+export function writeConsumerProtocolAssignment(
+  data: Omit<ConsumerProtocolAssignment, 'version'>,
+  version: number = CONSUMER_PROTOCOL_HIGHEST_VERSION,
+): Buffer {
   const w = new Writer();
   w.writeInt16(checkWriteVersion(version, 'assignment'));
   writeTopicPartitionsArray(w, data.assignedPartitions);

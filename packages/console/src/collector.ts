@@ -4,7 +4,16 @@
  * brokers' metrics endpoints, then publishes one ConsoleState (state.ts) to its subscribers. Polls
  * never overlap; each request has a short deadline so a dead broker slows one poll, not the page.
  */
-import { Admin, BatchError, type AdminOptions, type BrokerNode, type CommittedOffset, type GroupDescription, type ListOffsetsRequest, type TopicDescription } from '@samsa/client';
+import {
+  Admin,
+  BatchError,
+  type AdminOptions,
+  type BrokerNode,
+  type CommittedOffset,
+  type GroupDescription,
+  type ListOffsetsRequest,
+  type TopicDescription,
+} from '@samsa/client';
 import type { Logger } from 'pino';
 import { groupLag, lagKey } from './lag.js';
 import { discoverMetricsEndpoints, fetchStateChanges, scrape, type MetricsEndpoint } from './metrics-endpoints.js';
@@ -359,7 +368,8 @@ export class ClusterCollector {
       underReplicated: allParts.filter((p) => p.isr.length < p.replicas.length).length,
     };
     const metricsUrl = new Map([...scraped.values()].map(({ endpoint }) => [endpoint.brokerId, endpoint.url]));
-    for (const e of this.o.metricsEndpoints ?? this.discovered.values()) if (e && e.brokerId !== null && !metricsUrl.has(e.brokerId)) metricsUrl.set(e.brokerId, e.url);
+    for (const e of this.o.metricsEndpoints ?? this.discovered.values())
+      if (e && e.brokerId !== null && !metricsUrl.has(e.brokerId)) metricsUrl.set(e.brokerId, e.url);
     s.brokers = brokers.map((b) => ({
       id: b.nodeId,
       host: b.host,

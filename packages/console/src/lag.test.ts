@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { groupLag, lagKey, partitionLag } from './lag.js';
 import type { MemberView } from './state.js';
 
-const member = (id: string, assignment: MemberView['assignment']): MemberView => ({ memberId: id, clientId: `c-${id}`, host: '/127.0.0.1', groupInstanceId: null, assignment });
+const member = (id: string, assignment: MemberView['assignment']): MemberView => ({
+  memberId: id,
+  clientId: `c-${id}`,
+  host: '/127.0.0.1',
+  groupInstanceId: null,
+  assignment,
+});
 
 describe('console lag', () => {
   it('console lag – per partition: end − committed, never negative, unknown without both', () => {

@@ -43,7 +43,9 @@ export function endpointFromConfig(broker: BrokerNode, port: string | null | und
 export async function discoverMetricsEndpoints(admin: Admin, brokers: readonly BrokerNode[], timeoutMs: number): Promise<MetricsEndpoint[]> {
   const results = await Promise.allSettled(
     brokers.map(async (b) => {
-      const [res] = await admin.describeConfigs([{ type: ConfigResourceType.Broker, name: String(b.nodeId), configNames: ['metrics.port', 'metrics.host'] }], { timeoutMs });
+      const [res] = await admin.describeConfigs([{ type: ConfigResourceType.Broker, name: String(b.nodeId), configNames: ['metrics.port', 'metrics.host'] }], {
+        timeoutMs,
+      });
       const get = (n: string) => res?.entries.find((e) => e.name === n)?.value;
       return endpointFromConfig(b, get('metrics.port'), get('metrics.host'));
     }),

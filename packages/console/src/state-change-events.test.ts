@@ -31,7 +31,9 @@ describe('console state-change events', () => {
   });
 
   it('console state-change events – many partitions are counted, not all listed', () => {
-    const records = Array.from({ length: 20 }, (_, i) => rec(i + 1, 'elected leader', { topic: 't', partition: i, leader: 1, leaderEpoch: 1, strategy: 'preferred' }));
+    const records = Array.from({ length: 20 }, (_, i) =>
+      rec(i + 1, 'elected leader', { topic: 't', partition: i, leader: 1, leaderEpoch: 1, strategy: 'preferred' }),
+    );
     const [e] = eventsFromStateChanges(records, null);
     expect(e!.message).toMatch(/^Topic t: the controller elected leaders \(preferred, 20 partitions\) p0→1 \(epoch 1\).* … and 12 more$/);
     expect(e!.partitions).toHaveLength(20);

@@ -23,7 +23,10 @@ const nums = (v: unknown): number[] => (Array.isArray(v) ? v.filter((x): x is nu
 export function eventsFromStateChanges(records: readonly StateChangeRecord[], brokerId: number | null): TimelineEvent[] {
   const out: TimelineEvent[] = [];
   const on = brokerId === null ? 'the controller' : `controller ${brokerId}`;
-  const elections = new Map<string, { at: number; topic: string; strategy: string; unclean: boolean; parts: Array<{ partition: number; leader: number; epoch: number | null }> }>();
+  const elections = new Map<
+    string,
+    { at: number; topic: string; strategy: string; unclean: boolean; parts: Array<{ partition: number; leader: number; epoch: number | null }> }
+  >();
   for (const r of records) {
     const topic = typeof r['topic'] === 'string' ? r['topic'] : null;
     const partition = num(r['partition']);

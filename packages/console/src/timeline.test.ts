@@ -54,7 +54,11 @@ describe('console timeline', () => {
   });
 
   it('console timeline – topics created, deleted and grown', () => {
-    const ev = diffSnapshots(snap({ topics: { a: [p(0, 0, [0])], b: [p(0, 1, [1])] } }), snap({ topics: { b: [p(0, 1, [1]), p(1, 2, [2])], c: [p(0, 0, [0])] } }), 1);
+    const ev = diffSnapshots(
+      snap({ topics: { a: [p(0, 0, [0])], b: [p(0, 1, [1])] } }),
+      snap({ topics: { b: [p(0, 1, [1]), p(1, 2, [2])], c: [p(0, 0, [0])] } }),
+      1,
+    );
     expect(ev.map((e) => [e.kind, e.topic])).toEqual([
       ['topic-deleted', 'a'],
       ['partitions-added', 'b'],
@@ -65,7 +69,11 @@ describe('console timeline', () => {
   it('console timeline – unclean elections from the counters; newest first, capped', () => {
     expect(uncleanElectionEvent(null, 3, 1)).toBeNull();
     expect(uncleanElectionEvent(3, 3, 1)).toBeNull();
-    expect(uncleanElectionEvent(3, 5, 1)).toMatchObject({ kind: 'unclean-election', source: 'metrics', message: expect.stringContaining('2 unclean leader elections') });
+    expect(uncleanElectionEvent(3, 5, 1)).toMatchObject({
+      kind: 'unclean-election',
+      source: 'metrics',
+      message: expect.stringContaining('2 unclean leader elections'),
+    });
     const tl: TimelineEvent[] = [];
     const e = (at: number): TimelineEvent => ({ at, kind: 'broker-up', message: String(at), source: 'metadata' });
     addEvents(tl, [e(1), e(2)], 3);

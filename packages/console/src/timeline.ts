@@ -25,7 +25,8 @@ const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.l
 const leaderName = (l: number | null) => (l === null ? 'none' : String(l));
 /** Shown per event before "… and N more" (the details stay in `partitions`). */
 const SHOWN = 8;
-const some = (items: readonly string[]) => (items.length <= SHOWN ? items.join(', ') : `${items.slice(0, SHOWN).join(', ')} … and ${items.length - SHOWN} more`);
+const some = (items: readonly string[]) =>
+  items.length <= SHOWN ? items.join(', ') : `${items.slice(0, SHOWN).join(', ')} … and ${items.length - SHOWN} more`;
 const counted = (n: number) => `${n} partition${n === 1 ? '' : 's'}`;
 
 /** Events that turn `prev` into `next`, in a stable order (brokers, controller, then topics by name). */
@@ -39,7 +40,10 @@ export function diffSnapshots(prev: ClusterSnapshot, next: ClusterSnapshot, at: 
   for (const id of [...next.brokers].filter((b) => !prev.brokers.includes(b)).sort((a, b) => a - b)) {
     ev({ kind: TimelineKind.BrokerUp, brokerId: id, message: `Broker ${id} joined the cluster` });
   }
-  if (next.controllerId !== prev.controllerId || (next.controllerEpoch !== null && prev.controllerEpoch !== null && next.controllerEpoch !== prev.controllerEpoch)) {
+  if (
+    next.controllerId !== prev.controllerId ||
+    (next.controllerEpoch !== null && prev.controllerEpoch !== null && next.controllerEpoch !== prev.controllerEpoch)
+  ) {
     const epoch = next.controllerEpoch !== null ? ` (controller epoch ${next.controllerEpoch})` : '';
     const message =
       next.controllerId === null
@@ -88,7 +92,12 @@ export function diffSnapshots(prev: ClusterSnapshot, next: ClusterSnapshot, at: 
     if (elections.length > 0) {
       const what = some(elections.map((e) => `p${e.partition} ${leaderName(e.from as number | null)}→${leaderName(e.to as number | null)}`));
       const n = elections.length > SHOWN ? ` (${counted(elections.length)})` : '';
-      ev({ kind: TimelineKind.LeaderElection, topic, partitions: elections, message: `Topic ${topic}: new leader${elections.length === 1 ? '' : 's'}${n} ${what}` });
+      ev({
+        kind: TimelineKind.LeaderElection,
+        topic,
+        partitions: elections,
+        message: `Topic ${topic}: new leader${elections.length === 1 ? '' : 's'}${n} ${what}`,
+      });
     }
     if (offline.length > 0) {
       const what = some(offline.map((e) => `p${e.partition} (was ${leaderName(e.from as number | null)})`));
@@ -97,12 +106,22 @@ export function diffSnapshots(prev: ClusterSnapshot, next: ClusterSnapshot, at: 
     if (shrinks.length > 0) {
       const what = some(shrinks.map((e) => `p${e.partition} [${list(e.from as number[])}]→[${list(e.to as number[])}]`));
       const gone = [...new Set(shrinks.flatMap((e) => (e.from as number[]).filter((b) => !(e.to as number[]).includes(b))))].sort((a, b) => a - b);
-      ev({ kind: TimelineKind.IsrShrink, topic, partitions: shrinks, message: `Topic ${topic}: ISR shrank on ${counted(shrinks.length)} (broker${gone.length === 1 ? '' : 's'} ${list(gone)} out): ${what}` });
+      ev({
+        kind: TimelineKind.IsrShrink,
+        topic,
+        partitions: shrinks,
+        message: `Topic ${topic}: ISR shrank on ${counted(shrinks.length)} (broker${gone.length === 1 ? '' : 's'} ${list(gone)} out): ${what}`,
+      });
     }
     if (expands.length > 0) {
       const what = some(expands.map((e) => `p${e.partition} [${list(e.from as number[])}]→[${list(e.to as number[])}]`));
       const back = [...new Set(expands.flatMap((e) => (e.to as number[]).filter((b) => !(e.from as number[]).includes(b))))].sort((a, b) => a - b);
-      ev({ kind: TimelineKind.IsrExpand, topic, partitions: expands, message: `Topic ${topic}: ISR expanded on ${counted(expands.length)} (broker${back.length === 1 ? '' : 's'} ${list(back)} in): ${what}` });
+      ev({
+        kind: TimelineKind.IsrExpand,
+        topic,
+        partitions: expands,
+        message: `Topic ${topic}: ISR expanded on ${counted(expands.length)} (broker${back.length === 1 ? '' : 's'} ${list(back)} in): ${what}`,
+      });
     }
   }
   return out;

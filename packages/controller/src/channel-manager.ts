@@ -120,7 +120,10 @@ class BrokerQueue {
     if (this.connecting) return;
     const p = this.queue[0]!;
     const correlationId = ++this.correlationId;
-    const timer = setTimeout(() => this.fail(new Error(`no answer from broker ${this.brokerId} within ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
+    const timer = setTimeout(
+      () => this.fail(new Error(`no answer from broker ${this.brokerId} within ${this.o.requestTimeoutMs} ms`)),
+      this.o.requestTimeoutMs,
+    );
     this.inFlight = { correlationId, p, timer };
     this.socket.write(encodeControlRequest(correlationId, p.request));
   }
@@ -203,7 +206,10 @@ export class ControllerChannelManager implements BrokerChannel {
       return;
     }
     const host = e.host === '' || e.host === '0.0.0.0' ? '127.0.0.1' : e.host;
-    this.queues.set(b.id, new BrokerQueue(b.id, host, e.port, { requestTimeoutMs: this.o.requestTimeoutMs ?? 30_000, retryBackoffMs: this.o.retryBackoffMs ?? 100 }, this.log));
+    this.queues.set(
+      b.id,
+      new BrokerQueue(b.id, host, e.port, { requestTimeoutMs: this.o.requestTimeoutMs ?? 30_000, retryBackoffMs: this.o.retryBackoffMs ?? 100 }, this.log),
+    );
   }
 
   removeBroker(id: number): void {

@@ -115,12 +115,23 @@ describe('controller against real ZooKeeper', () => {
     const brokers = await Promise.all([0, 1, 2].map(startBroker));
     const active = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
     const admin = new KafkaZk(await zkClient());
-    await admin.createTopic('orders', newTopicId(), new Map([[0, [1, 0, 2]], [1, [2, 1, 0]]]), {});
+    await admin.createTopic(
+      'orders',
+      newTopicId(),
+      new Map([
+        [0, [1, 0, 2]],
+        [1, [2, 1, 0]],
+      ]),
+      {},
+    );
     const s0 = await until(() => admin.getPartitionState({ topic: 'orders', partition: 0 }), 'partition 0 state');
     const s1 = await until(() => admin.getPartitionState({ topic: 'orders', partition: 1 }), 'partition 1 state');
     expect(s0.state).toEqual({ leader: 1, leaderEpoch: 0, isr: [1, 0, 2], controllerEpoch: 1 });
     expect(s1.state.leader).toBe(2);
-    await until(() => active.channel.sent.some((s) => s.request.kind === 'LeaderAndIsr' && s.request.partitions.some((p) => p.topic === 'orders')), 'LeaderAndIsr');
+    await until(
+      () => active.channel.sent.some((s) => s.request.kind === 'LeaderAndIsr' && s.request.partitions.some((p) => p.topic === 'orders')),
+      'LeaderAndIsr',
+    );
     const lai = active.channel.sent.filter((s) => s.request.kind === 'LeaderAndIsr');
     expect(new Set(lai.map((s) => s.brokerId))).toEqual(new Set([0, 1, 2]));
     const first = lai.find((s) => s.brokerId === 0)!.request;
@@ -205,7 +216,15 @@ describe('controller against real ZooKeeper', () => {
     const brokers = await Promise.all([0, 1, 2].map(startBroker));
     const active = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
     const admin = new KafkaZk(await zkClient());
-    await admin.createTopic('doomed', newTopicId(), new Map([[0, [0, 1, 2]], [1, [1, 2, 0]]]), { 'retention.ms': '1000' });
+    await admin.createTopic(
+      'doomed',
+      newTopicId(),
+      new Map([
+        [0, [0, 1, 2]],
+        [1, [1, 2, 0]],
+      ]),
+      { 'retention.ms': '1000' },
+    );
     await until(() => admin.getPartitionState({ topic: 'doomed', partition: 1 }), 'partition state');
     await admin.zk.create('/admin/delete_topics/doomed', null, { mkdirp: true });
     await until(async () => !(await admin.topicExists('doomed')), 'topic znode removed');
@@ -213,10 +232,14 @@ describe('controller against real ZooKeeper', () => {
     await until(async () => (await admin.zk.exists('/config/topics/doomed')) === null, 'topic config removed');
     await until(async () => (await admin.zk.exists('/admin/delete_topics/doomed')) === null, 'deletion marker removed');
     const stops = active.channel.sent.filter((x) => x.request.kind === 'StopReplica');
-    const deletes = new Set(stops.filter((x) => x.request.kind === 'StopReplica' && x.request.partitions.some((p) => p.deletePartition)).map((x) => x.brokerId));
+    const deletes = new Set(
+      stops.filter((x) => x.request.kind === 'StopReplica' && x.request.partitions.some((p) => p.deletePartition)).map((x) => x.brokerId),
+    );
     expect(deletes).toEqual(new Set([0, 1, 2]));
     // brokers were told the topic is going (leader -2) before the replicas were deleted
-    const um = active.channel.sent.find((x) => x.request.kind === 'UpdateMetadata' && x.request.partitions.some((p) => p.topic === 'doomed' && p.leader === -2));
+    const um = active.channel.sent.find(
+      (x) => x.request.kind === 'UpdateMetadata' && x.request.partitions.some((p) => p.topic === 'doomed' && p.leader === -2),
+    );
     expect(um).toBeDefined();
     // the controller forgets the topic after it removed the marker (Kafka's completeDeleteTopic order)
     await until(() => !active.controller.ctx.hasTopic('doomed'), 'topic removed from the controller context');

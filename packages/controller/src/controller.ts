@@ -1,6 +1,24 @@
 import { TopicPartitionMap, topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import { BrokerIdsZNode, ControllerMovedError, DeleteTopicsZNode, IsrChangeNotificationSequenceZNode, IsrChangeNotificationZNode, PreferredReplicaElectionZNode, ReassignPartitionsZNode, ZNodeDecodeError, ControllerZNode, TopicZNode, TopicsZNode, ZkSessionEvent, controllerFencedDelete, newTopicId, type BrokerInfo, type KafkaZk, type Unwatch } from '@samsa/zk-paths';
+import {
+  BrokerIdsZNode,
+  ControllerMovedError,
+  DeleteTopicsZNode,
+  IsrChangeNotificationSequenceZNode,
+  IsrChangeNotificationZNode,
+  PreferredReplicaElectionZNode,
+  ReassignPartitionsZNode,
+  ZNodeDecodeError,
+  ControllerZNode,
+  TopicZNode,
+  TopicsZNode,
+  ZkSessionEvent,
+  controllerFencedDelete,
+  newTopicId,
+  type BrokerInfo,
+  type KafkaZk,
+  type Unwatch,
+} from '@samsa/zk-paths';
 import { ControllerContext } from './context.js';
 import { ControllerEventManager, type ControllerEvent } from './events.js';
 import { PartitionStateMachine } from './partition-state-machine.js';
@@ -543,7 +561,8 @@ export class KafkaController {
       if (type === ElectionType.PREFERRED ? leader === a.replicas[0] : leader >= 0 && this.ctx.isBrokerLive(leader)) {
         // an election over every partition reports only those it acted on (KafkaApis.handleElectLeaders
         // drops ELECTION_NOT_NEEDED when the request named no partitions)
-        if (partitions !== null) results.set(tp.topic, tp.partition, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
+        if (partitions !== null)
+          results.set(tp.topic, tp.partition, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
         continue;
       }
       candidates.push(tp);
@@ -583,7 +602,10 @@ export class KafkaController {
     }
     const known = partitions.filter((tp) => this.ctx.assignment(tp));
     const results = await this.electLeadersNow(known, ElectionType.PREFERRED);
-    this.o.stateChangeLogger.info({ partitions: known.length, elected: [...results.values()].filter((r) => r.errorCode === 0).length }, 'preferred replica election (admin znode)');
+    this.o.stateChangeLogger.info(
+      { partitions: known.length, elected: [...results.values()].filter((r) => r.errorCode === 0).length },
+      'preferred replica election (admin znode)',
+    );
     // fenced, as Kafka's deletePreferredReplicaElection
     await controllerFencedDelete(zk, this.ctx.epochZkVersion, PreferredReplicaElectionZNode.path).catch(() => undefined);
   }
@@ -608,13 +630,15 @@ export class KafkaController {
     if (brokerEpoch >= 0n && b.epoch !== undefined && brokerEpoch !== b.epoch) return { errorCode: 77, remaining: [] }; // STALE_BROKER_EPOCH
     this.ctx.shuttingDownBrokerIds.add(brokerId);
     this.log.info({ brokerId }, 'controlled shutdown requested');
-    const replicated = this.ctx
-      .partitionsOnBroker(brokerId)
-      .filter((tp) => this.ctx.replicas(tp).length > 1 && !this.ctx.topicsToBeDeleted.has(tp.topic));
+    const replicated = this.ctx.partitionsOnBroker(brokerId).filter((tp) => this.ctx.replicas(tp).length > 1 && !this.ctx.topicsToBeDeleted.has(tp.topic));
     const led = replicated.filter((tp) => this.ctx.leadershipOf(tp)?.state.leader === brokerId);
     const followed = replicated.filter((tp) => !led.includes(tp));
     if (led.length > 0) await this.psm.handleStateChanges(led, 'OnlinePartition', { kind: 'controlledShutdown' });
-    if (followed.length > 0) await this.rsm.handleStateChanges(followed.map((tp) => ({ tp, replica: brokerId })), 'OfflineReplica');
+    if (followed.length > 0)
+      await this.rsm.handleStateChanges(
+        followed.map((tp) => ({ tp, replica: brokerId })),
+        'OfflineReplica',
+      );
     this.batch.send();
     // Kafka also lists partitions no other live ISR member could take over, which makes the last
     // broker of a cluster retry for nothing; only partitions that could still move are reported.

@@ -12,11 +12,7 @@ import {
 import type { RequestBatch } from './request-batch.js';
 import { isValidPartitionTransition, type PartitionState } from './states.js';
 
-export type ElectionStrategy =
-  | { kind: 'offline'; allowUnclean: boolean }
-  | { kind: 'preferred' }
-  | { kind: 'reassign' }
-  | { kind: 'controlledShutdown' };
+export type ElectionStrategy = { kind: 'offline'; allowUnclean: boolean } | { kind: 'preferred' } | { kind: 'reassign' } | { kind: 'controlledShutdown' };
 
 export interface PartitionStateMachineDeps {
   ctx: ControllerContext;
@@ -62,11 +58,7 @@ export class PartitionStateMachine {
     return this.handleStateChanges(tps, 'OnlinePartition', { kind: 'offline', allowUnclean: false });
   }
 
-  async handleStateChanges(
-    tps: TopicPartition[],
-    target: PartitionState,
-    strategy?: ElectionStrategy,
-  ): Promise<Map<string, PartitionResult>> {
+  async handleStateChanges(tps: TopicPartition[], target: PartitionState, strategy?: ElectionStrategy): Promise<Map<string, PartitionResult>> {
     const { ctx, stateChangeLog: log } = this.d;
     const results = new Map<string, PartitionResult>();
     const valid: TopicPartition[] = [];
@@ -192,7 +184,10 @@ export class PartitionStateMachine {
         }
         if (!elected) {
           noLeader.push({ partition: topicPartitionKey(tp), replicas: assignment, isr: cur.state.isr, live: [...live] });
-          results.set(topicPartitionKey(tp), { ok: false, reason: `no eligible leader among live replicas [${[...live].join(',')}] (isr [${cur.state.isr.join(',')}])` });
+          results.set(topicPartitionKey(tp), {
+            ok: false,
+            reason: `no eligible leader among live replicas [${[...live].join(',')}] (isr [${cur.state.isr.join(',')}])`,
+          });
           continue;
         }
         updates.push({
@@ -212,7 +207,15 @@ export class PartitionStateMachine {
         batch.addLeaderAndIsr(u.recipients, u.tp);
         this.transition(u.tp, 'OnlinePartition');
         (u.unclean ? log.warn.bind(log) : log.info.bind(log))(
-          { topic: u.tp.topic, partition: u.tp.partition, leader: u.state.leader, isr: u.state.isr, leaderEpoch: u.state.leaderEpoch, strategy: strategy.kind, unclean: u.unclean },
+          {
+            topic: u.tp.topic,
+            partition: u.tp.partition,
+            leader: u.state.leader,
+            isr: u.state.isr,
+            leaderEpoch: u.state.leaderEpoch,
+            strategy: strategy.kind,
+            unclean: u.unclean,
+          },
           'elected leader',
         );
         if (u.unclean) this.d.onUncleanElection?.(u.tp);

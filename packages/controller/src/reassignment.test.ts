@@ -70,7 +70,15 @@ async function startController(server: FakeZkServer, brokerId = 0): Promise<Env>
     send: (id, request) => sent.push({ brokerId: id, request }),
     close: async () => undefined,
   };
-  const controller = new KafkaController({ brokerId, kzk, channel, logger: log, stateChangeLogger: log, uncleanLeaderElectionEnable: false, autoLeaderRebalanceEnable: false });
+  const controller = new KafkaController({
+    brokerId,
+    kzk,
+    channel,
+    logger: log,
+    stateChangeLogger: log,
+    uncleanLeaderElectionEnable: false,
+    autoLeaderRebalanceEnable: false,
+  });
   controllers.push(controller);
   controller.startup();
   await until(async () => controller.isActive && (await kzk.getPartitionState(tp)) !== null, 'an active controller with partition state');
@@ -120,7 +128,13 @@ describe('partition reassignment on the controller (in-memory ZooKeeper)', () =>
     expect(midState).toMatchObject({ leader: 0, isr: [0, 1, 2], leaderEpoch: before.leaderEpoch + 1 });
     const lai = leaderAndIsr(env);
     expect(new Set(lai.map((s) => s.brokerId))).toEqual(new Set([0, 1, 2, 3]));
-    for (const s of lai) expect(s.request.partitions[0]).toMatchObject({ replicas: [1, 2, 3, 0], addingReplicas: [3], removingReplicas: [0], leaderEpoch: before.leaderEpoch + 1 });
+    for (const s of lai)
+      expect(s.request.partitions[0]).toMatchObject({
+        replicas: [1, 2, 3, 0],
+        addingReplicas: [3],
+        removingReplicas: [0],
+        leaderEpoch: before.leaderEpoch + 1,
+      });
     expect(lai.find((s) => s.brokerId === 3)!.request.partitions[0]!.isNew).toBe(true);
     expect(stopReplica(env)).toEqual([]);
     const listed = await env.controller.listPartitionReassignments(null);
@@ -200,7 +214,10 @@ describe('partition reassignment on the controller (in-memory ZooKeeper)', () =>
 
     const second = await startController(server, 1);
     expect(second.controller.epoch).toBeGreaterThan(first.controller.epoch);
-    await until(() => leaderAndIsr(second).some((s) => s.brokerId === 3 && s.request.partitions.some((p) => p.addingReplicas.includes(3))), 'LeaderAndIsr to the adding replica from the new controller');
+    await until(
+      () => leaderAndIsr(second).some((s) => s.brokerId === 3 && s.request.partitions.some((p) => p.addingReplicas.includes(3))),
+      'LeaderAndIsr to the adding replica from the new controller',
+    );
     expect((await second.controller.listPartitionReassignments(null)).reassignments).toHaveLength(1);
     await leaderExpandsIsr(kzk, [0, 1, 2, 3]);
     await until(async () => (await topicZnode(kzk)).partitions.get(0)?.join() === '1,2,3', 'completed by the new controller');
@@ -219,7 +236,11 @@ describe('partition reassignment on the controller (in-memory ZooKeeper)', () =>
     // Kafka's ORS = RS − AR, in RS order (the target came first): the replica set is the original one
     expect(t.partitions.get(0)).toEqual([1, 2, 0]);
     expect(t.addingReplicas.size + t.removingReplicas.size).toBe(0);
-    expect(stopReplica(env).filter((s) => s.request.partitions.some((p) => p.deletePartition)).map((s) => s.brokerId)).toEqual([3]);
+    expect(
+      stopReplica(env)
+        .filter((s) => s.request.partitions.some((p) => p.deletePartition))
+        .map((s) => s.brokerId),
+    ).toEqual([3]);
     expect((await kzk.getPartitionState(tp))!.state.leader).toBe(0);
     expect((await env.controller.listPartitionReassignments(null)).reassignments).toEqual([]);
   });
@@ -281,7 +302,11 @@ describe('partition reassignment on the controller (in-memory ZooKeeper)', () =>
     env.sent.length = 0;
     await kzk.zk.create('/admin/delete_topics/t');
     await new Promise((r) => setTimeout(r, 100));
-    const deleting = () => stopReplica(env).filter((s) => s.request.partitions.some((p) => p.deletePartition)).map((s) => s.brokerId).sort();
+    const deleting = () =>
+      stopReplica(env)
+        .filter((s) => s.request.partitions.some((p) => p.deletePartition))
+        .map((s) => s.brokerId)
+        .sort();
     expect(deleting()).toEqual([]);
     const refused = await env.controller.alterPartitionReassignments([{ ...tp, replicas: [3, 2, 1] }]);
     expect(refused.results.get('t-0')!.errorCode).toBe(3);

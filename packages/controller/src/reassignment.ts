@@ -1,6 +1,14 @@
 import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import { ControllerMovedError, TopicPartitionStateZNode, ZNodeDecodeError, type KafkaZk, type PartitionReassignmentEntry, type TopicAssignment, type Unwatch } from '@samsa/zk-paths';
+import {
+  ControllerMovedError,
+  TopicPartitionStateZNode,
+  ZNodeDecodeError,
+  type KafkaZk,
+  type PartitionReassignmentEntry,
+  type TopicAssignment,
+  type Unwatch,
+} from '@samsa/zk-paths';
 import type { ControllerContext, ReplicaAssignment } from './context.js';
 import type { PartitionStateMachine } from './partition-state-machine.js';
 import type { ReplicaStateMachine } from './replica-state-machine.js';
@@ -174,7 +182,8 @@ export class PartitionReassignmentManager {
       }
       const built = this.buildReassignment(tp, r.replicas);
       if (built) toStart.set(topicPartitionKey(tp), { tp, assignment: built });
-      else results.set(topicPartitionKey(tp), { errorCode: ReassignmentError.NO_REASSIGNMENT_IN_PROGRESS, message: 'No partition reassignment is in progress.' });
+      else
+        results.set(topicPartitionKey(tp), { errorCode: ReassignmentError.NO_REASSIGNMENT_IN_PROGRESS, message: 'No partition reassignment is in progress.' });
     }
     // the latest reassignment wins: an API one replaces the partition's ZooKeeper-submitted one
     if (toStart.size > 0) await this.removeFromZkReassignment((tp) => toStart.has(topicPartitionKey(tp)));
@@ -191,7 +200,8 @@ export class PartitionReassignmentManager {
     const out: OngoingReassignment[] = [];
     for (const tp of partitions ?? [...ctx.partitionsBeingReassigned.values()]) {
       const a = this.completing.get(topicPartitionKey(tp)) ?? ctx.assignment(tp);
-      if (a && isBeingReassigned(a)) out.push({ ...tp, replicas: [...a.replicas], addingReplicas: [...a.addingReplicas], removingReplicas: [...a.removingReplicas] });
+      if (a && isBeingReassigned(a))
+        out.push({ ...tp, replicas: [...a.replicas], addingReplicas: [...a.addingReplicas], removingReplicas: [...a.removingReplicas] });
     }
     return out.sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : x.partition - y.partition));
   }
@@ -201,7 +211,10 @@ export class PartitionReassignmentManager {
     if (!this.d.ctx.partitionsBeingReassigned.has(topicPartitionKey(tp))) return;
     const a = this.d.ctx.assignment(tp);
     if (!a || !(await this.isComplete(tp, a))) return;
-    this.d.log.info({ topic: tp.topic, partition: tp.partition, target: targetReplicas(a) }, 'every target replica caught up with the leader; completing the reassignment');
+    this.d.log.info(
+      { topic: tp.topic, partition: tp.partition, target: targetReplicas(a) },
+      'every target replica caught up with the leader; completing the reassignment',
+    );
     await this.onPartitionReassignment(tp, a);
   }
 
@@ -224,7 +237,13 @@ export class PartitionReassignmentManager {
   /** The assignment to move to; null target cancels (back to ORS); null result: nothing to cancel. */
   private buildReassignment(tp: TopicPartition, target: number[] | null): ReplicaAssignment | null {
     const current = this.d.ctx.assignment(tp) ?? { replicas: [], addingReplicas: [], removingReplicas: [] };
-    if (target === null) return isBeingReassigned(current) ? reassignTo(current, current.replicas.filter((r) => !current.addingReplicas.includes(r))) : null;
+    if (target === null)
+      return isBeingReassigned(current)
+        ? reassignTo(
+            current,
+            current.replicas.filter((r) => !current.addingReplicas.includes(r)),
+          )
+        : null;
     return reassignTo(current, target);
   }
 
@@ -259,7 +278,16 @@ export class PartitionReassignmentManager {
     const before = ctx.assignment(tp)!;
     await this.updateCurrentReassignment(tp, reassignment);
     if (!(await this.isComplete(tp, reassignment))) {
-      scl.info({ topic: tp.topic, partition: tp.partition, replicas: reassignment.replicas, adding: reassignment.addingReplicas, removing: reassignment.removingReplicas }, 'reassignment: replicas added, waiting for the target replicas to join the ISR');
+      scl.info(
+        {
+          topic: tp.topic,
+          partition: tp.partition,
+          replicas: reassignment.replicas,
+          adding: reassignment.addingReplicas,
+          removing: reassignment.removingReplicas,
+        },
+        'reassignment: replicas added, waiting for the target replicas to join the ISR',
+      );
       // A1. LeaderAndIsr with RS = ORS + TRS (and AR, RR) to every replica, under a new leader epoch
       await this.updateLeaderEpochAndSendRequest(tp, reassignment);
       // A2. AR → NewReplica
@@ -270,7 +298,10 @@ export class PartitionReassignmentManager {
     }
     const reorderOnly = !isBeingReassigned(before) && !isBeingReassigned(reassignment) && sameReplicaSet(before.replicas, reassignment.replicas);
     // B1. AR → OnlineReplica
-    await rsm.handleStateChanges(reassignment.addingReplicas.filter((r) => ctx.replicaState(tp, r) !== 'OnlineReplica').map((replica) => ({ tp, replica })), 'OnlineReplica');
+    await rsm.handleStateChanges(
+      reassignment.addingReplicas.filter((r) => ctx.replicaState(tp, r) !== 'OnlineReplica').map((replica) => ({ tp, replica })),
+      'OnlineReplica',
+    );
     batch.send();
     // B2. RS = TRS in memory
     const completed: ReplicaAssignment = { replicas: targetReplicas(reassignment), addingReplicas: [], removingReplicas: [] };
@@ -286,7 +317,12 @@ export class PartitionReassignmentManager {
     // B7. the ISR watch goes, and the partition leaves /admin/reassign_partitions
     this.isrWatches.get(topicPartitionKey(tp))?.();
     this.isrWatches.delete(topicPartitionKey(tp));
-    await this.removeFromZkReassignment((p, replicas) => topicPartitionKey(p) === topicPartitionKey(tp) && replicas.length === completed.replicas.length && replicas.every((r, i) => r === completed.replicas[i]));
+    await this.removeFromZkReassignment(
+      (p, replicas) =>
+        topicPartitionKey(p) === topicPartitionKey(tp) &&
+        replicas.length === completed.replicas.length &&
+        replicas.every((r, i) => r === completed.replicas[i]),
+    );
     ctx.partitionsBeingReassigned.delete(topicPartitionKey(tp));
     // B8. every broker learns the new replicas, leader and ISR
     batch.addUpdateMetadata(ctx.liveBrokerIds(), [tp]);
@@ -328,7 +364,13 @@ export class PartitionReassignmentManager {
   /** Writes the topic znode with `tp`'s assignment replaced (fenced). */
   private async writeAssignment(tp: TopicPartition, a: ReplicaAssignment): Promise<void> {
     const { ctx, kzk } = this.d;
-    const t: TopicAssignment = { version: 3, topicId: ctx.topicIds.get(tp.topic) ?? null, partitions: new Map(), addingReplicas: new Map(), removingReplicas: new Map() };
+    const t: TopicAssignment = {
+      version: 3,
+      topicId: ctx.topicIds.get(tp.topic) ?? null,
+      partitions: new Map(),
+      addingReplicas: new Map(),
+      removingReplicas: new Map(),
+    };
     for (const p of ctx.partitionsForTopic(tp.topic)) {
       const pa = p.partition === tp.partition ? a : ctx.assignment(p)!;
       t.partitions.set(p.partition, pa.replicas);
@@ -344,16 +386,24 @@ export class PartitionReassignmentManager {
     for (let attempt = 0; attempt < 10; attempt++) {
       const cur = await kzk.getPartitionState(tp);
       if (!cur) throw new Error(`no partition state for ${topicPartitionKey(tp)}: cannot bump its leader epoch`);
-      if (cur.state.controllerEpoch > ctx.epoch) throw new ControllerMovedError(`partition state of ${topicPartitionKey(tp)} written by a newer controller (epoch ${cur.state.controllerEpoch})`);
+      if (cur.state.controllerEpoch > ctx.epoch)
+        throw new ControllerMovedError(`partition state of ${topicPartitionKey(tp)} written by a newer controller (epoch ${cur.state.controllerEpoch})`);
       const state = { ...cur.state, leaderEpoch: cur.state.leaderEpoch + 1, controllerEpoch: ctx.epoch };
       const { updated } = await kzk.updateLeaderAndIsr([{ tp, state, expectedZkVersion: cur.zkVersion }], ctx.epochZkVersion);
       const v = updated.get(topicPartitionKey(tp));
       if (v === undefined) continue;
       ctx.setLeadership(tp, { state, zkVersion: v });
       batch.addLeaderAndIsr(a.addingReplicas, tp, true);
-      batch.addLeaderAndIsr(a.replicas.filter((r) => !a.addingReplicas.includes(r)), tp, false);
+      batch.addLeaderAndIsr(
+        a.replicas.filter((r) => !a.addingReplicas.includes(r)),
+        tp,
+        false,
+      );
       batch.send();
-      scl.info({ topic: tp.topic, partition: tp.partition, leader: state.leader, leaderEpoch: state.leaderEpoch, replicas: a.replicas }, 'sent LeaderAndIsr with the reassignment\'s replicas');
+      scl.info(
+        { topic: tp.topic, partition: tp.partition, leader: state.leader, leaderEpoch: state.leaderEpoch, replicas: a.replicas },
+        "sent LeaderAndIsr with the reassignment's replicas",
+      );
       return;
     }
     throw new Error(`partition state of ${topicPartitionKey(tp)} kept changing`);
@@ -366,7 +416,10 @@ export class PartitionReassignmentManager {
       await this.updateLeaderEpochAndSendRequest(tp, completed);
       return;
     }
-    log.info({ topic: tp.topic, partition: tp.partition, leader, replicas: completed.replicas }, 'the leader is not a live target replica; electing one from the target replicas');
+    log.info(
+      { topic: tp.topic, partition: tp.partition, leader, replicas: completed.replicas },
+      'the leader is not a live target replica; electing one from the target replicas',
+    );
     await psm.handleStateChanges([tp], 'OnlinePartition', { kind: 'reassign' });
     batch.send();
   }

@@ -162,7 +162,10 @@ export class ReplicaStateMachine {
         if (v === undefined) continue;
         ctx.setLeadership(u.tp, { state: u.state, zkVersion: v });
         done.add(topicPartitionKey(u.tp));
-        log.info({ topic: u.tp.topic, partition: u.tp.partition, replica, leader: u.state.leader, isr: u.state.isr, leaderEpoch: u.state.leaderEpoch }, 'removed replica from ISR');
+        log.info(
+          { topic: u.tp.topic, partition: u.tp.partition, replica, leader: u.state.leader, isr: u.state.isr, leaderEpoch: u.state.leaderEpoch },
+          'removed replica from ISR',
+        );
       }
       remaining = stale;
     }

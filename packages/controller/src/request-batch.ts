@@ -81,7 +81,12 @@ export class RequestBatch {
         this.stopReplica.set(b, m);
       }
       const prev = m.get(topicPartitionKey(tp));
-      m.set(topicPartitionKey(tp), { topic: tp.topic, partition: tp.partition, leaderEpoch, deletePartition: deletePartition || (prev?.deletePartition ?? false) });
+      m.set(topicPartitionKey(tp), {
+        topic: tp.topic,
+        partition: tp.partition,
+        leaderEpoch,
+        deletePartition: deletePartition || (prev?.deletePartition ?? false),
+      });
     }
   }
 
@@ -95,7 +100,18 @@ export class RequestBatch {
       const leaderIds = new Set(partitions.map((p) => p.leader));
       for (const p of partitions) {
         this.stateChangeLog.info(
-          { controllerId: this.controllerId, controllerEpoch: epoch, broker: brokerId, topic: p.topic, partition: p.partition, leader: p.leader, leaderEpoch: p.leaderEpoch, isr: p.isr, replicas: p.replicas, isNew: p.isNew },
+          {
+            controllerId: this.controllerId,
+            controllerEpoch: epoch,
+            broker: brokerId,
+            topic: p.topic,
+            partition: p.partition,
+            leader: p.leader,
+            leaderEpoch: p.leaderEpoch,
+            isr: p.isr,
+            replicas: p.replicas,
+            isNew: p.isNew,
+          },
           'sending LeaderAndIsr',
         );
       }
@@ -128,7 +144,10 @@ export class RequestBatch {
     for (const [brokerId, parts] of this.stopReplica) {
       if (!this.ctx.liveBrokers.has(brokerId)) continue;
       const partitions = [...parts.values()];
-      this.stateChangeLog.info({ controllerEpoch: epoch, broker: brokerId, partitions: partitions.map((p) => `${topicPartitionKey(p)}${p.deletePartition ? ' (delete)' : ''}`) }, 'sending StopReplica');
+      this.stateChangeLog.info(
+        { controllerEpoch: epoch, broker: brokerId, partitions: partitions.map((p) => `${topicPartitionKey(p)}${p.deletePartition ? ' (delete)' : ''}`) },
+        'sending StopReplica',
+      );
       this.channel.send(
         brokerId,
         { kind: 'StopReplica', controllerId: this.controllerId, controllerEpoch: epoch, brokerEpoch: this.ctx.brokerEpoch(brokerId), partitions },

@@ -100,7 +100,13 @@ describe('partition state machine', () => {
     const lines: Array<Record<string, unknown>> = [];
     const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
     const env = await setup();
-    const psm = new PartitionStateMachine({ ctx: env.ctx, kzk: env.kzk, batch: env.batch, stateChangeLog: captured, uncleanLeaderElectionEnabled: async () => false });
+    const psm = new PartitionStateMachine({
+      ctx: env.ctx,
+      kzk: env.kzk,
+      batch: env.batch,
+      stateChangeLog: captured,
+      uncleanLeaderElectionEnabled: async () => false,
+    });
     // the cluster going down: 40 single-replica partitions whose only broker (2) is gone
     const n = 40;
     const tps = Array.from({ length: n }, (_, partition) => ({ topic: 'single', partition }));
@@ -120,14 +126,22 @@ describe('partition state machine', () => {
     const failed = lines.filter((l) => String(l['msg']).includes('no eligible replica'));
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ level: 50, count: n, strategy: 'offline', msg: `leader election failed for ${n} partition(s): no eligible replica` });
-    expect(failed[0]!['examples']).toEqual(tps.slice(0, FAILED_ELECTION_EXAMPLES).map((p) => ({ partition: `single-${p.partition}`, replicas: [2], isr: [2], live: [] })));
+    expect(failed[0]!['examples']).toEqual(
+      tps.slice(0, FAILED_ELECTION_EXAMPLES).map((p) => ({ partition: `single-${p.partition}`, replicas: [2], isr: [2], live: [] })),
+    );
   });
 
   it('partition state machine – elections that all succeed log no failure line', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
     const env = await setup();
-    const psm = new PartitionStateMachine({ ctx: env.ctx, kzk: env.kzk, batch: env.batch, stateChangeLog: captured, uncleanLeaderElectionEnabled: async () => false });
+    const psm = new PartitionStateMachine({
+      ctx: env.ctx,
+      kzk: env.kzk,
+      batch: env.batch,
+      stateChangeLog: captured,
+      uncleanLeaderElectionEnabled: async () => false,
+    });
     await prepare(env, 'OfflinePartition');
     env.ctx.putPartitionState(tp, 'OfflinePartition');
     env.ctx.liveBrokers.delete(0);

@@ -1,7 +1,15 @@
 import { topicPartitionKey } from '@samsa/protocol';
 import type { TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
-import { ConfigEntityZNode, ConfigType, DeleteTopicsTopicZNode, TopicZNode, controllerFencedDelete, controllerFencedDeleteRecursive, type KafkaZk } from '@samsa/zk-paths';
+import {
+  ConfigEntityZNode,
+  ConfigType,
+  DeleteTopicsTopicZNode,
+  TopicZNode,
+  controllerFencedDelete,
+  controllerFencedDeleteRecursive,
+  type KafkaZk,
+} from '@samsa/zk-paths';
 import type { ControllerContext, PartitionReplica } from './context.js';
 import type { PartitionStateMachine } from './partition-state-machine.js';
 import type { ReplicaStateMachine } from './replica-state-machine.js';
@@ -87,7 +95,9 @@ export class TopicDeletionManager {
       }
       const started = replicas.some(({ tp, replica }) => ctx.replicaState(tp, replica) === 'ReplicaDeletionStarted');
       const retryable = replicas.filter(
-        ({ tp, replica }) => ctx.liveBrokers.has(replica) && ['OnlineReplica', 'OfflineReplica', 'NewReplica', 'ReplicaDeletionIneligible'].includes(ctx.replicaState(tp, replica)),
+        ({ tp, replica }) =>
+          ctx.liveBrokers.has(replica) &&
+          ['OnlineReplica', 'OfflineReplica', 'NewReplica', 'ReplicaDeletionIneligible'].includes(ctx.replicaState(tp, replica)),
       );
       if (retryable.length > 0 && !started) await this.onTopicDeletion(topic, retryable);
     }

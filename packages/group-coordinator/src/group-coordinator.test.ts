@@ -40,7 +40,14 @@ async function newCoordinator(config: Partial<GroupConfig> = {}, s = storage): P
   const c = new GroupCoordinator({
     brokerId: 1,
     groupConfig: { ...CONFIG, ...config },
-    offsetConfig: { maxMetadataSize: 10, loadBufferSize: 1 << 20, offsetsRetentionMs: 7 * 24 * 3600_000, offsetsRetentionCheckIntervalMs: 600_000, offsetCommitTimeoutMs: 5000, compression: 0 },
+    offsetConfig: {
+      maxMetadataSize: 10,
+      loadBufferSize: 1 << 20,
+      offsetsRetentionMs: 7 * 24 * 3600_000,
+      offsetsRetentionCheckIntervalMs: 600_000,
+      offsetCommitTimeoutMs: 5000,
+      compression: 0,
+    },
     storage: s,
     logger: pino({ enabled: false }),
     partitionCount: 1,
@@ -79,11 +86,18 @@ function sync(p: Partial<SyncGroupParams> & { memberId: string; generationId: nu
   return r;
 }
 
-const heartbeat = (memberId: string, generationId: number, groupInstanceId: string | null = null) => coord.handleHeartbeat(GROUP, memberId, groupInstanceId, generationId);
+const heartbeat = (memberId: string, generationId: number, groupInstanceId: string | null = null) =>
+  coord.handleHeartbeat(GROUP, memberId, groupInstanceId, generationId);
 const group = () => coord.groupManager.getGroup(GROUP)!;
 const state = () => coord.groupManager.getGroup(GROUP)?.currentState;
 
-function commit(memberId: string, generationId: number, offsets: Array<[string, number, bigint, string?]>, groupId = GROUP, groupInstanceId: string | null = null): Pending<Array<[{ topic: string; partition: number }, number]>> {
+function commit(
+  memberId: string,
+  generationId: number,
+  offsets: Array<[string, number, bigint, string?]>,
+  groupId = GROUP,
+  groupInstanceId: string | null = null,
+): Pending<Array<[{ topic: string; partition: number }, number]>> {
   const r = new Pending<Array<[{ topic: string; partition: number }, number]>>();
   const o: Array<[{ topic: string; partition: number }, OffsetAndMetadata]> = offsets.map(([topic, partition, offset, metadata]) => [
     { topic, partition },
@@ -183,7 +197,21 @@ describe('coordinator status errors', () => {
     s2.readGate = new Promise((r) => (open = r));
     s2.leaders.add(0);
     await coord.shutdown();
-    coord = new GroupCoordinator({ brokerId: 1, groupConfig: CONFIG, offsetConfig: { maxMetadataSize: 10, loadBufferSize: 1024, offsetsRetentionMs: 1, offsetsRetentionCheckIntervalMs: 1, offsetCommitTimeoutMs: 1, compression: 0 }, storage: s2, logger: pino({ enabled: false }), partitionCount: 1 });
+    coord = new GroupCoordinator({
+      brokerId: 1,
+      groupConfig: CONFIG,
+      offsetConfig: {
+        maxMetadataSize: 10,
+        loadBufferSize: 1024,
+        offsetsRetentionMs: 1,
+        offsetsRetentionCheckIntervalMs: 1,
+        offsetCommitTimeoutMs: 1,
+        compression: 0,
+      },
+      storage: s2,
+      logger: pino({ enabled: false }),
+      partitionCount: 1,
+    });
     expect(join().value!.error).toBe(E.COORDINATOR_NOT_AVAILABLE);
     expect(coord.handleListGroups(new Set(), new Set()).error).toBe(E.COORDINATOR_NOT_AVAILABLE);
     coord.startup(1, false);
@@ -264,9 +292,26 @@ describe('JoinGroup', () => {
   });
 
   it('the group protocol is chosen by vote among the protocols every member supports', async () => {
-    const a = join({ protocols: [{ name: 'range', metadata: SUB }, { name: 'roundrobin', metadata: SUB }, { name: 'sticky', metadata: SUB }] });
-    const b = join({ protocols: [{ name: 'roundrobin', metadata: SUB }, { name: 'range', metadata: SUB }] });
-    const c = join({ protocols: [{ name: 'sticky', metadata: SUB }, { name: 'roundrobin', metadata: SUB }, { name: 'range', metadata: SUB }] });
+    const a = join({
+      protocols: [
+        { name: 'range', metadata: SUB },
+        { name: 'roundrobin', metadata: SUB },
+        { name: 'sticky', metadata: SUB },
+      ],
+    });
+    const b = join({
+      protocols: [
+        { name: 'roundrobin', metadata: SUB },
+        { name: 'range', metadata: SUB },
+      ],
+    });
+    const c = join({
+      protocols: [
+        { name: 'sticky', metadata: SUB },
+        { name: 'roundrobin', metadata: SUB },
+        { name: 'range', metadata: SUB },
+      ],
+    });
     await settle();
     // candidates {range, roundrobin} (sticky is not supported by b): votes range 1, roundrobin 2
     for (const r of [a, b, c]) expect(r.value!.protocolName).toBe('roundrobin');
@@ -304,7 +349,10 @@ describe('JoinGroup', () => {
     expect(changed.value!.generationId).toBe(generation + 1);
     // leader rejoining a Stable group rebalances too
     await flush();
-    const syncs = [sync({ memberId: leader, generationId: generation + 1, assignments: new Map() }), sync({ memberId: follower, generationId: generation + 1 })];
+    const syncs = [
+      sync({ memberId: leader, generationId: generation + 1, assignments: new Map() }),
+      sync({ memberId: follower, generationId: generation + 1 }),
+    ];
     await flush();
     expect(syncs.map((s) => s.value!.error)).toEqual([E.NONE, E.NONE]);
     join({ memberId: leader });
@@ -340,7 +388,12 @@ describe('JoinGroup', () => {
     await flush();
     expect(s1.value!.error).toBe(E.NONE);
     // the follower forces a rebalance; the leader never rejoins (it keeps heartbeating)
-    const rejoin = join({ memberId: follower, rebalanceTimeoutMs: 8000, sessionTimeoutMs: 30_000, protocols: [{ name: 'range', metadata: subscription(['y']) }] });
+    const rejoin = join({
+      memberId: follower,
+      rebalanceTimeoutMs: 8000,
+      sessionTimeoutMs: 30_000,
+      protocols: [{ name: 'range', metadata: subscription(['y']) }],
+    });
     expect(heartbeat(leader, 1)).toBe(E.REBALANCE_IN_PROGRESS);
     await advance(7999);
     expect(rejoin.done).toBe(false);
@@ -374,7 +427,14 @@ describe('SyncGroup', () => {
     const followers = ids.filter((x) => x !== leader);
     const f1 = sync({ memberId: followers[0]!, generationId: 1 });
     expect(f1.done).toBe(false);
-    const l = sync({ memberId: leader, generationId: 1, assignments: new Map([[leader, Buffer.from('L')], [followers[0]!, Buffer.from('F')]]) });
+    const l = sync({
+      memberId: leader,
+      generationId: 1,
+      assignments: new Map([
+        [leader, Buffer.from('L')],
+        [followers[0]!, Buffer.from('F')],
+      ]),
+    });
     expect(l.done).toBe(false); // waits for the append
     await flush();
     expect(l.value).toMatchObject({ error: E.NONE, protocolType: 'consumer', protocolName: 'range', assignment: Buffer.from('L') });
@@ -408,7 +468,10 @@ describe('SyncGroup', () => {
     expect(state()).toBe(GroupState.PreparingRebalance);
     expect(sync({ memberId: other, generationId: 1 }).value!.error).toBe(E.REBALANCE_IN_PROGRESS);
     const missing = new Pending<SyncGroupResult>();
-    coord.handleSyncGroup({ groupId: 'nope', generationId: 1, memberId: 'm', protocolType: null, protocolName: null, groupInstanceId: null, assignments: new Map() }, missing.callback);
+    coord.handleSyncGroup(
+      { groupId: 'nope', generationId: 1, memberId: 'm', protocolType: null, protocolName: null, groupInstanceId: null, assignments: new Map() },
+      missing.callback,
+    );
     expect(missing.value!.error).toBe(E.UNKNOWN_MEMBER_ID);
   });
 
@@ -424,10 +487,16 @@ describe('SyncGroup', () => {
       const leader = j[0]!.value!.leaderId;
       const follower = j.map((x) => x.value!.memberId).find((x) => x !== leader)!;
       const fs = new Pending<SyncGroupResult>();
-      coord.handleSyncGroup({ groupId: g, generationId: 1, memberId: follower, protocolType: null, protocolName: null, groupInstanceId: null, assignments: new Map() }, fs.callback);
+      coord.handleSyncGroup(
+        { groupId: g, generationId: 1, memberId: follower, protocolType: null, protocolName: null, groupInstanceId: null, assignments: new Map() },
+        fs.callback,
+      );
       storage.nextError = append;
       const ls = new Pending<SyncGroupResult>();
-      coord.handleSyncGroup({ groupId: g, generationId: 1, memberId: leader, protocolType: null, protocolName: null, groupInstanceId: null, assignments: new Map() }, ls.callback);
+      coord.handleSyncGroup(
+        { groupId: g, generationId: 1, memberId: leader, protocolType: null, protocolName: null, groupInstanceId: null, assignments: new Map() },
+        ls.callback,
+      );
       await flush();
       expect([ls.value!.error, fs.value!.error]).toEqual([answer, answer]);
       expect(coord.groupManager.getGroup(g)!.currentState).toBe(GroupState.PreparingRebalance);
@@ -503,7 +572,10 @@ describe('Heartbeat and session expiry', () => {
     await advance(2000);
     expect(state()).toBe(GroupState.Empty);
     expect(group().generationId).toBe(2);
-    const last = storage.records().filter((r) => r.key.type === 'group').at(-1)!;
+    const last = storage
+      .records()
+      .filter((r) => r.key.type === 'group')
+      .at(-1)!;
     expect(last.value).toMatchObject({ generation: 2, protocol: null, leader: null, members: [] });
   });
 });
@@ -552,7 +624,15 @@ describe('static membership', () => {
     const leader = a.value!.leaderId;
     const ids = [a.value!.memberId, b.value!.memberId];
     expect(ids[0]).toMatch(/^i-a-/);
-    sync({ memberId: ids[0]!, generationId: 1, groupInstanceId: 'i-a', assignments: new Map([[ids[0]!, Buffer.from('A')], [ids[1]!, Buffer.from('B')]]) });
+    sync({
+      memberId: ids[0]!,
+      generationId: 1,
+      groupInstanceId: 'i-a',
+      assignments: new Map([
+        [ids[0]!, Buffer.from('A')],
+        [ids[1]!, Buffer.from('B')],
+      ]),
+    });
     sync({ memberId: ids[1]!, generationId: 1, groupInstanceId: 'i-b' });
     await flush();
     expect(state()).toBe(GroupState.Stable);
@@ -601,12 +681,26 @@ describe('static membership', () => {
 
 describe('OffsetCommit and OffsetFetch', () => {
   it('simple commits (generation -1) create an offsets-only Empty group; a positive generation for an unknown group is ILLEGAL_GENERATION', async () => {
-    const r = commit('', -1, [['t', 0, 42n, 'meta'], ['t', 1, 7n]], 'simple');
+    const r = commit(
+      '',
+      -1,
+      [
+        ['t', 0, 42n, 'meta'],
+        ['t', 1, 7n],
+      ],
+      'simple',
+    );
     await flush();
     expect(errors(r)).toEqual([E.NONE, E.NONE]);
     expect(coord.groupManager.getGroup('simple')!.currentState).toBe(GroupState.Empty);
-    expect(fetched('simple')).toEqual([['t', 0, 42n], ['t', 1, 7n]]);
-    const d = coord.handleFetchOffsets('simple', false, [{ topic: 't', partition: 0 }, { topic: 't', partition: 9 }]);
+    expect(fetched('simple')).toEqual([
+      ['t', 0, 42n],
+      ['t', 1, 7n],
+    ]);
+    const d = coord.handleFetchOffsets('simple', false, [
+      { topic: 't', partition: 0 },
+      { topic: 't', partition: 9 },
+    ]);
     expect(d.offsets.map(([, x]) => x)).toEqual([
       { offset: 42n, leaderEpoch: -1, metadata: 'meta', error: E.NONE },
       { offset: -1n, leaderEpoch: -1, metadata: '', error: E.NONE },
@@ -635,7 +729,10 @@ describe('OffsetCommit and OffsetFetch', () => {
     const during = commit(follower, 1, [['t', 1, 9n]]);
     await flush();
     expect(errors(during)).toEqual([E.NONE]);
-    expect(fetched()).toEqual([['t', 0, 5n], ['t', 1, 9n]]);
+    expect(fetched()).toEqual([
+      ['t', 0, 5n],
+      ['t', 1, 9n],
+    ]);
     const rec = storage.records().filter((r) => r.key.type === 'offset');
     expect(rec.map((r) => [r.key, (r.value as OffsetAndMetadata).committedOffset])).toEqual([
       [{ type: 'offset', version: 1, group: GROUP, topic: 't', partition: 0 }, 5n],
@@ -644,7 +741,15 @@ describe('OffsetCommit and OffsetFetch', () => {
   });
 
   it('OFFSET_METADATA_TOO_LARGE per partition; failed appends are translated (NOT_LEADER_OR_FOLLOWER → NOT_COORDINATOR) and not cached', async () => {
-    const r = commit('', -1, [['t', 0, 1n, 'x'.repeat(11)], ['t', 1, 2n, 'ok']], 'm');
+    const r = commit(
+      '',
+      -1,
+      [
+        ['t', 0, 1n, 'x'.repeat(11)],
+        ['t', 1, 2n, 'ok'],
+      ],
+      'm',
+    );
     await flush();
     expect(errors(r)).toEqual([E.OFFSET_METADATA_TOO_LARGE, E.NONE]);
     storage.nextError = E.NOT_LEADER_OR_FOLLOWER;
@@ -674,7 +779,15 @@ describe('OffsetCommit and OffsetFetch', () => {
   });
 
   it('offsets of deleted topics are dropped (tombstones)', async () => {
-    commit('', -1, [['gone', 0, 1n], ['kept', 0, 2n]], 'd');
+    commit(
+      '',
+      -1,
+      [
+        ['gone', 0, 1n],
+        ['kept', 0, 2n],
+      ],
+      'd',
+    );
     await flush();
     coord.handleDeletedTopics(['gone']);
     await flush();
@@ -687,7 +800,14 @@ describe('OffsetCommit and OffsetFetch', () => {
     coord = new GroupCoordinator({
       brokerId: 1,
       groupConfig: CONFIG,
-      offsetConfig: { maxMetadataSize: 100, loadBufferSize: 1 << 20, offsetsRetentionMs: 60_000, offsetsRetentionCheckIntervalMs: 10_000, offsetCommitTimeoutMs: 5000, compression: 0 },
+      offsetConfig: {
+        maxMetadataSize: 100,
+        loadBufferSize: 1 << 20,
+        offsetsRetentionMs: 60_000,
+        offsetsRetentionCheckIntervalMs: 10_000,
+        offsetCommitTimeoutMs: 5000,
+        compression: 0,
+      },
       storage,
       logger: pino({ enabled: false }),
       partitionCount: 1,
@@ -731,7 +851,9 @@ describe('DeleteGroups, ListGroups, DescribeGroups', () => {
     expect(coord.handleListGroups(new Set(), new Set(['Classic'])).groups).toHaveLength(2);
     const d = coord.handleDescribeGroup(GROUP);
     expect(d.summary).toMatchObject({ state: 'Stable', protocolType: 'consumer', protocol: 'range' });
-    expect(d.summary.members).toEqual([{ memberId: ids[0], groupInstanceId: null, clientId: 'client', clientHost: '/127.0.0.1', metadata: SUB, assignment: Buffer.from([0]) }]);
+    expect(d.summary.members).toEqual([
+      { memberId: ids[0], groupInstanceId: null, clientId: 'client', clientHost: '/127.0.0.1', metadata: SUB, assignment: Buffer.from([0]) },
+    ]);
     expect(coord.handleDescribeGroup('nope')).toEqual({ error: E.NONE, summary: { state: 'Dead', protocolType: '', protocol: '', members: [] } });
     // the only member (the leader) rejoins: the next generation forms at once, CompletingRebalance
     join({ memberId: ids[0]! });
@@ -743,7 +865,10 @@ describe('DeleteGroups, ListGroups, DescribeGroups', () => {
 describe('persistence and coordinator failover', () => {
   it('a new coordinator of the partition loads groups (Stable with members and assignments) and offsets from the log; sessions restart', async () => {
     const { ids, leader } = await stableGroup(2, { sessionTimeoutMs: 5000 });
-    const c1 = commit(ids[0]!, 1, [['t', 0, 10n], ['t', 1, 20n]]);
+    const c1 = commit(ids[0]!, 1, [
+      ['t', 0, 10n],
+      ['t', 1, 20n],
+    ]);
     await flush();
     expect(errors(c1)).toEqual([E.NONE, E.NONE]);
     commit('', -1, [['u', 0, 3n]], 'offsets-only');
@@ -760,7 +885,10 @@ describe('persistence and coordinator failover', () => {
     expect(g.leaderOrNull).toBe(leader);
     expect(g.allMembers.sort()).toEqual([...ids].sort());
     expect(g.protocolName).toBe('range');
-    expect(fetched()).toEqual([['t', 0, 10n], ['t', 1, 20n]]);
+    expect(fetched()).toEqual([
+      ['t', 0, 10n],
+      ['t', 1, 20n],
+    ]);
     expect(fetched('offsets-only')).toEqual([['u', 0, 3n]]);
     expect(coord.groupManager.getGroup('offsets-only')!.currentState).toBe(GroupState.Empty);
     expect(heartbeat(ids[0]!, 1)).toBe(E.NONE);

@@ -16,14 +16,7 @@ import { GroupApi } from './group-api.js';
 import { GroupOffsets } from './group-offsets.js';
 import { GroupRebalancer } from './group-rebalancer.js';
 import { GroupMetadataManager, type OffsetConfig, type OffsetsLog, type PartitionData } from './group-metadata-manager.js';
-import {
-  UNKNOWN_MEMBER_ID,
-  joinError,
-  syncError,
-  type JoinCallback,
-  type Protocol,
-  type SyncCallback,
-} from './member-metadata.js';
+import { UNKNOWN_MEMBER_ID, joinError, syncError, type JoinCallback, type Protocol, type SyncCallback } from './member-metadata.js';
 import type { OffsetAndMetadata } from './records.js';
 
 export interface GroupConfig {
@@ -210,27 +203,70 @@ export class GroupCoordinator {
     }
   }
 
-  private doStaticNewMemberJoinGroup(group: GroupMetadata, groupInstanceId: string, newMemberId: string, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
+  private doStaticNewMemberJoinGroup(
+    group: GroupMetadata,
+    groupInstanceId: string,
+    newMemberId: string,
+    p: JoinGroupParams,
+    callback: JoinCallback,
+    reason: string,
+  ): void {
     const oldMemberId = group.currentStaticMemberId(groupInstanceId);
     if (oldMemberId !== undefined) {
-      this.log.info({ groupId: group.groupId, groupInstanceId, state: group.currentState, oldMemberId, newMemberId }, 'static member with unknown member id joins; replacing the previously mapped member');
+      this.log.info(
+        { groupId: group.groupId, groupInstanceId, state: group.currentState, oldMemberId, newMemberId },
+        'static member with unknown member id joins; replacing the previously mapped member',
+      );
       this.rebalancer.updateStaticMemberAndRebalance(group, oldMemberId, newMemberId, groupInstanceId, p, callback, reason);
     } else {
-      this.log.info({ groupId: group.groupId, groupInstanceId, state: group.currentState, memberId: newMemberId }, 'static member with unknown member id joins; created a new member id');
-      this.rebalancer.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, groupInstanceId, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+      this.log.info(
+        { groupId: group.groupId, groupInstanceId, state: group.currentState, memberId: newMemberId },
+        'static member with unknown member id joins; created a new member id',
+      );
+      this.rebalancer.addMemberAndRebalance(
+        p.rebalanceTimeoutMs,
+        p.sessionTimeoutMs,
+        newMemberId,
+        groupInstanceId,
+        p.clientId,
+        p.clientHost,
+        p.protocolType,
+        p.protocols,
+        group,
+        callback,
+        reason,
+      );
     }
   }
 
   private doDynamicNewMemberJoinGroup(group: GroupMetadata, newMemberId: string, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
     if (p.requireKnownMemberId) {
       // KIP-394: the member must come back with this id; until then it is pending
-      this.log.info({ groupId: group.groupId, state: group.currentState, memberId: newMemberId }, 'dynamic member with unknown member id joins; asking it to rejoin with a new member id');
+      this.log.info(
+        { groupId: group.groupId, state: group.currentState, memberId: newMemberId },
+        'dynamic member with unknown member id joins; asking it to rejoin with a new member id',
+      );
       group.addPendingMember(newMemberId);
       this.rebalancer.addPendingMemberExpiration(group, newMemberId, p.sessionTimeoutMs);
       callback(joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED));
     } else {
-      this.log.info({ groupId: group.groupId, state: group.currentState, memberId: newMemberId }, 'dynamic member with unknown member id joins; added to the group');
-      this.rebalancer.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, newMemberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+      this.log.info(
+        { groupId: group.groupId, state: group.currentState, memberId: newMemberId },
+        'dynamic member with unknown member id joins; added to the group',
+      );
+      this.rebalancer.addMemberAndRebalance(
+        p.rebalanceTimeoutMs,
+        p.sessionTimeoutMs,
+        newMemberId,
+        null,
+        p.clientId,
+        p.clientHost,
+        p.protocolType,
+        p.protocols,
+        group,
+        callback,
+        reason,
+      );
     }
   }
 
@@ -260,9 +296,22 @@ export class GroupCoordinator {
     }
     if (group.isPendingMember(memberId)) {
       // the second step of the two-step join; pending members are never static
-      if (p.groupInstanceId !== null) throw new Error(`Received unexpected JoinGroup with groupInstanceId=${p.groupInstanceId} for pending member with memberId=${memberId}`);
+      if (p.groupInstanceId !== null)
+        throw new Error(`Received unexpected JoinGroup with groupInstanceId=${p.groupInstanceId} for pending member with memberId=${memberId}`);
       this.log.info({ groupId: group.groupId, memberId, state: group.currentState }, 'pending dynamic member joins; adding it to the group');
-      this.rebalancer.addMemberAndRebalance(p.rebalanceTimeoutMs, p.sessionTimeoutMs, memberId, null, p.clientId, p.clientHost, p.protocolType, p.protocols, group, callback, reason);
+      this.rebalancer.addMemberAndRebalance(
+        p.rebalanceTimeoutMs,
+        p.sessionTimeoutMs,
+        memberId,
+        null,
+        p.clientId,
+        p.clientHost,
+        p.protocolType,
+        p.protocols,
+        group,
+        callback,
+        reason,
+      );
       return;
     }
     const error = this.validateCurrentMember(group, memberId, p.groupInstanceId, 'join-group');
@@ -271,7 +320,16 @@ export class GroupCoordinator {
       return;
     }
     const member = group.get(memberId);
-    const update = (why: string) => this.rebalancer.updateMemberAndRebalance(group, member, p.protocols, p.rebalanceTimeoutMs, p.sessionTimeoutMs, `${why}; client reason: ${reason}`, callback);
+    const update = (why: string) =>
+      this.rebalancer.updateMemberAndRebalance(
+        group,
+        member,
+        p.protocols,
+        p.rebalanceTimeoutMs,
+        p.sessionTimeoutMs,
+        `${why}; client reason: ${reason}`,
+        callback,
+      );
     const current = (members: JoinGroupResponseMember[]) =>
       callback({
         members,
@@ -354,12 +412,16 @@ export class GroupCoordinator {
         group.get(p.memberId).awaitingSyncCallback = callback;
         this.rebalancer.removePendingSyncMember(group, p.memberId);
         if (group.isLeader(p.memberId)) {
-          this.log.info({ groupId: group.groupId, memberId: p.memberId, generation: group.generationId, members: group.size, staticMembers: group.allStaticMembers.length }, 'assignment received from the leader');
+          this.log.info(
+            { groupId: group.groupId, memberId: p.memberId, generation: group.generationId, members: group.size, staticMembers: group.allStaticMembers.length },
+            'assignment received from the leader',
+          );
           // members the leader left out get an empty assignment
           const assignment = new Map(p.assignments);
           const missing = group.allMembers.filter((m) => !assignment.has(m));
           for (const m of missing) assignment.set(m, Buffer.alloc(0));
-          if (missing.length > 0) this.log.warn({ groupId: group.groupId, generation: group.generationId, missing }, 'setting empty assignments for members the leader left out');
+          if (missing.length > 0)
+            this.log.warn({ groupId: group.groupId, generation: group.generationId, missing }, 'setting empty assignments for members the leader left out');
           const generationId = group.generationId;
           this.groupManager.storeGroup(group, assignment, (storeError) => {
             // the group may have moved on (a join, a leave) while the write was in flight
@@ -479,7 +541,11 @@ export class GroupCoordinator {
     this.offsets.handleCommitOffsets(groupId, memberId, groupInstanceId, generationId, offsets, callback);
   }
 
-  handleFetchOffsets(groupId: string, requireStable: boolean, partitions: readonly TopicPartition[] | null): { error: number; offsets: Array<[TopicPartition, PartitionData]> } {
+  handleFetchOffsets(
+    groupId: string,
+    requireStable: boolean,
+    partitions: readonly TopicPartition[] | null,
+  ): { error: number; offsets: Array<[TopicPartition, PartitionData]> } {
     return this.offsets.handleFetchOffsets(groupId, requireStable, partitions);
   }
 
@@ -546,7 +612,14 @@ export class GroupCoordinator {
   handleDeletedTopics(topics: readonly string[]): void {
     if (topics.length === 0) return;
     const set = new Set(topics);
-    const removed = this.groupManager.cleanupGroupMetadata(this.groupManager.currentGroups(), (g) => g.removeOffsets(g.allOffsets().map(([tp]) => tp).filter((tp) => set.has(tp.topic))));
+    const removed = this.groupManager.cleanupGroupMetadata(this.groupManager.currentGroups(), (g) =>
+      g.removeOffsets(
+        g
+          .allOffsets()
+          .map(([tp]) => tp)
+          .filter((tp) => set.has(tp.topic)),
+      ),
+    );
     if (removed > 0) this.log.info({ topics, offsets: removed }, 'removed offsets of deleted topics');
   }
 
@@ -600,7 +673,10 @@ export class GroupCoordinator {
   private onGroupLoaded(group: GroupMetadata): void {
     this.log.info({ groupId: group.groupId, generation: group.generationId, state: group.currentState }, 'loaded group metadata');
     if (group.size > this.groupConfig.groupMaxSize) {
-      this.rebalancer.prepareRebalance(group, `Freshly-loaded group is over capacity (${this.groupConfig.groupMaxSize}). Rebalancing in order to give a chance for consumers to commit offsets`);
+      this.rebalancer.prepareRebalance(
+        group,
+        `Freshly-loaded group is over capacity (${this.groupConfig.groupMaxSize}). Rebalancing in order to give a chance for consumers to commit offsets`,
+      );
     }
     for (const m of group.allMemberMetadata) this.rebalancer.completeAndScheduleNextHeartbeatExpiration(group, m);
   }
@@ -616,5 +692,4 @@ export class GroupCoordinator {
     this.log.info({ partition, coordinatorEpoch }, 'resigned as the group coordinator for an offsets partition');
     this.groupManager.removeGroupsForPartition(partition, coordinatorEpoch, (g) => this.onGroupUnloaded(g));
   }
-
 }

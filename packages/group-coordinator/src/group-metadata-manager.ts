@@ -210,7 +210,11 @@ export class GroupMetadataManager {
 
   private batch(records: RecordInput[]): Buffer {
     const ts = this.now();
-    return encodeRecordBatch({ records: records.map((r) => ({ ...r, timestamp: ts })), baseTimestamp: ts, compression: this.config.compression as CompressionType });
+    return encodeRecordBatch({
+      records: records.map((r) => ({ ...r, timestamp: ts })),
+      baseTimestamp: ts,
+      compression: this.config.compression as CompressionType,
+    });
   }
 
   /**
@@ -274,7 +278,12 @@ export class GroupMetadataManager {
    * Writes offset commits (one batch), acks=-1; they enter the cache once replicated. Metadata
    * longer than offset.metadata.max.bytes answers OFFSET_METADATA_TOO_LARGE for that partition.
    */
-  storeOffsets(group: GroupMetadata, consumerId: string, offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>, callback: (results: Array<[TopicPartition, number]>) => void): void {
+  storeOffsets(
+    group: GroupMetadata,
+    consumerId: string,
+    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
+    callback: (results: Array<[TopicPartition, number]>) => void,
+  ): void {
     const filtered = offsets.filter(([, o]) => this.validMetadataLength(o.metadata));
     const finish = (error: number) =>
       callback(offsets.map(([tp, o]) => [tp, this.validMetadataLength(o.metadata) ? error : ErrorCode.OFFSET_METADATA_TOO_LARGE]));
@@ -287,7 +296,12 @@ export class GroupMetadataManager {
       callback(offsets.map(([tp]) => [tp, ErrorCode.NOT_COORDINATOR]));
       return;
     }
-    const records = this.batch(filtered.map(([tp, o]) => ({ key: encodeOffsetCommitKey(group.groupId, tp.topic, tp.partition), value: encodeOffsetCommitValue(o, offsetCommitValueVersion(this.ibp, o.expireTimestampMs !== null)) })));
+    const records = this.batch(
+      filtered.map(([tp, o]) => ({
+        key: encodeOffsetCommitKey(group.groupId, tp.topic, tp.partition),
+        value: encodeOffsetCommitValue(o, offsetCommitValueVersion(this.ibp, o.expireTimestampMs !== null)),
+      })),
+    );
     group.prepareOffsetCommit(filtered);
     const done = (errorCode: number, baseOffset: bigint) => {
       let error: number;
@@ -375,7 +389,10 @@ export class GroupMetadataManager {
     if (loaded) this.install(loaded, onGroupLoaded);
     this.ownedPartitions.add(partition);
     this.loadingPartitions.delete(partition);
-    this.log.info({ partition, epoch, ms: this.now() - started, groups: loaded?.groups.size ?? 0, offsets: loaded?.offsetCount ?? 0 }, 'finished loading offsets and group metadata');
+    this.log.info(
+      { partition, epoch, ms: this.now() - started, groups: loaded?.groups.size ?? 0, offsets: loaded?.offsetCount ?? 0 },
+      'finished loading offsets and group metadata',
+    );
   }
 
   private async readPartition(partition: number): Promise<LoadedPartition> {
@@ -433,7 +450,10 @@ export class GroupMetadataManager {
       if (offsets) group.initializeOffsets(offsets.entries());
       const cur = this.addGroup(group);
       if (cur !== group) {
-        this.log.debug({ groupId: group.groupId, generation: group.generationId, cached: cur.generationId }, 'a group is already cached; not loading it from the log');
+        this.log.debug(
+          { groupId: group.groupId, generation: group.generationId, cached: cur.generationId },
+          'a group is already cached; not loading it from the log',
+        );
         return;
       }
       onGroupLoaded(group);
@@ -441,7 +461,17 @@ export class GroupMetadataManager {
     for (const [groupId, v] of l.groups) {
       const members = v.members.map(
         (m) =>
-          new MemberMetadata(m.memberId, m.groupInstanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.sessionTimeoutMs, v.protocolType, [{ name: v.protocol ?? '', metadata: m.subscription }], m.assignment),
+          new MemberMetadata(
+            m.memberId,
+            m.groupInstanceId,
+            m.clientId,
+            m.clientHost,
+            m.rebalanceTimeoutMs,
+            m.sessionTimeoutMs,
+            v.protocolType,
+            [{ name: v.protocol ?? '', metadata: m.subscription }],
+            m.assignment,
+          ),
       );
       load(GroupMetadata.loadGroup(groupId, { ...v, members }, this.now));
     }

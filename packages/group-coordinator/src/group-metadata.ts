@@ -203,7 +203,12 @@ export class GroupMetadata {
   }
 
   /** A known static member rejoined with a new member id: fence the old one, keep everything else. */
-  replaceStaticMember(groupInstanceId: string, oldMemberId: string, newMemberId: string, fenced: { join: JoinGroupResult; sync: SyncGroupResult }): MemberMetadata {
+  replaceStaticMember(
+    groupInstanceId: string,
+    oldMemberId: string,
+    newMemberId: string,
+    fenced: { join: JoinGroupResult; sync: SyncGroupResult },
+  ): MemberMetadata {
     const m = this.members.get(oldMemberId);
     if (!m) throw new Error(`Cannot replace non-existing member id ${oldMemberId}`);
     this.members.delete(oldMemberId);
@@ -301,7 +306,9 @@ export class GroupMetadata {
 
   transitionTo(target: GroupState): void {
     if (!canTransition(this.state, target)) {
-      throw new Error(`Group ${this.groupId} should be in the ${[...VALID_PREVIOUS_STATES[target]].join(',')} states before moving to ${target} state. Instead it is in ${this.state} state`);
+      throw new Error(
+        `Group ${this.groupId} should be in the ${[...VALID_PREVIOUS_STATES[target]].join(',')} states before moving to ${target} state. Instead it is in ${this.state} state`,
+      );
     }
     this.state = target;
     this.currentStateTimestamp = this.now();

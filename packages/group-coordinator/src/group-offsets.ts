@@ -146,7 +146,11 @@ export class GroupOffsets {
   }
 
   /** Committed offsets whatever the group state (groups may use Kafka only to store offsets). */
-  handleFetchOffsets(groupId: string, requireStable: boolean, partitions: readonly TopicPartition[] | null): { error: number; offsets: Array<[TopicPartition, PartitionData]> } {
+  handleFetchOffsets(
+    groupId: string,
+    requireStable: boolean,
+    partitions: readonly TopicPartition[] | null,
+  ): { error: number; offsets: Array<[TopicPartition, PartitionData]> } {
     const status = this.validateGroupStatus(groupId, GroupApi.OffsetFetch);
     if (status !== null) return { error: status, offsets: [] };
     return { error: ErrorCode.NONE, offsets: this.groupManager.getOffsets(groupId, requireStable, partitions) };

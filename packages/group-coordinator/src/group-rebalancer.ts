@@ -49,7 +49,6 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
     this.log = o.log;
   }
 
-
   setAndPropagateAssignment(group: GroupMetadata, assignment: ReadonlyMap<string, Buffer>): void {
     for (const m of group.allMemberMetadata) m.assignment = assignment.get(m.memberId) ?? Buffer.alloc(0);
     this.propagateAssignment(group, ErrorCode.NONE);
@@ -63,8 +62,14 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
   propagateAssignment(group: GroupMetadata, error: number): void {
     const ok = error === ErrorCode.NONE;
     for (const m of group.allMemberMetadata) {
-      if (m.assignment.length === 0 && ok) this.log.warn({ groupId: group.groupId, memberId: m.memberId, generation: group.generationId }, 'sending empty assignment with no errors');
-      const answered = group.maybeInvokeSyncCallback(m, { protocolType: ok ? group.protocolType : null, protocolName: ok ? group.protocolName : null, assignment: m.assignment, error });
+      if (m.assignment.length === 0 && ok)
+        this.log.warn({ groupId: group.groupId, memberId: m.memberId, generation: group.generationId }, 'sending empty assignment with no errors');
+      const answered = group.maybeInvokeSyncCallback(m, {
+        protocolType: ok ? group.protocolType : null,
+        protocolName: ok ? group.protocolName : null,
+        assignment: m.assignment,
+        error,
+      });
       // sessions that expired while waiting for the assignment are re-armed now
       if (answered) this.completeAndScheduleNextHeartbeatExpiration(group, m);
     }
@@ -83,7 +88,9 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
   }
 
   addPendingMemberExpiration(group: GroupMetadata, pendingMemberId: string, timeoutMs: number): void {
-    this.heartbeatPurgatory.tryCompleteElseWatch(new DelayedHeartbeat(this, group, pendingMemberId, true, timeoutMs), [memberKey(group.groupId, pendingMemberId)]);
+    this.heartbeatPurgatory.tryCompleteElseWatch(new DelayedHeartbeat(this, group, pendingMemberId, true, timeoutMs), [
+      memberKey(group.groupId, pendingMemberId),
+    ]);
   }
 
   removeHeartbeatForLeavingMember(group: GroupMetadata, memberId: string): void {
@@ -114,9 +121,20 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
     this.maybePrepareRebalance(group, `Adding new member ${memberId} with group instance id ${groupInstanceId}; client reason: ${reason}`);
   }
 
-  updateStaticMemberAndRebalance(group: GroupMetadata, oldMemberId: string, newMemberId: string, groupInstanceId: string, p: JoinGroupParams, callback: JoinCallback, reason: string): void {
+  updateStaticMemberAndRebalance(
+    group: GroupMetadata,
+    oldMemberId: string,
+    newMemberId: string,
+    groupInstanceId: string,
+    p: JoinGroupParams,
+    callback: JoinCallback,
+    reason: string,
+  ): void {
     const currentLeader = group.leaderOrNull;
-    const member = group.replaceStaticMember(groupInstanceId, oldMemberId, newMemberId, { join: joinError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID), sync: syncError(ErrorCode.FENCED_INSTANCE_ID) });
+    const member = group.replaceStaticMember(groupInstanceId, oldMemberId, newMemberId, {
+      join: joinError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID),
+      sync: syncError(ErrorCode.FENCED_INSTANCE_ID),
+    });
     // the old member id's heartbeat expires without effect; the new one gets its own
     this.completeAndScheduleNextHeartbeatExpiration(group, member);
     const oldRebalanceTimeoutMs = member.rebalanceTimeoutMs;
@@ -135,9 +153,21 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
               this.log.warn({ groupId: group.groupId, error }, 'failed to persist metadata for group');
               // revert: the old member id stays
               group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs, oldSessionTimeoutMs, null);
-              const oldMember = group.replaceStaticMember(groupInstanceId, newMemberId, oldMemberId, { join: joinError(newMemberId, ErrorCode.FENCED_INSTANCE_ID), sync: syncError(ErrorCode.FENCED_INSTANCE_ID) });
+              const oldMember = group.replaceStaticMember(groupInstanceId, newMemberId, oldMemberId, {
+                join: joinError(newMemberId, ErrorCode.FENCED_INSTANCE_ID),
+                sync: syncError(ErrorCode.FENCED_INSTANCE_ID),
+              });
               this.completeAndScheduleNextHeartbeatExpiration(group, oldMember);
-              callback({ members: [], memberId: UNKNOWN_MEMBER_ID, generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName, leaderId: currentLeader ?? '', skipAssignment: false, error });
+              callback({
+                members: [],
+                memberId: UNKNOWN_MEMBER_ID,
+                generationId: group.generationId,
+                protocolType: group.protocolType,
+                protocolName: group.protocolName,
+                leaderId: currentLeader ?? '',
+                skipAssignment: false,
+                error,
+              });
             } else if (p.supportSkippingAssignment) {
               // JoinGroup v9+: the leader learns it leads but skips the assignor while Stable
               const isLeader = group.isLeader(newMemberId);
@@ -166,7 +196,10 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
             }
           });
         } else {
-          this.maybePrepareRebalance(group, `Group's selectedProtocol will change because static member ${member.memberId} with instance id ${groupInstanceId} joined with change of protocol; client reason: ${reason}`);
+          this.maybePrepareRebalance(
+            group,
+            `Group's selectedProtocol will change because static member ${member.memberId} with instance id ${groupInstanceId} joined with change of protocol; client reason: ${reason}`,
+          );
         }
         break;
       }
@@ -176,13 +209,23 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
         break;
       case GroupState.Empty:
       case GroupState.Dead:
-        throw new Error(`Group ${group.groupId} was not supposed to be in the state ${group.currentState} when the unknown static member ${groupInstanceId} rejoins.`);
+        throw new Error(
+          `Group ${group.groupId} was not supposed to be in the state ${group.currentState} when the unknown static member ${groupInstanceId} rejoins.`,
+        );
       case GroupState.PreparingRebalance:
         break;
     }
   }
 
-  updateMemberAndRebalance(group: GroupMetadata, member: MemberMetadata, protocols: Protocol[], rebalanceTimeoutMs: number, sessionTimeoutMs: number, reason: string, callback: JoinCallback): void {
+  updateMemberAndRebalance(
+    group: GroupMetadata,
+    member: MemberMetadata,
+    protocols: Protocol[],
+    rebalanceTimeoutMs: number,
+    sessionTimeoutMs: number,
+    reason: string,
+    callback: JoinCallback,
+  ): void {
     group.updateMember(member, protocols, rebalanceTimeoutMs, sessionTimeoutMs, callback);
     this.maybePrepareRebalance(group, reason);
   }
@@ -201,7 +244,10 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
       ? new InitialDelayedJoin(this, this.rebalancePurgatory, group, delay, delay, Math.max(group.rebalanceTimeoutMs - delay, 0))
       : new DelayedJoin(this, group, group.rebalanceTimeoutMs);
     group.transitionTo(GroupState.PreparingRebalance);
-    this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.groupManager.partitionFor(group.groupId), reason }, 'preparing to rebalance group');
+    this.log.info(
+      { groupId: group.groupId, generation: group.generationId, partition: this.groupManager.partitionFor(group.groupId), reason },
+      'preparing to rebalance group',
+    );
     this.rebalancePurgatory.tryCompleteElseWatch(op, [groupJoinKey(group.groupId)]);
   }
 
@@ -262,7 +308,17 @@ export class GroupRebalancer implements DelayedGroupCallbacks {
       });
       return;
     }
-    this.log.info({ groupId: group.groupId, generation: group.generationId, partition: this.groupManager.partitionFor(group.groupId), members: group.size, protocol: group.protocolName, leader: group.leaderOrNull }, 'stabilized group');
+    this.log.info(
+      {
+        groupId: group.groupId,
+        generation: group.generationId,
+        partition: this.groupManager.partitionFor(group.groupId),
+        members: group.size,
+        protocol: group.protocolName,
+        leader: group.leaderOrNull,
+      },
+      'stabilized group',
+    );
     for (const m of group.allMemberMetadata) {
       group.maybeInvokeJoinCallback(m, {
         members: group.isLeader(m.memberId) ? group.currentMemberMetadata() : [],

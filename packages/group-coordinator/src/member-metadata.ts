@@ -123,11 +123,25 @@ export class MemberMetadata {
   }
 
   summary(protocol: string): MemberSummary {
-    return { memberId: this.memberId, groupInstanceId: this.groupInstanceId, clientId: this.clientId, clientHost: this.clientHost, metadata: this.metadata(protocol), assignment: this.assignment };
+    return {
+      memberId: this.memberId,
+      groupInstanceId: this.groupInstanceId,
+      clientId: this.clientId,
+      clientHost: this.clientHost,
+      metadata: this.metadata(protocol),
+      assignment: this.assignment,
+    };
   }
 
   summaryNoMetadata(): MemberSummary {
-    return { memberId: this.memberId, groupInstanceId: this.groupInstanceId, clientId: this.clientId, clientHost: this.clientHost, metadata: EMPTY, assignment: EMPTY };
+    return {
+      memberId: this.memberId,
+      groupInstanceId: this.groupInstanceId,
+      clientId: this.clientId,
+      clientHost: this.clientHost,
+      metadata: EMPTY,
+      assignment: EMPTY,
+    };
   }
 
   toString(): string {

@@ -20,9 +20,21 @@ const SUB = subscription(['t']);
 const ASSIGNMENT = Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]);
 
 // golden field encodings (Kafka's non-flexible schemas: int16-length strings, int32-length bytes)
-const i16 = (n: number) => { const b = Buffer.alloc(2); b.writeInt16BE(n); return b; };
-const i32 = (n: number) => { const b = Buffer.alloc(4); b.writeInt32BE(n); return b; };
-const i64 = (n: bigint) => { const b = Buffer.alloc(8); b.writeBigInt64BE(n); return b; };
+const i16 = (n: number) => {
+  const b = Buffer.alloc(2);
+  b.writeInt16BE(n);
+  return b;
+};
+const i32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+};
+const i64 = (n: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigInt64BE(n);
+  return b;
+};
 const str = (s: string | null) => (s === null ? i16(-1) : Buffer.concat([i16(Buffer.byteLength(s)), Buffer.from(s)]));
 const bytes = (b: Buffer) => Buffer.concat([i32(b.length), b]);
 
@@ -65,7 +77,15 @@ async function written(ibp: string, expireTimestampMs: number | null = null): Pr
   storage.leaders.add(0);
   const version = parseMetadataVersion(ibp);
   if (!version) throw new Error(`not a version: ${ibp}`);
-  const config = { maxMetadataSize: 4096, loadBufferSize: 1 << 20, offsetsRetentionMs: 3_600_000, offsetsRetentionCheckIntervalMs: 600_000, offsetCommitTimeoutMs: 5000, compression: 0, interBrokerProtocolVersion: version };
+  const config = {
+    maxMetadataSize: 4096,
+    loadBufferSize: 1 << 20,
+    offsetsRetentionMs: 3_600_000,
+    offsetsRetentionCheckIntervalMs: 600_000,
+    offsetCommitTimeoutMs: 5000,
+    compression: 0,
+    interBrokerProtocolVersion: version,
+  };
   const manager = new GroupMetadataManager(1, config, storage, pino({ enabled: false }), 1, () => NOW);
   const group = new GroupMetadata('g', GroupState.Empty, () => NOW);
   group.add(new MemberMetadata('m1', 'inst', 'client', '/127.0.0.1', 300_000, 10_000, 'consumer', [{ name: 'range', metadata: SUB }]), null);

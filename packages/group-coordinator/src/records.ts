@@ -177,7 +177,16 @@ export function decodeGroupMetadataValue(buf: Buffer): StoredGroup {
     const assignment = bytes();
     if (flexible) r.skipTaggedFields();
     // v0 has no rebalance timeout: Kafka uses the session timeout
-    members.push({ memberId, groupInstanceId, clientId, clientHost, rebalanceTimeoutMs: version === 0 ? sessionTimeoutMs : rebalanceTimeout, sessionTimeoutMs, subscription, assignment });
+    members.push({
+      memberId,
+      groupInstanceId,
+      clientId,
+      clientHost,
+      rebalanceTimeoutMs: version === 0 ? sessionTimeoutMs : rebalanceTimeout,
+      sessionTimeoutMs,
+      subscription,
+      assignment,
+    });
   }
   if (flexible) r.skipTaggedFields();
   return { protocolType, generation, protocol, leader, currentStateTimestamp, members };

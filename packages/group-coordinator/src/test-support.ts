@@ -69,7 +69,14 @@ export class MemoryOffsetsLog implements OffsetsLog {
     for (const b of recordBatches(Buffer.concat(this.batches.get(p) ?? []))) {
       for (const r of b) {
         const key = decodeKey(r.key!);
-        const value = r.value === null ? null : key.type === 'offset' ? decodeOffsetCommitValue(r.value) : key.type === 'group' ? decodeGroupMetadataValue(r.value) : r.value;
+        const value =
+          r.value === null
+            ? null
+            : key.type === 'offset'
+              ? decodeOffsetCommitValue(r.value)
+              : key.type === 'group'
+                ? decodeGroupMetadataValue(r.value)
+                : r.value;
         out.push({ offset: r.offset, key, value });
       }
     }

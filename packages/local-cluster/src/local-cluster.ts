@@ -14,7 +14,16 @@ export interface LocalClusterState {
   dataDir: string;
   zookeeper: {
     connect: string;
-    servers: Array<{ id: number; pid: number | undefined; host: string; clientPort: number; peerPort: number; electionPort: number; dataDir: string; logFile: string }>;
+    servers: Array<{
+      id: number;
+      pid: number | undefined;
+      host: string;
+      clientPort: number;
+      peerPort: number;
+      electionPort: number;
+      dataDir: string;
+      logFile: string;
+    }>;
   };
   brokers: Array<{ id: number; pid: number | undefined; host: string; port: number; controlPort: number; metricsPort?: number; dir: string }>;
   /** bootstrap.servers for clients. */
@@ -155,7 +164,15 @@ export class LocalCluster {
           logFile: join(s.config.dataDir, '..', `zk-${s.config.id}.log`),
         })),
       },
-      brokers: this.brokers.map((b) => ({ id: b.id, pid: b.pid, host: b.host, port: b.o.port, controlPort: b.o.controlPort, ...(b.o.metricsPort ? { metricsPort: b.o.metricsPort } : {}), dir: b.o.dir })),
+      brokers: this.brokers.map((b) => ({
+        id: b.id,
+        pid: b.pid,
+        host: b.host,
+        port: b.o.port,
+        controlPort: b.o.controlPort,
+        ...(b.o.metricsPort ? { metricsPort: b.o.metricsPort } : {}),
+        dir: b.o.dir,
+      })),
       bootstrap: this.brokers.map((b) => b.address).join(','),
     });
     this.snapshot = state;
@@ -239,7 +256,6 @@ export interface ServiceStatus {
   /** Brokers: the metrics endpoint's base URL, when enabled. */
   metrics?: string;
 }
-
 
 /** Probes every process recorded in the state file. */
 export async function probeLocalCluster(state: LocalClusterState): Promise<ServiceStatus[]> {

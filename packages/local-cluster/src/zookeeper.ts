@@ -20,9 +20,7 @@ export function ensureZooKeeperInstalled(opts: { install?: boolean; log?: (msg: 
   if (existsSync(ZOOKEEPER_JAR)) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!opts.install || !isRoot) {
-    throw new ZooKeeperNotInstalledError(
-      `ZooKeeper is not installed (${ZOOKEEPER_JAR} missing): run \`apt-get install -y zookeeper\` as root`,
-    );
+    throw new ZooKeeperNotInstalledError(`ZooKeeper is not installed (${ZOOKEEPER_JAR} missing): run \`apt-get install -y zookeeper\` as root`);
   }
   opts.log?.('installing Debian package zookeeper');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

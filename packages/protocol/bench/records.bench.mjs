@@ -60,7 +60,12 @@ for (const valueSize of [100, 1000]) {
   });
 }
 
-for (const [name, type] of [['gzip', 1], ['snappy', 2], ['lz4', 3], ['zstd', 4]]) {
+for (const [name, type] of [
+  ['gzip', 1],
+  ['snappy', 2],
+  ['lz4', 3],
+  ['zstd', 4],
+]) {
   const { buf, uncompressed } = batchOf(100, type);
   bench(`validateRecords ${name} (throughput over ${(uncompressed / MiB).toFixed(2)} MiB uncompressed)`, uncompressed, () => {
     const r = validateRecords(buf, { produceVersion: 9 });

@@ -120,7 +120,8 @@ async function kcatSteps(broker) {
     {
       name: `kcat -P -t ${KCAT_TOPIC} -p 0 -K : -H source=kcat -X acks=all`,
       mentions: KCAT_TOPIC,
-      run: () => run(KCAT, [...base, '-P', '-t', KCAT_TOPIC, '-p', '0', '-K', ':', '-H', 'source=kcat', '-X', 'acks=all', '-X', 'linger.ms=100'], lines(KCAT_MESSAGES)),
+      run: () =>
+        run(KCAT, [...base, '-P', '-t', KCAT_TOPIC, '-p', '0', '-K', ':', '-H', 'source=kcat', '-X', 'acks=all', '-X', 'linger.ms=100'], lines(KCAT_MESSAGES)),
       expected: {
         ApiVersions: { clientSoftwareName: 'librdkafka', clientSoftwareVersion: librdkafka },
         Metadata: { topics: [KCAT_TOPIC] },
@@ -140,7 +141,11 @@ async function kcatSteps(broker) {
       name: `kcat -P -t ${KCAT_TOPIC} -p 1 -K : -X enable.idempotence=true`,
       mentions: null,
       run: () =>
-        run(KCAT, [...base, '-P', '-t', KCAT_TOPIC, '-p', '1', '-K', ':', '-X', 'enable.idempotence=true', '-X', 'linger.ms=100'], lines(KCAT_IDEMPOTENT_MESSAGES)),
+        run(
+          KCAT,
+          [...base, '-P', '-t', KCAT_TOPIC, '-p', '1', '-K', ':', '-X', 'enable.idempotence=true', '-X', 'linger.ms=100'],
+          lines(KCAT_IDEMPOTENT_MESSAGES),
+        ),
       expected: { InitProducerId: { transactionalId: null } },
     },
     {
@@ -403,7 +408,13 @@ const CLIENTS = [
     topics: { [KCAT_TOPIC]: 3 },
     steps: kcatSteps,
   },
-  { client: 'kafkajs', clientId: KAFKAJS_CLIENT_ID, version: async () => `kafkajs ${require('kafkajs/package.json').version}`, topics: {}, steps: kafkajsSteps },
+  {
+    client: 'kafkajs',
+    clientId: KAFKAJS_CLIENT_ID,
+    version: async () => `kafkajs ${require('kafkajs/package.json').version}`,
+    topics: {},
+    steps: kafkajsSteps,
+  },
   {
     client: 'platformatic',
     clientId: PLT_CLIENT_ID,

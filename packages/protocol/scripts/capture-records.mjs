@@ -44,13 +44,36 @@ const VARIANTS = [...CODECS, 'idempotent-gzip'];
 
 class W {
   parts = [];
-  i8(v) { const b = Buffer.alloc(1); b.writeInt8(v); this.parts.push(b); return this; }
-  i16(v) { const b = Buffer.alloc(2); b.writeInt16BE(v); this.parts.push(b); return this; }
-  i32(v) { const b = Buffer.alloc(4); b.writeInt32BE(v); this.parts.push(b); return this; }
-  i64(v) { const b = Buffer.alloc(8); b.writeBigInt64BE(BigInt(v)); this.parts.push(b); return this; }
+  i8(v) {
+    const b = Buffer.alloc(1);
+    b.writeInt8(v);
+    this.parts.push(b);
+    return this;
+  }
+  i16(v) {
+    const b = Buffer.alloc(2);
+    b.writeInt16BE(v);
+    this.parts.push(b);
+    return this;
+  }
+  i32(v) {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(v);
+    this.parts.push(b);
+    return this;
+  }
+  i64(v) {
+    const b = Buffer.alloc(8);
+    b.writeBigInt64BE(BigInt(v));
+    this.parts.push(b);
+    return this;
+  }
   uvarint(v) {
     const out = [];
-    while (v >= 0x80) { out.push((v & 0x7f) | 0x80); v >>>= 7; }
+    while (v >= 0x80) {
+      out.push((v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
     out.push(v);
     this.parts.push(Buffer.from(out));
     return this;
@@ -62,22 +85,57 @@ class W {
     this.parts.push(b);
     return this;
   }
-  bool(v) { return this.i8(v ? 1 : 0); }
-  buf() { return Buffer.concat(this.parts); }
+  bool(v) {
+    return this.i8(v ? 1 : 0);
+  }
+  buf() {
+    return Buffer.concat(this.parts);
+  }
 }
 
 class R {
-  constructor(buf) { this.b = buf; this.p = 0; }
-  i8() { return this.b.readInt8(this.p++); }
-  i16() { const v = this.b.readInt16BE(this.p); this.p += 2; return v; }
-  i32() { const v = this.b.readInt32BE(this.p); this.p += 4; return v; }
+  constructor(buf) {
+    this.b = buf;
+    this.p = 0;
+  }
+  i8() {
+    return this.b.readInt8(this.p++);
+  }
+  i16() {
+    const v = this.b.readInt16BE(this.p);
+    this.p += 2;
+    return v;
+  }
+  i32() {
+    const v = this.b.readInt32BE(this.p);
+    this.p += 4;
+    return v;
+  }
   uvarint() {
-    let v = 0, s = 0, b;
-    do { b = this.b[this.p++]; v |= (b & 0x7f) << s; s += 7; } while (b & 0x80);
+    let v = 0,
+      s = 0,
+      b;
+    do {
+      b = this.b[this.p++];
+      v |= (b & 0x7f) << s;
+      s += 7;
+    } while (b & 0x80);
     return v >>> 0;
   }
-  str() { const n = this.i16(); if (n < 0) return null; const s = this.b.toString('utf8', this.p, this.p + n); this.p += n; return s; }
-  bytes() { const n = this.i32(); if (n < 0) return null; const s = this.b.subarray(this.p, this.p + n); this.p += n; return s; }
+  str() {
+    const n = this.i16();
+    if (n < 0) return null;
+    const s = this.b.toString('utf8', this.p, this.p + n);
+    this.p += n;
+    return s;
+  }
+  bytes() {
+    const n = this.i32();
+    if (n < 0) return null;
+    const s = this.b.subarray(this.p, this.p + n);
+    this.p += n;
+    return s;
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -226,7 +284,15 @@ function kafkajsMessages(t0) {
     msgs.push({ key: `key-${i}`, value: longValue(i), timestamp: t0 + i * 10, headers: i % 3 === 0 ? [{ key: 'idx', value: String(i) }] : [] });
   }
   msgs.push({ key: null, value: 'keyless', timestamp: t0 + 100, headers: [] });
-  msgs.push({ key: 'null-value', value: null, timestamp: t0 + 50, headers: [{ key: 'multi', value: 'a' }, { key: 'multi', value: 'b' }] });
+  msgs.push({
+    key: 'null-value',
+    value: null,
+    timestamp: t0 + 50,
+    headers: [
+      { key: 'multi', value: 'a' },
+      { key: 'multi', value: 'b' },
+    ],
+  });
   return msgs;
 }
 
@@ -239,8 +305,22 @@ async function captureKcat(port, variant, captured) {
   const input = msgs.map((m) => `${m.key}:${m.value ?? ''}`).join('\n') + '\n';
   const before = captured.length;
   const argv = [
-    '-P', '-b', `127.0.0.1:${port}`, '-t', TOPIC, '-p', '0', '-K', ':', '-Z',
-    '-X', 'linger.ms=200', '-X', 'batch.num.messages=1000', '-X', `compression.codec=${codec}`,
+    '-P',
+    '-b',
+    `127.0.0.1:${port}`,
+    '-t',
+    TOPIC,
+    '-p',
+    '0',
+    '-K',
+    ':',
+    '-Z',
+    '-X',
+    'linger.ms=200',
+    '-X',
+    'batch.num.messages=1000',
+    '-X',
+    `compression.codec=${codec}`,
     ...KCAT_HEADERS.flatMap((h) => ['-H', `${h.key}=${h.value}`]),
     ...(idempotent ? ['-X', 'enable.idempotence=true'] : []),
   ];
@@ -285,7 +365,13 @@ async function captureKafkajs(port, variant, captured) {
       decompress: async (buffer) => zstd.decompress(buffer),
     });
   }
-  const type = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP, snappy: CompressionTypes.Snappy, lz4: CompressionTypes.LZ4, zstd: CompressionTypes.ZSTD }[codec];
+  const type = {
+    none: CompressionTypes.None,
+    gzip: CompressionTypes.GZIP,
+    snappy: CompressionTypes.Snappy,
+    lz4: CompressionTypes.LZ4,
+    zstd: CompressionTypes.ZSTD,
+  }[codec];
   const kafka = new Kafka({ clientId: 'samsa-capture', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING, retry: { retries: idempotent ? 1 : 0 } });
   const producer = kafka.producer({
     createPartitioner: Partitioners.LegacyPartitioner,
@@ -306,9 +392,7 @@ async function captureKafkajs(port, variant, captured) {
       value: m.value,
       timestamp: String(m.timestamp),
       headers: Object.fromEntries(
-        Object.entries(
-          m.headers.reduce((acc, h) => ((acc[h.key] ??= []).push(h.value), acc), {}),
-        ).map(([k, vs]) => [k, vs.length === 1 ? vs[0] : vs]),
+        Object.entries(m.headers.reduce((acc, h) => ((acc[h.key] ??= []).push(h.value), acc), {})).map(([k, vs]) => [k, vs.length === 1 ? vs[0] : vs]),
       ),
     })),
   });
@@ -325,18 +409,22 @@ async function main() {
   const manifest = [];
   const kafkajsVersion = require('kafkajs/package.json').version;
   const clients = [
-    ['kcat', captureKcat, async () => {
-      const out = await new Promise((resolve) => {
-        const c = spawn(KCAT, ['-V'], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let s = '';
-        c.stdout.on('data', (d) => (s += d));
-        c.stderr.on('data', (d) => (s += d));
-        c.on('close', () => resolve(s));
-      });
-      const kcatV = (out.match(/Version ([^\s]+)/) ?? [])[1] ?? 'unknown';
-      const rdV = (out.match(/librdkafka ([0-9][^\s]*)/) ?? [])[1] ?? 'unknown';
-      return `kcat ${kcatV}, librdkafka ${rdV}`;
-    }],
+    [
+      'kcat',
+      captureKcat,
+      async () => {
+        const out = await new Promise((resolve) => {
+          const c = spawn(KCAT, ['-V'], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let s = '';
+          c.stdout.on('data', (d) => (s += d));
+          c.stderr.on('data', (d) => (s += d));
+          c.on('close', () => resolve(s));
+        });
+        const kcatV = (out.match(/Version ([^\s]+)/) ?? [])[1] ?? 'unknown';
+        const rdV = (out.match(/librdkafka ([0-9][^\s]*)/) ?? [])[1] ?? 'unknown';
+        return `kcat ${kcatV}, librdkafka ${rdV}`;
+      },
+    ],
     ['kafkajs', captureKafkajs, async () => kafkajsVersion],
   ];
   const failures = [];

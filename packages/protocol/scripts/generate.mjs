@@ -514,8 +514,10 @@ function genMessage(msg) {
   // ---- read ----
 
   const readPrim = (p, flex, nullable) => {
-    if (p === 'string') return flex ? (nullable ? 'r.readCompactNullableString()' : 'r.readCompactString()') : nullable ? 'r.readNullableString()' : 'r.readString()';
-    if (p === 'bytes') return flex ? (nullable ? 'r.readCompactNullableBytes()' : 'r.readCompactBytes()') : nullable ? 'r.readNullableBytes()' : 'r.readBytes()';
+    if (p === 'string')
+      return flex ? (nullable ? 'r.readCompactNullableString()' : 'r.readCompactString()') : nullable ? 'r.readNullableString()' : 'r.readString()';
+    if (p === 'bytes')
+      return flex ? (nullable ? 'r.readCompactNullableBytes()' : 'r.readCompactBytes()') : nullable ? 'r.readNullableBytes()' : 'r.readBytes()';
     if (p === 'records') return flex ? 'r.readCompactNullableBytes()' : 'r.readNullableBytes()';
     return `r.${PRIMS[p].read}()`;
   };
@@ -582,7 +584,12 @@ function genMessage(msg) {
       if (taggedHere.length === 0) {
         body.push('unknownTaggedFields = r.readTaggedFields();');
       } else {
-        body.push('const nt = r.readTaggedFieldCount();', 'for (let i = 0; i < nt; i++) {', '  const tag = r.readUVarint();', '  const prev = r.pushLimit(r.readUVarint());');
+        body.push(
+          'const nt = r.readTaggedFieldCount();',
+          'for (let i = 0; i < nt; i++) {',
+          '  const tag = r.readUVarint();',
+          '  const prev = r.pushLimit(r.readUVarint());',
+        );
         taggedHere.forEach((f, i) => {
           const tv = range(lo, hi).filter((v) => modeAt(msg, f, v) === 'tagged');
           const tc = cond(tv[0], tv[tv.length - 1], flexSeg[0].min, hi);
@@ -606,8 +613,10 @@ function genMessage(msg) {
   // ---- write ----
 
   const writePrim = (p, flex, nullable, v) => {
-    if (p === 'string') return `w.${flex ? (nullable ? 'writeCompactNullableString' : 'writeCompactString') : nullable ? 'writeNullableString' : 'writeString'}(${v});`;
-    if (p === 'bytes') return `w.${flex ? (nullable ? 'writeCompactNullableBytes' : 'writeCompactBytes') : nullable ? 'writeNullableBytes' : 'writeBytes'}(${v});`;
+    if (p === 'string')
+      return `w.${flex ? (nullable ? 'writeCompactNullableString' : 'writeCompactString') : nullable ? 'writeNullableString' : 'writeString'}(${v});`;
+    if (p === 'bytes')
+      return `w.${flex ? (nullable ? 'writeCompactNullableBytes' : 'writeCompactBytes') : nullable ? 'writeNullableBytes' : 'writeBytes'}(${v});`;
     if (p === 'records') return `w.${flex ? 'writeCompactNullableBytes' : 'writeNullableBytes'}(${v});`;
     return `w.${PRIMS[p].write}(${v});`;
   };
@@ -665,7 +674,16 @@ function genMessage(msg) {
         const [, flex, nullable] = sg.key.split('|');
         return writeValue(s, f, flex === 'true', nullable === 'true', v);
       });
-      out.push(...chain(segs, bodies, lo, hi, '  ', bodies.every((b) => b.length > 0)));
+      out.push(
+        ...chain(
+          segs,
+          bodies,
+          lo,
+          hi,
+          '  ',
+          bodies.every((b) => b.length > 0),
+        ),
+      );
     }
     const flexSeg = segments(lo, hi, (v) => msg.isFlex(v)).filter((x) => x.key);
     if (flexSeg.length > 0) {

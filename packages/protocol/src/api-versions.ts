@@ -2,7 +2,12 @@ import { Writer } from './codec/writer.js';
 import { writeResponseHeader } from './headers.js';
 import type { RequestHeader } from './headers.js';
 import { API_TABLE, getApi, writeApiVersionsResponse } from './generated/index.js';
-import type { ApiVersionsResponse, ApiVersionsResponseApiKey, ApiVersionsResponseFinalizedFeature, ApiVersionsResponseSupportedFeature } from './generated/index.js';
+import type {
+  ApiVersionsResponse,
+  ApiVersionsResponseApiKey,
+  ApiVersionsResponseFinalizedFeature,
+  ApiVersionsResponseSupportedFeature,
+} from './generated/index.js';
 
 const API_VERSIONS_KEY = 18;
 const UNSUPPORTED_VERSION_CODE = 35;
@@ -47,10 +52,7 @@ export function buildApiVersionsResponse(opts: ApiVersionsResponseOptions = {}):
  *
  * Returns the whole frame, 4-byte size prefix included.
  */
-export function encodeUnsupportedApiVersionsResponse(
-  correlationId: number,
-  apiKeys: ApiVersionsResponseApiKey[] = supportedApiVersions(),
-): Buffer {
+export function encodeUnsupportedApiVersionsResponse(correlationId: number, apiKeys: ApiVersionsResponseApiKey[] = supportedApiVersions()): Buffer {
   const w = new Writer(16 + apiKeys.length * 6);
   w.writeInt32(0); // size, patched below
   writeResponseHeader(w, 0, { correlationId });

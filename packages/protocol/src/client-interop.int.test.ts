@@ -145,7 +145,10 @@ describe('real clients against a tiny broker built on @samsa/protocol', () => {
     it(`kcat -P -X enable.idempotence=true writes batches with the broker's producer id (${named('kcat', 'InitProducerId', 'Produce')})`, async () => {
       const id = 'interop-kcat-idempotent';
       const before = broker.topics.get('interop-kcat')!.partitions[2]!.batches.length;
-      await run(['-b', broker.bootstrap, '-X', `client.id=${id}`, '-P', '-t', 'interop-kcat', '-p', '2', '-K', ':', '-X', 'enable.idempotence=true'], 'ik:idempotent\n');
+      await run(
+        ['-b', broker.bootstrap, '-X', `client.id=${id}`, '-P', '-t', 'interop-kcat', '-p', '2', '-K', ':', '-X', 'enable.idempotence=true'],
+        'ik:idempotent\n',
+      );
       const batches = broker.topics.get('interop-kcat')!.partitions[2]!.batches.slice(before);
       expect(batches).toHaveLength(1);
       const batch = new RecordBatch(batches[0]!.bytes);
@@ -203,9 +206,7 @@ describe('real clients against a tiny broker built on @samsa/protocol', () => {
       } finally {
         await producer.disconnect();
       }
-      expect(stored(broker, topic, 1)).toEqual(
-        ['x', 'y', 'z', 'w'].map((k, i) => ({ offset: BigInt(i), key: k, value: `kafkajs ${k}` })),
-      );
+      expect(stored(broker, topic, 1)).toEqual(['x', 'y', 'z', 'w'].map((k, i) => ({ offset: BigInt(i), key: k, value: `kafkajs ${k}` })));
       expect(failures(id)).toEqual([]);
       expect(broker.versionsUsed(id)).toEqual(used('kafkajs', 'ApiVersions', 'Metadata', 'Produce'));
     });

@@ -23,7 +23,9 @@ describe('errors – table', () => {
   });
 
   it('covers every code from -1 to 120 exactly once', () => {
-    const codes = Object.values(KAFKA_ERRORS).map((e) => e.code).sort((a, b) => a - b);
+    const codes = Object.values(KAFKA_ERRORS)
+      .map((e) => e.code)
+      .sort((a, b) => a - b);
     expect(codes).toEqual(Array.from({ length: 122 }, (_, i) => i - 1));
   });
 

@@ -139,13 +139,7 @@ export function encodeRequestChunks<K extends ApiKey>(
 }
 
 /** Encodes a request frame, 4-byte size prefix included (client side; used by tests and tools). */
-export function encodeRequest<K extends ApiKey>(
-  apiKey: K,
-  apiVersion: number,
-  correlationId: number,
-  clientId: string | null,
-  body: ApiRequestMap[K],
-): Buffer {
+export function encodeRequest<K extends ApiKey>(apiKey: K, apiVersion: number, correlationId: number, clientId: string | null, body: ApiRequestMap[K]): Buffer {
   const api = lookup(apiKey, apiVersion);
   const w = new Writer(256);
   w.writeInt32(0);

@@ -6,7 +6,17 @@ import { createRequire } from 'node:module';
 import * as plt from '@platformatic/kafka';
 import { decodeRequest, encodeResponse } from './frames.js';
 import { buildApiVersionsResponse, supportedApiVersions } from './api-versions.js';
-import type { ApiKey, ApiResponseMap, DescribeClusterResponse, FetchResponse, InitProducerIdResponse, ListOffsetsResponse, MetadataResponse, OffsetForLeaderEpochResponse, ProduceResponse } from './index.js';
+import type {
+  ApiKey,
+  ApiResponseMap,
+  DescribeClusterResponse,
+  FetchResponse,
+  InitProducerIdResponse,
+  ListOffsetsResponse,
+  MetadataResponse,
+  OffsetForLeaderEpochResponse,
+  ProduceResponse,
+} from './index.js';
 import type { DecodedRequest } from './frames.js';
 
 const cjs = createRequire(import.meta.url);
@@ -134,7 +144,11 @@ describe('interop', () => {
       expect(d.body.allowAutoTopicCreation).toBe(v < 4);
     }
     for (const v of range(0, 3)) {
-      const d = await kjsDecode('listOffsets', v, { replicaId: -1, isolationLevel: 1, topics: [{ topic: 't', partitions: [{ partition: 2, timestamp: -2 }] }] });
+      const d = await kjsDecode('listOffsets', v, {
+        replicaId: -1,
+        isolationLevel: 1,
+        topics: [{ topic: 't', partitions: [{ partition: 2, timestamp: -2 }] }],
+      });
       if (d.apiKey !== 2) throw new Error('wrong api');
       expect(d.body.topics[0]?.partitions[0]).toMatchObject({ partitionIndex: 2, timestamp: -2n });
       if (v >= 2) expect(d.body.isolationLevel).toBe(1);
@@ -197,7 +211,15 @@ describe('interop', () => {
       expect(res.responses).toMatchObject([{ topicName: 'events', partitions: [{ partition: 0, highWatermark: '10', messages: [] }] }]);
     }
     for (const v of range(0, 3)) {
-      const body = v === 0 ? { ...listOffsetsBody, topics: [{ name: 'events', partitions: [{ partitionIndex: 0, errorCode: 0, oldStyleOffsets: [42n], timestamp: -1n, offset: -1n, leaderEpoch: -1 }] }] } : listOffsetsBody;
+      const body =
+        v === 0
+          ? {
+              ...listOffsetsBody,
+              topics: [
+                { name: 'events', partitions: [{ partitionIndex: 0, errorCode: 0, oldStyleOffsets: [42n], timestamp: -1n, offset: -1n, leaderEpoch: -1 }] },
+              ],
+            }
+          : listOffsetsBody;
       const res = await kjsParse('listOffsets', 2, v, body);
       expect(res.responses).toMatchObject([{ topic: 'events', partitions: [{ partition: 0, errorCode: 0 }] }]);
     }
@@ -262,12 +284,32 @@ describe('interop', () => {
     expect(d.body.topicData[0]?.partitionData[0]?.index).toBe(2);
     expect(d.body.topicData[0]?.partitionData[0]?.records?.readInt8(16)).toBe(2);
 
-    d = pltDecode('fetchV17', 500, 1, 1 << 20, 1, 0, -1, [
-      { topicId: uuidStr, partitions: [{ partition: 0, currentLeaderEpoch: 4, fetchOffset: 7n, lastFetchedEpoch: -1, partitionMaxBytes: 65536, replicaDirectoryId: uuidStr }] },
-    ], [{ topicId: uuidStr, partitions: [1, 2] }], 'rack-a');
+    d = pltDecode(
+      'fetchV17',
+      500,
+      1,
+      1 << 20,
+      1,
+      0,
+      -1,
+      [
+        {
+          topicId: uuidStr,
+          partitions: [{ partition: 0, currentLeaderEpoch: 4, fetchOffset: 7n, lastFetchedEpoch: -1, partitionMaxBytes: 65536, replicaDirectoryId: uuidStr }],
+        },
+      ],
+      [{ topicId: uuidStr, partitions: [1, 2] }],
+      'rack-a',
+    );
     if (d.apiKey !== 1) throw new Error('wrong api');
     expect(d.body.topics[0]?.topicId).toEqual(uuidBuf);
-    expect(d.body.topics[0]?.partitions[0]).toMatchObject({ partition: 0, currentLeaderEpoch: 4, fetchOffset: 7n, partitionMaxBytes: 65536, replicaDirectoryId: uuidBuf });
+    expect(d.body.topics[0]?.partitions[0]).toMatchObject({
+      partition: 0,
+      currentLeaderEpoch: 4,
+      fetchOffset: 7n,
+      partitionMaxBytes: 65536,
+      replicaDirectoryId: uuidBuf,
+    });
     expect(d.body.forgottenTopicsData[0]?.partitions).toEqual([1, 2]);
     expect(d.body.rackId).toBe('rack-a');
 
@@ -310,8 +352,13 @@ describe('interop', () => {
       throttleTimeMs: 0,
       topics: [{ topic: 'events', partitions: [{ errorCode: 0, partition: 0, leaderEpoch: 4, endOffset: 99n }] }],
     };
-    expect(pltParse('offsetForLeaderEpochV4', 23, ofle)).toMatchObject({ topics: [{ topic: 'events', partitions: [{ partition: 0, leaderEpoch: 4, endOffset: 99n }] }] });
-    expect(pltParse('initProducerIdV5', 22, { throttleTimeMs: 0, errorCode: 0, producerId: 7n, producerEpoch: 1 })).toMatchObject({ producerId: 7n, producerEpoch: 1 });
+    expect(pltParse('offsetForLeaderEpochV4', 23, ofle)).toMatchObject({
+      topics: [{ topic: 'events', partitions: [{ partition: 0, leaderEpoch: 4, endOffset: 99n }] }],
+    });
+    expect(pltParse('initProducerIdV5', 22, { throttleTimeMs: 0, errorCode: 0, producerId: 7n, producerEpoch: 1 })).toMatchObject({
+      producerId: 7n,
+      producerEpoch: 1,
+    });
     const dc: DescribeClusterResponse = {
       throttleTimeMs: 0,
       errorCode: 0,
@@ -322,6 +369,10 @@ describe('interop', () => {
       brokers: [{ brokerId: 1, host: 'localhost', port: 9092, rack: null }],
       clusterAuthorizedOperations: -2147483648,
     };
-    expect(pltParse('describeClusterV1', 60, dc)).toMatchObject({ clusterId: 'cluster-1', controllerId: 1, brokers: [{ brokerId: 1, host: 'localhost', port: 9092 }] });
+    expect(pltParse('describeClusterV1', 60, dc)).toMatchObject({
+      clusterId: 'cluster-1',
+      controllerId: 1,
+      brokers: [{ brokerId: 1, host: 'localhost', port: 9092 }],
+    });
   });
 });

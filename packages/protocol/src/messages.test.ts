@@ -138,9 +138,7 @@ function primArb(type: string): fc.Arbitrary<unknown> {
 
 const unknownTagsArb = fc
   .uniqueArray(fc.integer({ min: 1000, max: 1_000_000 }), { maxLength: 2 })
-  .chain((tags) =>
-    fc.tuple(...tags.sort((a, b) => a - b).map((tag) => fc.uint8Array({ maxLength: 6 }).map((d) => ({ tag, data: Buffer.from(d) })))),
-  );
+  .chain((tags) => fc.tuple(...tags.sort((a, b) => a - b).map((tag) => fc.uint8Array({ maxLength: 6 }).map((d) => ({ tag, data: Buffer.from(d) })))));
 
 /** Arbitrary message/struct object for `fields` at version v. */
 function structArb(m: Model, fields: FieldSpec[], v: number, depth: number): fc.Arbitrary<Record<string, unknown>> {
@@ -183,9 +181,7 @@ const codecs = (api: AnyApiEntry, kind: Kind) => {
     readResponse(r: Reader, v: number): unknown;
     writeResponse(w: Writer, v: number, m: unknown): void;
   };
-  return kind === 'request'
-    ? { read: e.readRequest.bind(e), write: e.writeRequest.bind(e) }
-    : { read: e.readResponse.bind(e), write: e.writeResponse.bind(e) };
+  return kind === 'request' ? { read: e.readRequest.bind(e), write: e.writeRequest.bind(e) } : { read: e.readResponse.bind(e), write: e.writeResponse.bind(e) };
 };
 
 function encode(write: (w: Writer, v: number, m: unknown) => void, v: number, msg: unknown): Buffer {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TopicPartitionMap, compareTopicPartitions, topicPartitionKey } from './topic-partition.js';
 
 describe('topic partition', () => {
-  it('topic partition – the key is Kafka\'s TopicPartition.toString, from an object or its two parts', () => {
+  it("topic partition – the key is Kafka's TopicPartition.toString, from an object or its two parts", () => {
     expect(topicPartitionKey({ topic: 'orders-eu', partition: 12 })).toBe('orders-eu-12');
     expect(topicPartitionKey('orders-eu', 12)).toBe('orders-eu-12');
   });

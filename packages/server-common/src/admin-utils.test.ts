@@ -83,6 +83,17 @@ describe('assignment', () => {
     expect(err(() => assignReplicasToBrokers(brokers([0, 1]), 1, 3)).errorName).toBe('INVALID_REPLICATION_FACTOR');
     expect(err(() => assignReplicasToBrokers(brokers([0, 1]), 0, 1)).errorName).toBe('INVALID_PARTITIONS');
     expect(err(() => assignReplicasToBrokers(brokers([0, 1]), 1, 0)).errorName).toBe('INVALID_REPLICATION_FACTOR');
-    expect(err(() => assignReplicasToBrokers([{ id: 0, rack: 'a' }, { id: 1, rack: null }], 1, 1)).errorName).toBe('INVALID_REPLICATION_FACTOR');
+    expect(
+      err(() =>
+        assignReplicasToBrokers(
+          [
+            { id: 0, rack: 'a' },
+            { id: 1, rack: null },
+          ],
+          1,
+          1,
+        ),
+      ).errorName,
+    ).toBe('INVALID_REPLICATION_FACTOR');
   });
 });

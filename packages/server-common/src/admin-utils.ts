@@ -32,14 +32,16 @@ export function assignReplicasToBrokers(
   if (nPartitions <= 0) throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
   if (replicationFactor <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.');
   if (replicationFactor > brokers.length) {
-    throw new KafkaError(
-      'INVALID_REPLICATION_FACTOR',
-      `Replication factor: ${replicationFactor} larger than available brokers: ${brokers.length}.`,
-    );
+    throw new KafkaError('INVALID_REPLICATION_FACTOR', `Replication factor: ${replicationFactor} larger than available brokers: ${brokers.length}.`);
   }
   const withRack = brokers.filter((b) => b.rack !== null);
   if (withRack.length === 0) {
-    return assignRackUnaware(nPartitions, replicationFactor, brokers.map((b) => b.id).sort((a, b) => a - b), opts);
+    return assignRackUnaware(
+      nPartitions,
+      replicationFactor,
+      brokers.map((b) => b.id).sort((a, b) => a - b),
+      opts,
+    );
   }
   if (withRack.length < brokers.length) {
     throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Not all brokers have rack information for replica rack aware assignment.');
@@ -53,12 +55,7 @@ function replicaIndex(firstReplicaIndex: number, secondReplicaShift: number, j: 
   return (firstReplicaIndex + shift) % nBrokers;
 }
 
-function assignRackUnaware(
-  nPartitions: number,
-  replicationFactor: number,
-  brokerArray: number[],
-  opts: AssignmentOptions,
-): Map<number, number[]> {
+function assignRackUnaware(nPartitions: number, replicationFactor: number, brokerArray: number[], opts: AssignmentOptions): Map<number, number[]> {
   const rand = opts.random ?? defaultRandom;
   const fixed = opts.fixedStartIndex ?? -1;
   const n = brokerArray.length;
@@ -101,12 +98,7 @@ export function rackAlternatedBrokerList(brokers: readonly BrokerMetadata[]): nu
   return result;
 }
 
-function assignRackAware(
-  nPartitions: number,
-  replicationFactor: number,
-  brokers: readonly BrokerMetadata[],
-  opts: AssignmentOptions,
-): Map<number, number[]> {
+function assignRackAware(nPartitions: number, replicationFactor: number, brokers: readonly BrokerMetadata[], opts: AssignmentOptions): Map<number, number[]> {
   const rand = opts.random ?? defaultRandom;
   const fixed = opts.fixedStartIndex ?? -1;
   const rackOf = new Map(brokers.map((b) => [b.id, b.rack!]));

@@ -17,23 +17,53 @@ export interface MetadataVersion {
 }
 
 const RELEASES: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ['0.8.0', ['']], ['0.8.1', ['']], ['0.8.2', ['']], ['0.9.0', ['']],
-  ['0.10.0', ['IV0', 'IV1']], ['0.10.1', ['IV0', 'IV1', 'IV2']], ['0.10.2', ['IV0']],
-  ['0.11.0', ['IV0', 'IV1', 'IV2']], ['1.0', ['IV0']], ['1.1', ['IV0']],
-  ['2.0', ['IV0', 'IV1']], ['2.1', ['IV0', 'IV1', 'IV2']], ['2.2', ['IV0', 'IV1']], ['2.3', ['IV0', 'IV1']],
-  ['2.4', ['IV0', 'IV1']], ['2.5', ['IV0']], ['2.6', ['IV0']], ['2.7', ['IV0', 'IV1', 'IV2']], ['2.8', ['IV0', 'IV1']],
-  ['3.0', ['IV0', 'IV1']], ['3.1', ['IV0']], ['3.2', ['IV0']], ['3.3', ['IV0', 'IV1', 'IV2', 'IV3']], ['3.4', ['IV0']],
-  ['3.5', ['IV0', 'IV1', 'IV2']], ['3.6', ['IV0', 'IV1', 'IV2']], ['3.7', ['IV0', 'IV1', 'IV2', 'IV3', 'IV4']], ['3.8', ['IV0']],
+  ['0.8.0', ['']],
+  ['0.8.1', ['']],
+  ['0.8.2', ['']],
+  ['0.9.0', ['']],
+  ['0.10.0', ['IV0', 'IV1']],
+  ['0.10.1', ['IV0', 'IV1', 'IV2']],
+  ['0.10.2', ['IV0']],
+  ['0.11.0', ['IV0', 'IV1', 'IV2']],
+  ['1.0', ['IV0']],
+  ['1.1', ['IV0']],
+  ['2.0', ['IV0', 'IV1']],
+  ['2.1', ['IV0', 'IV1', 'IV2']],
+  ['2.2', ['IV0', 'IV1']],
+  ['2.3', ['IV0', 'IV1']],
+  ['2.4', ['IV0', 'IV1']],
+  ['2.5', ['IV0']],
+  ['2.6', ['IV0']],
+  ['2.7', ['IV0', 'IV1', 'IV2']],
+  ['2.8', ['IV0', 'IV1']],
+  ['3.0', ['IV0', 'IV1']],
+  ['3.1', ['IV0']],
+  ['3.2', ['IV0']],
+  ['3.3', ['IV0', 'IV1', 'IV2', 'IV3']],
+  ['3.4', ['IV0']],
+  ['3.5', ['IV0', 'IV1', 'IV2']],
+  ['3.6', ['IV0', 'IV1', 'IV2']],
+  ['3.7', ['IV0', 'IV1', 'IV2', 'IV3', 'IV4']],
+  ['3.8', ['IV0']],
 ];
 
 /** Every version, oldest first. */
 export const METADATA_VERSIONS: readonly MetadataVersion[] = Object.freeze(
-  RELEASES.flatMap(([release, subs]) => subs.map((subVersion) => ({ release, subVersion, version: subVersion === '' ? release : `${release}-${subVersion}` })))
-    .map((v, ordinal) => Object.freeze({ ...v, ordinal })),
+  RELEASES.flatMap(([release, subs]) =>
+    subs.map((subVersion) => ({ release, subVersion, version: subVersion === '' ? release : `${release}-${subVersion}` })),
+  ).map((v, ordinal) => Object.freeze({ ...v, ordinal })),
 );
 
 /** Full versions and bare releases (a release means its latest internal version). */
-const BY_NAME: ReadonlyMap<string, MetadataVersion> = new Map(METADATA_VERSIONS.flatMap((v) => [[v.version, v], [v.release, v]] as const));
+const BY_NAME: ReadonlyMap<string, MetadataVersion> = new Map(
+  METADATA_VERSIONS.flatMap(
+    (v) =>
+      [
+        [v.version, v],
+        [v.release, v],
+      ] as const,
+  ),
+);
 
 function named(version: string): MetadataVersion {
   const v = BY_NAME.get(version);

@@ -73,7 +73,11 @@ describe('properties – Java .properties syntax', () => {
 
   it('properties – entries carry the line where they start', () => {
     const e = parsePropertiesEntries('# x\n\na=1\nb=one \\\n  two\nc=3\n');
-    expect(e.map((x) => [x.key, x.line])).toEqual([['a', 3], ['b', 4], ['c', 6]]);
+    expect(e.map((x) => [x.key, x.line])).toEqual([
+      ['a', 3],
+      ['b', 4],
+      ['c', 6],
+    ]);
   });
 
   it('properties – a malformed \\u escape is a PropertiesSyntaxError naming file, line and key', () => {
@@ -92,7 +96,11 @@ describe('properties – Java .properties syntax', () => {
   });
 
   it('properties – as a plain object for the tools: last value wins, blanks kept inside values', () => {
-    expect(parsePropertiesRecord('# admin\nclient.id = cli\nrequest.timeout.ms=500\n! other\ndefault.api.timeout.ms: 2000\nk=1\nk=2\nsasl.jaas.config=a b \\\n  c\n')).toEqual({
+    expect(
+      parsePropertiesRecord(
+        '# admin\nclient.id = cli\nrequest.timeout.ms=500\n! other\ndefault.api.timeout.ms: 2000\nk=1\nk=2\nsasl.jaas.config=a b \\\n  c\n',
+      ),
+    ).toEqual({
       'client.id': 'cli',
       'request.timeout.ms': '500',
       'default.api.timeout.ms': '2000',

@@ -28,7 +28,16 @@ import {
 } from '@samsa/protocol';
 import { CorruptRecordError, RecordTooLargeError } from './errors.js';
 
-export { BASE_OFFSET_OFFSET, BATCH_LENGTH_OFFSET, LAST_OFFSET_DELTA_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, MAX_TIMESTAMP_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, RECORD_BATCH_OVERHEAD };
+export {
+  BASE_OFFSET_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+};
 
 export const MAGIC_V2 = CURRENT_MAGIC;
 export const NO_TIMESTAMP = -1;
@@ -118,7 +127,8 @@ export function analyzeRecords(records: Buffer, opts: AnalyzeOptions): RecordsSu
     const magic = records.readInt8(pos + MAGIC_OFFSET);
     if (magic !== CURRENT_MAGIC) throw new CorruptRecordError(`Unsupported record batch magic ${magic} at position ${pos} (only v2 is supported)`);
     const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
-    if (size < RECORD_BATCH_OVERHEAD) throw new CorruptRecordError(`Record batch at position ${pos} declares ${size} bytes, less than the ${RECORD_BATCH_OVERHEAD}-byte header`);
+    if (size < RECORD_BATCH_OVERHEAD)
+      throw new CorruptRecordError(`Record batch at position ${pos} declares ${size} bytes, less than the ${RECORD_BATCH_OVERHEAD}-byte header`);
     if (size > end - pos) throw new CorruptRecordError(`Record batch at position ${pos} declares ${size} bytes, only ${end - pos} present`);
     if (size > opts.maxMessageBytes) {
       throw new RecordTooLargeError(`Record batch of ${size} bytes at position ${pos} exceeds max.message.bytes (${opts.maxMessageBytes})`);
@@ -166,7 +176,7 @@ export function assignOffsetsInPlace(records: Buffer, firstOffset: bigint, leade
   let next = firstOffset;
   let maxTimestamp = NO_TIMESTAMP;
   let offsetOfMaxTimestamp = firstOffset;
-  for (let pos = 0; pos < records.length; ) {
+  for (let pos = 0; pos < records.length;) {
     const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
     records.writeBigInt64BE(next, pos + BASE_OFFSET_OFFSET);
     records.writeInt32BE(leaderEpoch, pos + PARTITION_LEADER_EPOCH_OFFSET);

@@ -282,7 +282,8 @@ export class BatchScanner {
     const c = this.chunk;
     const at = pos - this.chunkPos;
     const size = c.readInt32BE(at + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
-    if (size < RECORD_BATCH_OVERHEAD) return this.fail(`record batch at position ${pos} declares ${size} bytes, less than the ${RECORD_BATCH_OVERHEAD}-byte header`);
+    if (size < RECORD_BATCH_OVERHEAD)
+      return this.fail(`record batch at position ${pos} declares ${size} bytes, less than the ${RECORD_BATCH_OVERHEAD}-byte header`);
     if (size > this.maxBatchSize) return this.fail(`record batch at position ${pos} declares ${size} bytes, more than the maximum ${this.maxBatchSize}`);
     if (size > remaining) return ScanStatus.PARTIAL;
     const magic = c.readInt8(at + MAGIC_OFFSET);

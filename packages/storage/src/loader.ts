@@ -127,7 +127,10 @@ export class LogLoader {
     if (segments.length > 0) {
       const end = await (segments.at(-1) as LogSegment).readNextOffset();
       if (checkpointStart > end) {
-        this.log?.info({ logStartOffset: checkpointStart.toString(), logEndOffset: end.toString() }, 'log start offset is beyond the log end; deleting all segments');
+        this.log?.info(
+          { logStartOffset: checkpointStart.toString(), logEndOffset: end.toString() },
+          'log start offset is beyond the log end; deleting all segments',
+        );
         for (const s of segments.splice(0)) await s.deleteFiles();
         await epochCache.clearAndFlush();
       }

@@ -294,12 +294,14 @@ describe('log', () => {
 
   test('log – appendAsFollower keeps offsets and epochs, rejects offsets below the LEO or out of order', async () => {
     const log = await openLog();
-    await log.appendAsFollower(Buffer.concat([batchOf(2, 5, { baseOffset: 0n, partitionLeaderEpoch: 0 }), batchOf(3, 5, { baseOffset: 2n, partitionLeaderEpoch: 2 })]));
+    await log.appendAsFollower(
+      Buffer.concat([batchOf(2, 5, { baseOffset: 0n, partitionLeaderEpoch: 0 }), batchOf(3, 5, { baseOffset: 2n, partitionLeaderEpoch: 2 })]),
+    );
     expect(log.logEndOffset).toBe(5n);
     await expect(log.appendAsFollower(batchOf(1, 5, { baseOffset: 4n, partitionLeaderEpoch: 2 }))).rejects.toBeInstanceOf(UnexpectedAppendOffsetError);
-    await expect(
-      log.appendAsFollower(Buffer.concat([batchOf(2, 5, { baseOffset: 10n }), batchOf(1, 5, { baseOffset: 11n })])),
-    ).rejects.toBeInstanceOf(OffsetsOutOfOrderError);
+    await expect(log.appendAsFollower(Buffer.concat([batchOf(2, 5, { baseOffset: 10n }), batchOf(1, 5, { baseOffset: 11n })]))).rejects.toBeInstanceOf(
+      OffsetsOutOfOrderError,
+    );
     const bad = batchOf(1, 5, { baseOffset: 5n });
     bad.writeUInt8(bad.readUInt8(bad.length - 1) ^ 1, bad.length - 1);
     await expect(log.appendAsFollower(bad)).rejects.toBeInstanceOf(CorruptRecordError);
@@ -353,11 +355,19 @@ describe('log', () => {
     const boundaries: bigint[] = [];
     for (let i = 0; i < 12; i++) boundaries.push((await log.appendAsLeader(batchOf(1 + (i % 4), 20 + i * 7), 3)).firstOffset);
     // a follower-style append of two batches at once records both boundaries
-    const two = Buffer.concat([batchOf(2, 15, { baseOffset: log.logEndOffset, partitionLeaderEpoch: 3 }), batchOf(3, 15, { baseOffset: log.logEndOffset + 2n, partitionLeaderEpoch: 3 })]);
+    const two = Buffer.concat([
+      batchOf(2, 15, { baseOffset: log.logEndOffset, partitionLeaderEpoch: 3 }),
+      batchOf(3, 15, { baseOffset: log.logEndOffset + 2n, partitionLeaderEpoch: 3 }),
+    ]);
     boundaries.push(log.logEndOffset, log.logEndOffset + 2n);
     await log.appendAsFollower(two);
     expect(log.numberOfSegments).toBeGreaterThan(1);
-    const shape = (i: FetchDataInfo) => ({ meta: i.fetchOffsetMetadata, position: i.records.position, size: i.records.sizeInBytes, incomplete: i.firstEntryIncomplete });
+    const shape = (i: FetchDataInfo) => ({
+      meta: i.fetchOffsetMetadata,
+      position: i.records.position,
+      size: i.records.sizeInBytes,
+      incomplete: i.firstEntryIncomplete,
+    });
     const cases = boundaries.flatMap((from) => [
       { from, maxBytes: 1 << 20, maxOffset: undefined, minOne: true },
       { from, maxBytes: 10, maxOffset: undefined, minOne: false },

@@ -9,14 +9,7 @@
  */
 import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import { pino, type Logger } from 'pino';
-import {
-  BASE_OFFSET_OFFSET,
-  BATCH_LENGTH_OFFSET,
-  LOG_OVERHEAD,
-  PARTITION_LEADER_EPOCH_OFFSET,
-  analyzeRecords,
-  assignOffsetsInPlace,
-} from './batch-header.js';
+import { BASE_OFFSET_OFFSET, BATCH_LENGTH_OFFSET, LOG_OVERHEAD, PARTITION_LEADER_EPOCH_OFFSET, analyzeRecords, assignOffsetsInPlace } from './batch-header.js';
 import { fsyncDirectory } from './checkpoint.js';
 import { CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX, TimestampType, systemClock, validateLogConfig, type Clock, type LogConfig } from './config.js';
 import { LogClosedError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordBatchTooLargeError, UnexpectedAppendOffsetError } from './errors.js';
@@ -283,7 +276,7 @@ export class Log {
       this.recent.record(segment, position, records);
       this.advanceLogEnd(summary.lastOffset + 1n, segment);
       this.producerState.update(records, this.logEndOffset);
-      for (let pos = 0; pos < records.length; ) {
+      for (let pos = 0; pos < records.length;) {
         const epoch = records.readInt32BE(pos + PARTITION_LEADER_EPOCH_OFFSET);
         if (epoch >= 0) await this.maybeAssignEpoch(epoch, records.readBigInt64BE(pos + BASE_OFFSET_OFFSET));
         pos += records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
@@ -452,7 +445,10 @@ export class Log {
       const seg = segs[i] as LogSegment;
       if (seg.baseOffset > bound.segmentBaseOffset) break;
       const maxPosition = seg.baseOffset < bound.segmentBaseOffset ? seg.size : bound.relativePositionInSegment;
-      const info = known && i === first ? seg.readAt(known, startOffset, maxBytes, maxPosition, minOneMessage) : await seg.read(startOffset, maxBytes, maxPosition, minOneMessage);
+      const info =
+        known && i === first
+          ? seg.readAt(known, startOffset, maxBytes, maxPosition, minOneMessage)
+          : await seg.read(startOffset, maxBytes, maxPosition, minOneMessage);
       if (seg !== segs.at(-1)) this.touchInactive(seg);
       if (info) return info;
     }
@@ -587,7 +583,10 @@ export class Log {
     return this.locked(async () => {
       this.ensureOpen();
       if (targetOffset >= this.logEndOffset) {
-        this.log.info({ targetOffset: targetOffset.toString(), logEndOffset: this.logEndOffset.toString() }, 'truncation has no effect: target is at or beyond the log end');
+        this.log.info(
+          { targetOffset: targetOffset.toString(), logEndOffset: this.logEndOffset.toString() },
+          'truncation has no effect: target is at or beyond the log end',
+        );
         return false;
       }
       this.log.info({ targetOffset: targetOffset.toString() }, 'truncating log');
@@ -679,7 +678,10 @@ export class Log {
       await this.asyncDeleteSegments([...oldSegments]);
       for (const s of sortedNew) await s.changeFileSuffixes(SWAP_FILE_SUFFIX, '');
       await fsyncDirectory(this.dirPath);
-      this.log.info({ segments: oldSegments.map((s) => s.baseOffset.toString()), cleaned: sortedNew.map((s) => s.baseOffset.toString()) }, 'swapped in cleaned segments');
+      this.log.info(
+        { segments: oldSegments.map((s) => s.baseOffset.toString()), cleaned: sortedNew.map((s) => s.baseOffset.toString()) },
+        'swapped in cleaned segments',
+      );
       return true;
     });
   }

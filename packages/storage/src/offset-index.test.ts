@@ -92,19 +92,23 @@ describe('offset index', () => {
 
   test('offset index – lookup agrees with a linear scan (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { maxLength: 200 }), fc.integer({ min: -10, max: 100_010 }), async (rels, target) => {
-        const sorted = [...rels].sort((a, b) => a - b);
-        const idx = new OffsetIndex(join(dir, 'p.index'), 1000n, 1 << 16);
-        await idx.createEmpty();
-        sorted.forEach((r, i) => idx.append(1000n + BigInt(r), (i + 1) * 10));
-        const t = 1000n + BigInt(target);
-        let expected = { offset: 1000n, position: 0 };
-        sorted.forEach((r, i) => {
-          if (1000n + BigInt(r) <= t) expected = { offset: 1000n + BigInt(r), position: (i + 1) * 10 };
-        });
-        expect(idx.lookup(t)).toEqual(expected);
-        await idx.close();
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { maxLength: 200 }),
+        fc.integer({ min: -10, max: 100_010 }),
+        async (rels, target) => {
+          const sorted = [...rels].sort((a, b) => a - b);
+          const idx = new OffsetIndex(join(dir, 'p.index'), 1000n, 1 << 16);
+          await idx.createEmpty();
+          sorted.forEach((r, i) => idx.append(1000n + BigInt(r), (i + 1) * 10));
+          const t = 1000n + BigInt(target);
+          let expected = { offset: 1000n, position: 0 };
+          sorted.forEach((r, i) => {
+            if (1000n + BigInt(r) <= t) expected = { offset: 1000n + BigInt(r), position: (i + 1) * 10 };
+          });
+          expect(idx.lookup(t)).toEqual(expected);
+          await idx.close();
+        },
+      ),
       { numRuns: 50 },
     );
   });

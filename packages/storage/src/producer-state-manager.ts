@@ -29,14 +29,7 @@ import type { Logger } from 'pino';
 import { KafkaError } from '@samsa/protocol';
 import { scanSegmentHeaders, positionOf } from './log-scan.js';
 import { NO_PRODUCER_EPOCH, NO_SEQUENCE, batchSizeAt, decrementSequence, inSequence, isIdempotentDataBatch, readProducerBatch } from './batch-fields.js';
-import {
-  CorruptSnapshotError,
-  deleteSnapshotFile,
-  listSnapshotOffsets,
-  readSnapshotFile,
-  writeSnapshotFile,
-  type SnapshotEntry,
-} from './snapshot.js';
+import { CorruptSnapshotError, deleteSnapshotFile, listSnapshotOffsets, readSnapshotFile, writeSnapshotFile, type SnapshotEntry } from './snapshot.js';
 import type { LogSegment } from './segment.js';
 
 /** Batches remembered per producer for duplicate detection (Kafka's NumBatchesToRetain). */
@@ -164,7 +157,7 @@ export class ProducerStateManager {
   checkLeaderAppend(records: Buffer): BatchMetadata | null {
     // several batches of one producer in one append chain on each other (Produce v3+ sends one)
     let pending: Map<bigint, { epoch: number; lastSeq: number }> | undefined;
-    for (let pos = 0; pos < records.length; ) {
+    for (let pos = 0; pos < records.length;) {
       const size = batchSizeAt(records, pos);
       if (isIdempotentDataBatch(records, pos)) {
         const b = readProducerBatch(records, pos);

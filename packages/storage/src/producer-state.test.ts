@@ -309,7 +309,16 @@ describe('producer state (replicas, load, truncation)', () => {
 
 describe('producer state snapshot format', () => {
   const entries: SnapshotEntry[] = [
-    { producerId: 1000n, producerEpoch: 3, lastSequence: 41, lastOffset: 99n, offsetDelta: 4, timestamp: 1_700_000_000_123, coordinatorEpoch: -1, currentTxnFirstOffset: -1n },
+    {
+      producerId: 1000n,
+      producerEpoch: 3,
+      lastSequence: 41,
+      lastOffset: 99n,
+      offsetDelta: 4,
+      timestamp: 1_700_000_000_123,
+      coordinatorEpoch: -1,
+      currentTxnFirstOffset: -1n,
+    },
     { producerId: 1n, producerEpoch: 0, lastSequence: 0, lastOffset: 0n, offsetDelta: 0, timestamp: 5, coordinatorEpoch: -1, currentTxnFirstOffset: -1n },
   ];
 

@@ -20,7 +20,7 @@ export class RecentBatches {
 
   /** `records` (complete v2 batches with their final offsets) were appended to `segment` at `position`. */
   record(segment: LogSegment, position: number, records: Buffer): void {
-    for (let pos = 0; pos + LOG_OVERHEAD <= records.length; ) {
+    for (let pos = 0; pos + LOG_OVERHEAD <= records.length;) {
       const size = records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
       const baseOffset = records.readBigInt64BE(pos + BASE_OFFSET_OFFSET);
       const lastOffset = baseOffset + BigInt(records.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));

@@ -125,7 +125,10 @@ describe('segment', () => {
 
   test('segment – roll conditions: size, time by record timestamps or wall clock, full index, offset overflow', async () => {
     const c = new ManualClock(10_000);
-    const seg = await LogSegment.create(dir, 0n, { config: logConfig({ segmentBytes: 1000, segmentMs: 5000, maxIndexSize: 12, indexIntervalBytes: 1 }), clock: c });
+    const seg = await LogSegment.create(dir, 0n, {
+      config: logConfig({ segmentBytes: 1000, segmentMs: 5000, maxIndexSize: 12, indexIntervalBytes: 1 }),
+      clock: c,
+    });
     const p = { messagesSize: 100, maxTimestampInMessages: -1, maxOffsetInMessages: 0n, now: c.now() };
     expect(seg.shouldRoll(p)).toBe(false); // empty
     const b = batchOf(1, 10, { baseOffset: 0n, timestamp: 50_000 });
@@ -209,22 +212,34 @@ describe('segment', () => {
 
   test('segment – recover stops at a CRC failure, a bad magic, oversized or out-of-order batches', async () => {
     const cases: [string, (b: Buffer) => Buffer, number][] = [
-      ['crc', (b) => {
-        const c = Buffer.from(b);
-        c[c.length - 1] = (c[c.length - 1]! + 1) & 0xff;
-        return c;
-      }, 1 << 20],
-      ['magic', (b) => {
-        const c = Buffer.from(b);
-        c.writeInt8(1, 16);
-        return c;
-      }, 1 << 20],
+      [
+        'crc',
+        (b) => {
+          const c = Buffer.from(b);
+          c[c.length - 1] = (c[c.length - 1]! + 1) & 0xff;
+          return c;
+        },
+        1 << 20,
+      ],
+      [
+        'magic',
+        (b) => {
+          const c = Buffer.from(b);
+          c.writeInt8(1, 16);
+          return c;
+        },
+        1 << 20,
+      ],
       ['size', (b) => b, 50],
-      ['order', (b) => {
-        const c = Buffer.from(b);
-        c.writeBigInt64BE(0n, 0);
-        return c;
-      }, 1 << 20],
+      [
+        'order',
+        (b) => {
+          const c = Buffer.from(b);
+          c.writeBigInt64BE(0n, 0);
+          return c;
+        },
+        1 << 20,
+      ],
     ];
     for (const [name, corrupt, max] of cases) {
       const { dir: d, cleanup: done } = await makeTempDir();

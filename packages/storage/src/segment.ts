@@ -17,14 +17,7 @@ import {
   searchBatchForTimestamp,
   type TimestampAndOffset,
 } from './batch-header.js';
-import {
-  INDEX_FILE_SUFFIX,
-  LOG_FILE_SUFFIX,
-  TIME_INDEX_FILE_SUFFIX,
-  filenamePrefixFromOffset,
-  type Clock,
-  type LogConfig,
-} from './config.js';
+import { INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, filenamePrefixFromOffset, type Clock, type LogConfig } from './config.js';
 import { CorruptIndexError, CorruptRecordError } from './errors.js';
 import { FileRecords, FileRecordsSlice, ScanStatus } from './file-records.js';
 import { OffsetIndex } from './offset-index.js';
@@ -196,7 +189,10 @@ export class LogSegment {
       const st = await scanner.next();
       if (st !== ScanStatus.BATCH) {
         if (st !== ScanStatus.END) {
-          this.logger?.warn({ segment: this.log.path, position: scanner.position, status: st, reason: scanner.corruption }, 'stopped index rebuild at an invalid batch');
+          this.logger?.warn(
+            { segment: this.log.path, position: scanner.position, status: st, reason: scanner.corruption },
+            'stopped index rebuild at an invalid batch',
+          );
         }
         break;
       }

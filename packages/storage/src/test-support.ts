@@ -52,7 +52,7 @@ export function batchOf(count: number, valueSize = 10, opts: Omit<TestBatch, 're
 /** Splits a records buffer into its batches' (baseOffset, lastOffset, size). */
 export function batchesIn(buf: Buffer): { baseOffset: bigint; lastOffset: bigint; epoch: number; size: number }[] {
   const out: { baseOffset: bigint; lastOffset: bigint; epoch: number; size: number }[] = [];
-  for (let pos = 0; pos + 61 <= buf.length; ) {
+  for (let pos = 0; pos + 61 <= buf.length;) {
     const size = buf.readInt32BE(pos + 8) + 12;
     if (pos + size > buf.length) break;
     const base = buf.readBigInt64BE(pos);

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { TopicPartition } from '@samsa/protocol';
 import { DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX } from './config.js';
 
-
 export type PartitionDirKind = 'log' | 'delete' | 'future' | 'stray';
 
 export interface ParsedPartitionDir extends TopicPartition {

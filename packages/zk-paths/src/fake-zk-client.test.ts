@@ -10,7 +10,12 @@ describe('fake zk client', () => {
     await zk.create('/controller_epoch', Buffer.from('1'));
     await expect(controllerFencedMulti(zk, 5, [{ type: 'create', path: '/x' }])).rejects.toBeInstanceOf(ControllerMovedError);
     expect(await zk.exists('/x')).toBeNull();
-    const err = await zk.multi([{ type: 'create', path: '/a' }, { type: 'set', path: '/nope', data: Buffer.alloc(0) }]).catch((e: unknown) => e);
+    const err = await zk
+      .multi([
+        { type: 'create', path: '/a' },
+        { type: 'set', path: '/nope', data: Buffer.alloc(0) },
+      ])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ZkMultiError);
     expect((err as ZkMultiError).failedIndex).toBe(1);
     expect((err as ZkMultiError).code).toBe(ZkCode.NO_NODE);

@@ -172,7 +172,10 @@ export class FakeZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> impl
     this.ensureOpen();
     this.node(path);
     const prefix = path === '/' ? '/' : `${path}/`;
-    return [...this.server.nodes.keys()].filter((k) => k !== '/' && parentOf(k) === path).map((k) => k.slice(prefix.length)).sort();
+    return [...this.server.nodes.keys()]
+      .filter((k) => k !== '/' && parentOf(k) === path)
+      .map((k) => k.slice(prefix.length))
+      .sort();
   }
 
   async delete(path: string, version = -1): Promise<void> {

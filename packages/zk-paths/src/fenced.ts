@@ -16,10 +16,9 @@ export async function controllerFencedMulti(zk: ZkClientApi, epochZkVersion: num
   } catch (err) {
     if (err instanceof ZkMultiError) {
       if (err.failedIndex === 0) {
-        throw new ControllerMovedError(
-          `controller epoch zkVersion is no longer ${epochZkVersion} (${err.codeName}): another controller was elected`,
-          { cause: err },
-        );
+        throw new ControllerMovedError(`controller epoch zkVersion is no longer ${epochZkVersion} (${err.codeName}): another controller was elected`, {
+          cause: err,
+        });
       }
       throw new ZkMultiError(err.code, err.failedIndex - 1, err.opCodes.slice(1), err.path, { cause: err });
     }

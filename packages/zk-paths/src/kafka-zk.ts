@@ -106,7 +106,10 @@ export class KafkaZk {
       if (isZkError(err, ZkCode.NO_NODE)) return [] as string[];
       throw err;
     });
-    return ids.map(Number).filter(Number.isInteger).sort((a, b) => a - b);
+    return ids
+      .map(Number)
+      .filter(Number.isInteger)
+      .sort((a, b) => a - b);
   }
 
   /** Registered brokers with their epochs (czxid); brokers that vanish meanwhile are skipped. */
@@ -316,7 +319,10 @@ export class KafkaZk {
       else if (o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)) stale.push(u.tp);
     });
     // a controller move (or a lost session) fails the whole batch, as the first such error
-    const fatal = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected' && !(o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)));
+    const fatal = outcomes.find(
+      (o): o is PromiseRejectedResult =>
+        o.status === 'rejected' && !(o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)),
+    );
     if (fatal) throw fatal.reason;
     return { updated, stale };
   }

@@ -128,9 +128,9 @@ describe('zk client against a real 3-server ensemble', () => {
     const bumped = await newController.set(ControllerEpochZNode.path, ControllerEpochZNode.encode(2), mine);
     const statePath = TopicPartitionStateZNode.path('fenced', 0);
     const state = TopicPartitionStateZNode.encode({ leader: 1, leaderEpoch: 0, isr: [1], controllerEpoch: 1 });
-    await expect(
-      controllerFencedMulti(oldController, mine, [{ type: 'create', path: '/fenced-by-old', data: state }]),
-    ).rejects.toBeInstanceOf(ControllerMovedError);
+    await expect(controllerFencedMulti(oldController, mine, [{ type: 'create', path: '/fenced-by-old', data: state }])).rejects.toBeInstanceOf(
+      ControllerMovedError,
+    );
     expect(await oldController.exists('/fenced-by-old')).toBeNull();
     // the current controller's write goes through
     await newController.mkdirp('/brokers/topics/fenced/partitions/0');

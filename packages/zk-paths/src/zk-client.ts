@@ -182,8 +182,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
 
   /** `host:port` of the server this client is connected to (undefined while disconnected). */
   get connectedServer(): string | undefined {
-    const sock = (this.inner as unknown as { connectionManager?: { socket?: { remoteAddress?: string; remotePort?: number } } })
-      ?.connectionManager?.socket;
+    const sock = (this.inner as unknown as { connectionManager?: { socket?: { remoteAddress?: string; remotePort?: number } } })?.connectionManager?.socket;
     if (!this.isReady || !sock?.remotePort) return undefined;
     return `${sock.remoteAddress}:${sock.remotePort}`;
   }
@@ -669,7 +668,11 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
  * Deletes the subtree at `path` children first with `deleteOne` (which should ignore a node
  * already gone); a missing `path` is nothing to do.
  */
-export async function deleteTree(zk: { getChildren(path: string): Promise<string[]> }, path: string, deleteOne: (path: string) => Promise<void>): Promise<void> {
+export async function deleteTree(
+  zk: { getChildren(path: string): Promise<string[]> },
+  path: string,
+  deleteOne: (path: string) => Promise<void>,
+): Promise<void> {
   let children: string[];
   try {
     children = await zk.getChildren(path);

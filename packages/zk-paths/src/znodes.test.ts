@@ -133,7 +133,17 @@ describe('znodes', () => {
 
   it('znodes – persistent paths match Kafka', () => {
     expect(PERSISTENT_PATHS).toEqual(
-      expect.arrayContaining(['/brokers/ids', '/brokers/topics', '/brokers/seqid', '/admin/delete_topics', '/isr_change_notification', '/config/changes', '/config/topics', '/config/brokers', '/latest_producer_id_block']),
+      expect.arrayContaining([
+        '/brokers/ids',
+        '/brokers/topics',
+        '/brokers/seqid',
+        '/admin/delete_topics',
+        '/isr_change_notification',
+        '/config/changes',
+        '/config/topics',
+        '/config/brokers',
+        '/latest_producer_id_block',
+      ]),
     );
   });
 

@@ -12,7 +12,12 @@ import { Fields, orderedJson, parseObject, partitionMapJson, utf8 } from './json
 export const ClusterIdZNode = {
   path: '/cluster/id',
   encode(id: string): Buffer {
-    return utf8(orderedJson([['version', '1'], ['id', id]]));
+    return utf8(
+      orderedJson([
+        ['version', '1'],
+        ['id', id],
+      ]),
+    );
   },
   decode(data: Buffer, path = '/cluster/id'): string {
     return new Fields(path, parseObject(path, data)).str('id');
@@ -187,7 +192,12 @@ export const TopicZNode = {
       );
       return utf8(orderedJson(entries));
     }
-    return utf8(orderedJson([['version', t.version], ['partitions', partitionMapJson(t.partitions), 'raw']]));
+    return utf8(
+      orderedJson([
+        ['version', t.version],
+        ['partitions', partitionMapJson(t.partitions), 'raw'],
+      ]),
+    );
   },
   decode(topic: string, data: Buffer, path = `/brokers/topics/${topic}`): TopicAssignment {
     const f = new Fields(path, parseObject(path, data));
@@ -284,7 +294,12 @@ function partitionsNotification(path: string) {
   return {
     path,
     encode(parts: TopicPartition[]): Buffer {
-      return utf8(orderedJson([['version', 1], ['partitions', parts.map((p) => ({ topic: p.topic, partition: p.partition }))]]));
+      return utf8(
+        orderedJson([
+          ['version', 1],
+          ['partitions', parts.map((p) => ({ topic: p.topic, partition: p.partition }))],
+        ]),
+      );
     },
     decode(data: Buffer, p = path): TopicPartition[] {
       const f = new Fields(p, parseObject(p, data));
@@ -318,7 +333,12 @@ export const ConfigEntityTypeZNode = { path: (type: ConfigType) => `/config/${ty
 export const ConfigEntityZNode = {
   path: (type: ConfigType, name: string) => `/config/${type}/${name}`,
   encode(config: Record<string, string>): Buffer {
-    return utf8(orderedJson([['version', 1], ['config', config]]));
+    return utf8(
+      orderedJson([
+        ['version', 1],
+        ['config', config],
+      ]),
+    );
   },
   decode(data: Buffer, path: string): Record<string, string> {
     // Kafka writes an empty payload for a never-configured entity
@@ -341,7 +361,12 @@ export const ConfigEntityChangeNotificationSequenceZNode = {
   createPath: '/config/changes/config_change_',
   path: (seq: string) => `/config/changes/config_change_${seq}`,
   encode(entityPath: string): Buffer {
-    return utf8(orderedJson([['version', 2], ['entity_path', entityPath]]));
+    return utf8(
+      orderedJson([
+        ['version', 2],
+        ['entity_path', entityPath],
+      ]),
+    );
   },
   decode(data: Buffer, path: string): { entityPath: string } {
     const f = new Fields(path, parseObject(path, data));
@@ -385,7 +410,13 @@ export const LogDirEventNotificationSequenceZNode = {
   createPath: '/log_dir_event_notification/log_dir_event_',
   path: (seq: string) => `/log_dir_event_notification/log_dir_event_${seq}`,
   encode(brokerId: number): Buffer {
-    return utf8(orderedJson([['version', 1], ['broker', brokerId], ['event', 1]]));
+    return utf8(
+      orderedJson([
+        ['version', 1],
+        ['broker', brokerId],
+        ['event', 1],
+      ]),
+    );
   },
   decode(data: Buffer, path: string): { brokerId: number } {
     const f = new Fields(path, parseObject(path, data));

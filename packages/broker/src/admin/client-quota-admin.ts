@@ -110,7 +110,8 @@ function quotaEntityPath(parts: readonly QuotaEntityPart[]): { type: ConfigType;
     if (e.ip !== null && isIP(e.ip) === 0) throw new KafkaError('INVALID_REQUEST', `${e.ip} is not a valid IP or resolvable host.`);
     return { type: ConfigType.Ip, path: toZkName(e.ip), keys: IP_QUOTA_KEYS };
   }
-  if (e.user !== undefined && e.clientId !== undefined) return { type: ConfigType.User, path: `${toZkName(e.user)}/clients/${toZkName(e.clientId)}`, keys: USER_CLIENT_QUOTA_KEYS };
+  if (e.user !== undefined && e.clientId !== undefined)
+    return { type: ConfigType.User, path: `${toZkName(e.user)}/clients/${toZkName(e.clientId)}`, keys: USER_CLIENT_QUOTA_KEYS };
   if (e.user !== undefined) return { type: ConfigType.User, path: toZkName(e.user), keys: USER_CLIENT_QUOTA_KEYS };
   if (e.clientId !== undefined) return { type: ConfigType.Client, path: toZkName(e.clientId), keys: USER_CLIENT_QUOTA_KEYS };
   throw new KafkaError('INVALID_REQUEST', 'Invalid client quota entity');
@@ -169,7 +170,8 @@ export async function describeClientQuotas(kzk: KafkaZk, components: readonly Qu
   const byType = new Map<string, Component>();
   for (const c of components) {
     if (c.entityType === '') throw new KafkaError('INVALID_REQUEST', 'Unexpected empty filter component entity type');
-    if (!Object.values(QuotaEntityType).includes(c.entityType as never)) throw new KafkaError('UNSUPPORTED_VERSION', `Custom entity type '${c.entityType}' not supported`);
+    if (!Object.values(QuotaEntityType).includes(c.entityType as never))
+      throw new KafkaError('UNSUPPORTED_VERSION', `Custom entity type '${c.entityType}' not supported`);
     if (byType.has(c.entityType)) {
       const what = { user: 'user', 'client-id': 'client', ip: 'ip' }[c.entityType as 'user' | 'client-id' | 'ip'];
       throw new KafkaError('INVALID_REQUEST', `Duplicate ${what} filter component entity type`);
@@ -187,7 +189,10 @@ export async function describeClientQuotas(kzk: KafkaZk, components: readonly Qu
   const client = byType.get(QuotaEntityType.ClientId);
   const ip = byType.get(QuotaEntityType.Ip);
   if ((user || client) && ip) {
-    throw new KafkaError('INVALID_REQUEST', 'Invalid entity filter component combination, IP filter component should not be used with user or clientId filter component.');
+    throw new KafkaError(
+      'INVALID_REQUEST',
+      'Invalid entity filter component combination, IP filter component should not be used with user or clientId filter component.',
+    );
   }
   const out: DescribedQuotaEntity[] = [];
   if (!ip) out.push(...(await describeUserClient(kzk, user, client, strict)));
@@ -224,7 +229,11 @@ async function describeUserClient(kzk: KafkaZk, user: Component | undefined, cli
     for (const [n, props] of await kzk.getAllEntityConfigs(ConfigType.Client)) found.push({ clientId: fromZkName(n), props });
   }
   if (exact(user) && exact(client)) {
-    found.push({ user: user.match, clientId: client.match, props: await kzk.getEntityConfig(ConfigType.User, `${toZkName(user.match)}/clients/${toZkName(client.match)}`) });
+    found.push({
+      user: user.match,
+      clientId: client.match,
+      props: await kzk.getEntityConfig(ConfigType.User, `${toZkName(user.match)}/clients/${toZkName(client.match)}`),
+    });
   } else if (!excludeUser && !excludeClient) {
     for (const [path, props] of await kzk.getAllChildEntityConfigs(ConfigType.User, ConfigType.Client)) {
       const [u, , c] = path.split('/') as [string, string, string];

@@ -10,13 +10,16 @@ const LEGAL = /^[a-zA-Z0-9._-]+$/;
 
 /** Kafka's Topic.validate: INVALID_TOPIC_EXCEPTION with Kafka's messages. */
 export function validateTopicName(name: string): void {
-  if (name.length === 0) throw new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic name is illegal, it can\'t be empty');
+  if (name.length === 0) throw new KafkaError('INVALID_TOPIC_EXCEPTION', "Topic name is illegal, it can't be empty");
   if (name === '.' || name === '..') throw new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic name cannot be "." or ".."');
   if (name.length > MAX_NAME_LENGTH) {
     throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name is illegal, it can't be longer than ${MAX_NAME_LENGTH} characters, topic name: ${name}`);
   }
   if (!LEGAL.test(name)) {
-    throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`);
+    throw new KafkaError(
+      'INVALID_TOPIC_EXCEPTION',
+      `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
+    );
   }
 }
 
@@ -51,7 +54,10 @@ export class TopicAdmin {
     private readonly log: Logger,
   ) {}
 
-  async createTopic(spec: NewTopicSpec, validateOnly = false): Promise<{ numPartitions: number; replicationFactor: number; assignment: Map<number, number[]> }> {
+  async createTopic(
+    spec: NewTopicSpec,
+    validateOnly = false,
+  ): Promise<{ numPartitions: number; replicationFactor: number; assignment: Map<number, number[]> }> {
     validateTopicName(spec.name);
     if (await this.kzk.topicExists(spec.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${spec.name}' already exists.`);
     const all = await this.kzk.getAllTopics();
@@ -62,7 +68,10 @@ export class TopicAdmin {
     let assignment: Map<number, number[]>;
     if (spec.assignment && spec.assignment.size > 0) {
       if (spec.numPartitions !== -1 || spec.replicationFactor !== -1) {
-        throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+        throw new KafkaError(
+          'INVALID_REQUEST',
+          'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+        );
       }
       assignment = this.validateAssignment(spec.assignment, new Set(brokers.map((b) => b.id)));
     } else {
@@ -95,7 +104,8 @@ export class TopicAdmin {
     for (const p of parts) {
       const replicas = a.get(p)!;
       if (replicas.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Replica assignment of partition ${p} is empty`);
-      if (new Set(replicas).size !== replicas.length) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate replica assignment found: ${p} -> ${replicas.join(',')}`);
+      if (new Set(replicas).size !== replicas.length)
+        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate replica assignment found: ${p} -> ${replicas.join(',')}`);
       if (rf !== -1 && replicas.length !== rf) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'All partitions should have the same number of replicas');
       rf = replicas.length;
       const unknown = replicas.filter((r) => !live.has(r));
@@ -112,11 +122,14 @@ export class TopicAdmin {
   async createPartitions(topic: string, count: number, assignments: number[][] | null, validateOnly = false, attempt = 0): Promise<number> {
     const current = await this.kzk.getTopicAssignmentWithVersion(topic);
     if (!current) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${topic}' does not exist.`);
-    if (await this.kzk.zk.exists(DeleteTopicsTopicZNode.path(topic))) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `The topic '${topic}' is queued for deletion.`);
+    if (await this.kzk.zk.exists(DeleteTopicsTopicZNode.path(topic)))
+      throw new KafkaError('INVALID_TOPIC_EXCEPTION', `The topic '${topic}' is queued for deletion.`);
     const a = current.assignment;
-    if (a.addingReplicas.size > 0 || a.removingReplicas.size > 0) throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `A partition reassignment is in progress for the topic '${topic}'.`);
+    if (a.addingReplicas.size > 0 || a.removingReplicas.size > 0)
+      throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `A partition reassignment is in progress for the topic '${topic}'.`);
     const existing = a.partitions.size;
-    if (count < existing) throw new KafkaError('INVALID_PARTITIONS', `Topic currently has ${existing} partitions, which is higher than the requested ${count}.`);
+    if (count < existing)
+      throw new KafkaError('INVALID_PARTITIONS', `Topic currently has ${existing} partitions, which is higher than the requested ${count}.`);
     if (count === existing) throw new KafkaError('INVALID_PARTITIONS', `Topic already has ${existing} partitions.`);
     const brokers = (await this.kzk.getAllBrokers()).map((b) => ({ id: b.id, rack: b.rack })).sort((x, y) => x.id - y.id);
     const p0 = a.partitions.get(0) ?? [...a.partitions.values()][0] ?? [];
@@ -129,13 +142,21 @@ export class TopicAdmin {
       added = new Map(assignments.map((r, i) => [existing + i, r]));
       const live = new Set(brokers.map((b) => b.id));
       for (const [p, r] of added) {
-        if (r.length !== p0.length) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Inconsistent replication factor between partitions, partition 0 has ${p0.length} while partition ${p} has replicas ${r.join(',')}.`);
-        if (new Set(r).size !== r.length) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate brokers not allowed in replica assignment: ${r.join(', ')} for partition id ${p}.`);
+        if (r.length !== p0.length)
+          throw new KafkaError(
+            'INVALID_REPLICA_ASSIGNMENT',
+            `Inconsistent replication factor between partitions, partition 0 has ${p0.length} while partition ${p} has replicas ${r.join(',')}.`,
+          );
+        if (new Set(r).size !== r.length)
+          throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate brokers not allowed in replica assignment: ${r.join(', ')} for partition id ${p}.`);
         const unknown = r.filter((b) => !live.has(b));
         if (unknown.length > 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Unknown broker(s) in replica assignment: ${unknown.join(', ')}.`);
       }
     } else {
-      const startIndex = Math.max(0, brokers.findIndex((b) => b.id >= (p0[0] ?? 0)));
+      const startIndex = Math.max(
+        0,
+        brokers.findIndex((b) => b.id >= (p0[0] ?? 0)),
+      );
       added = assignReplicasToBrokers(brokers, toAdd, p0.length, { fixedStartIndex: startIndex, startPartitionId: existing });
     }
     if (validateOnly) return count;

@@ -120,7 +120,13 @@ describe('broker config – defaults', () => {
     const c = build();
     expect(c.get('listeners')).toBe('PLAINTEXT://:9092,CONTROLLER://:19092');
     expect(c.get('control.plane.listener.name')).toBe('CONTROLLER');
-    expect(c.securityProtocolMap).toEqual({ SASL_SSL: 'SASL_SSL', PLAINTEXT: 'PLAINTEXT', SSL: 'SSL', SASL_PLAINTEXT: 'SASL_PLAINTEXT', CONTROLLER: 'PLAINTEXT' });
+    expect(c.securityProtocolMap).toEqual({
+      SASL_SSL: 'SASL_SSL',
+      PLAINTEXT: 'PLAINTEXT',
+      SSL: 'SSL',
+      SASL_PLAINTEXT: 'SASL_PLAINTEXT',
+      CONTROLLER: 'PLAINTEXT',
+    });
     expect(c.controlPlaneListener).toEqual({ listenerName: 'CONTROLLER', host: '', port: 19092, securityProtocol: 'PLAINTEXT' });
     expect(c.dataPlaneListeners.map((l) => l.listenerName)).toEqual(['PLAINTEXT']);
     expect(c.interBrokerListenerName).toBe('PLAINTEXT');
@@ -136,17 +142,45 @@ describe('broker config – defaults', () => {
     expect(c.logFlushIntervalMs).toBe(LONG_MAX);
     expect(c.logDirs).toEqual(['/tmp/kafka-logs']);
     expect(c.zookeeper).toEqual({
-      connectString: '127.0.0.1:2181', hosts: ['127.0.0.1:2181'], chroot: '', sessionTimeoutMs: 18000, connectionTimeoutMs: 18000, maxInFlightRequests: 10,
+      connectString: '127.0.0.1:2181',
+      hosts: ['127.0.0.1:2181'],
+      chroot: '',
+      sessionTimeoutMs: 18000,
+      connectionTimeoutMs: 18000,
+      maxInFlightRequests: 10,
     });
   });
 
-  it('broker config – update modes and importance follow Kafka\'s broker docs', () => {
+  it("broker config – update modes and importance follow Kafka's broker docs", () => {
     const mode = (n: keyof typeof BROKER_CONFIGS) => BROKER_CONFIGS[n].dynamic;
-    for (const n of ['broker.id', 'zookeeper.connect', 'log.dirs', 'log.retention.hours', 'log.roll.hours', 'num.partitions', 'auto.create.topics.enable', 'replica.lag.time.max.ms', 'offsets.topic.replication.factor'] as const) {
+    for (const n of [
+      'broker.id',
+      'zookeeper.connect',
+      'log.dirs',
+      'log.retention.hours',
+      'log.roll.hours',
+      'num.partitions',
+      'auto.create.topics.enable',
+      'replica.lag.time.max.ms',
+      'offsets.topic.replication.factor',
+    ] as const) {
       expect(mode(n), n).toBe('read-only');
     }
     for (const n of ['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'ssl.key.password'] as const) expect(mode(n), n).toBe('per-broker');
-    for (const n of ['log.retention.ms', 'log.roll.ms', 'log.segment.bytes', 'log.cleanup.policy', 'message.max.bytes', 'min.insync.replicas', 'unclean.leader.election.enable', 'compression.type', 'num.io.threads', 'num.network.threads', 'num.replica.fetchers', 'log.flush.interval.ms'] as const) {
+    for (const n of [
+      'log.retention.ms',
+      'log.roll.ms',
+      'log.segment.bytes',
+      'log.cleanup.policy',
+      'message.max.bytes',
+      'min.insync.replicas',
+      'unclean.leader.election.enable',
+      'compression.type',
+      'num.io.threads',
+      'num.network.threads',
+      'num.replica.fetchers',
+      'log.flush.interval.ms',
+    ] as const) {
       expect(mode(n), n).toBe('cluster-wide');
     }
     expect(BROKER_CONFIGS['broker.id'].importance).toBe('high');
@@ -251,7 +285,7 @@ describe('broker config – sources and precedence', () => {
     expect(c.get('broker.rack')).toBe('r1');
   });
 
-  it('broker config – unknown keys are warnings with Kafka\'s wording, not errors', () => {
+  it("broker config – unknown keys are warnings with Kafka's wording, not errors", () => {
     const c = buildBrokerConfig({ propertiesText: 'zookeeper.connect=z:1\nretention.ms=5\nfoo.bar=1', overrides: ['listener.name.x.y=z'] });
     expect(c.unknownKeys).toEqual(['retention.ms', 'foo.bar', 'listener.name.x.y']);
     expect(c.warnings[0]).toBe("The configuration 'retention.ms' was supplied but isn't a known config.");
@@ -282,7 +316,9 @@ describe('broker config – sources and precedence', () => {
       expect(c.get('broker.rack')).toBe('east');
       expect(c.get('num.partitions')).toBe(2);
       expect(c.origin('broker.id')).toEqual({ kind: 'file', file: 'broker-7.properties', line: 1 });
-      await expect(loadBrokerConfig({ file: join(dir, 'missing.properties'), env: {} })).rejects.toThrow(/Cannot read the configuration file .*missing\.properties/);
+      await expect(loadBrokerConfig({ file: join(dir, 'missing.properties'), env: {} })).rejects.toThrow(
+        /Cannot read the configuration file .*missing\.properties/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -362,15 +398,22 @@ describe('broker config – describe', () => {
     const all = c.describe();
     expect(all.map((d) => d.name)).toEqual([...BROKER_CONFIG_NAMES].sort());
     expect(c.describe('num.partitions')).toMatchObject({
-      value: '3', source: 'STATIC_BROKER_CONFIG', sensitive: false, readOnly: true, type: 'int',
-      synonyms: [{ name: 'num.partitions', value: '3', source: 'STATIC_BROKER_CONFIG' }, { name: 'num.partitions', value: '1', source: 'DEFAULT_CONFIG' }],
+      value: '3',
+      source: 'STATIC_BROKER_CONFIG',
+      sensitive: false,
+      readOnly: true,
+      type: 'int',
+      synonyms: [
+        { name: 'num.partitions', value: '3', source: 'STATIC_BROKER_CONFIG' },
+        { name: 'num.partitions', value: '1', source: 'DEFAULT_CONFIG' },
+      ],
     });
     expect(c.describe('min.insync.replicas')).toMatchObject({ source: 'DEFAULT_CONFIG', readOnly: false });
     expect(c.describe('zookeeper.connect')).toMatchObject({ value: '127.0.0.1:2181', source: 'STATIC_BROKER_CONFIG', origin: { kind: 'properties' } });
     expect(c.describe('broker.rack')).toMatchObject({ value: null, source: 'DEFAULT_CONFIG', synonyms: [] });
   });
 
-  it('broker config – synonyms start at the config itself, as Kafka\'s ConfigHelper.configSynonyms drops what comes before', () => {
+  it("broker config – synonyms start at the config itself, as Kafka's ConfigHelper.configSynonyms drops what comes before", () => {
     // log.retention.ms is unset and has no default: Kafka lists no synonyms (not log.retention.hours)
     expect(build().describe('log.retention.ms')).toMatchObject({ value: null, source: 'DEFAULT_CONFIG', synonyms: [] });
     expect(build({ 'log.retention.hours': '24' }).describe('log.retention.ms')).toMatchObject({ value: null, source: 'DEFAULT_CONFIG', synonyms: [] });
@@ -394,7 +437,9 @@ describe('broker config – describe', () => {
     });
     // and a set log.retention.ms is not log.retention.hours' source
     expect(build({ 'log.retention.ms': '1000' }).describe('log.retention.hours')).toMatchObject({
-      value: '168', source: 'DEFAULT_CONFIG', synonyms: [{ name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' }],
+      value: '168',
+      source: 'DEFAULT_CONFIG',
+      synonyms: [{ name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' }],
     });
   });
 
@@ -407,7 +452,9 @@ describe('broker config – describe', () => {
   it('broker config – describe() entries are plain data for DescribeConfigs', () => {
     const d = build().describe('listeners');
     expect(d).toMatchObject({ readOnly: false, type: 'string', value: 'PLAINTEXT://:9092,CONTROLLER://:19092' });
-    expect(BrokerConfig.fromSettings(new Map([['zookeeper.connect', { value: 'z:1', origin: { kind: 'override' } }]])).describe('zookeeper.connect').origin).toEqual({ kind: 'override' });
+    expect(
+      BrokerConfig.fromSettings(new Map([['zookeeper.connect', { value: 'z:1', origin: { kind: 'override' } }]])).describe('zookeeper.connect').origin,
+    ).toEqual({ kind: 'override' });
   });
 });
 

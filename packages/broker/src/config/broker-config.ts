@@ -13,7 +13,15 @@ import { isBrokerConfigName, type BrokerConfigName, type BrokerConfigValue, type
 import { describeBrokerConfig, describeBrokerConfigs, type ConfigDescription } from './describe.js';
 import type { ListenerEndpoint } from './listeners.js';
 import type { MetadataVersion } from '@samsa/server-common';
-import { mergeSettings, settingsFromEnv, settingsFromOverrides, settingsFromPropertiesText, settingsFromRecord, type ConfigOrigin, type RawSetting } from './sources.js';
+import {
+  mergeSettings,
+  settingsFromEnv,
+  settingsFromOverrides,
+  settingsFromPropertiesText,
+  settingsFromRecord,
+  type ConfigOrigin,
+  type RawSetting,
+} from './sources.js';
 import type { AnyConfigValue } from './types.js';
 import { decodeBrokerSettings, resolveBrokerConfig, type ResolveOptions, type ResolvedBrokerConfig, type ZookeeperSettings } from './validate.js';
 

@@ -14,7 +14,7 @@ async function until(f: () => boolean, what: string): Promise<void> {
 }
 
 describe('config change notifications', () => {
-  it('config changes – existing topic and broker configs are applied at startup; each /config/changes notification re-reads its entity; other brokers\' entities are ignored', async () => {
+  it("config changes – existing topic and broker configs are applied at startup; each /config/changes notification re-reads its entity; other brokers' entities are ignored", async () => {
     const kzk = new KafkaZk(new FakeZkClient());
     await kzk.createPersistentPaths();
     await kzk.changeEntityConfig(ConfigType.Topic, 't', { 'retention.ms': '1000' });
@@ -39,7 +39,9 @@ describe('config change notifications', () => {
     // a malformed notification is skipped
     await kzk.zk.create(ConfigEntityChangeNotificationSequenceZNode.createPath, Buffer.from('{"version":2}'), { mode: CreateMode.PersistentSequential });
     await kzk.zk.set(ConfigEntityZNode.path(ConfigType.Topic, 't'), ConfigEntityZNode.encode({}));
-    await kzk.zk.create(ConfigEntityChangeNotificationSequenceZNode.createPath, ConfigEntityChangeNotificationSequenceZNode.encode('topics/t'), { mode: CreateMode.PersistentSequential });
+    await kzk.zk.create(ConfigEntityChangeNotificationSequenceZNode.createPath, ConfigEntityChangeNotificationSequenceZNode.encode('topics/t'), {
+      mode: CreateMode.PersistentSequential,
+    });
     await until(() => topics.length === 3, 'the topic t change');
     expect(topics[2]).toEqual(['t', {}]);
     h.shutdown();

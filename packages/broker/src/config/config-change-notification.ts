@@ -51,7 +51,10 @@ export class ConfigChangeNotificationHandler {
     const existing = await this.kzk.zk.getChildren(ConfigEntityChangeNotificationZNode.path).catch(() => [] as string[]);
     for (const c of existing) this.lastExecuted = Math.max(this.lastExecuted, seqOf(c));
     for (const type of Object.keys(this.handlers) as ConfigType[]) {
-      const names = type === ConfigType.Broker ? [DEFAULT_BROKER_ENTITY, String(this.brokerId)] : await this.kzk.zk.getChildren(ConfigEntityTypeZNode.path(type)).catch(() => [] as string[]);
+      const names =
+        type === ConfigType.Broker
+          ? [DEFAULT_BROKER_ENTITY, String(this.brokerId)]
+          : await this.kzk.zk.getChildren(ConfigEntityTypeZNode.path(type)).catch(() => [] as string[]);
       for (const name of names) {
         await this.apply(type, name);
         // /config/users/<user>/clients/<client-id> (user and client-id quotas)
@@ -77,7 +80,9 @@ export class ConfigChangeNotificationHandler {
   }
 
   private enqueue(children: string[]): void {
-    this.chain = this.chain.then(() => this.process(children)).catch((err: unknown) => this.log.error({ err }, 'processing config change notifications failed'));
+    this.chain = this.chain
+      .then(() => this.process(children))
+      .catch((err: unknown) => this.log.error({ err }, 'processing config change notifications failed'));
   }
 
   private async process(children: string[]): Promise<void> {

@@ -61,7 +61,11 @@ export function brokerSynonymEntries(config: DescribableBrokerConfig, name: Brok
   const out: ConfigSynonym[] = [];
   const synonyms = brokerConfigSynonyms(name);
   const layers = (s: BrokerConfigName) =>
-    config.settingLayers ? config.settingLayers(s).map((l, i) => ({ ...l, top: i === 0 })) : config.isSet(s) ? [{ value: '', origin: config.origin(s), top: true }] : [];
+    config.settingLayers
+      ? config.settingLayers(s).map((l, i) => ({ ...l, top: i === 0 }))
+      : config.isSet(s)
+        ? [{ value: '', origin: config.origin(s), top: true }]
+        : [];
   for (const source of SOURCE_ORDER) {
     for (const s of synonyms) {
       for (const l of layers(s)) {

@@ -16,16 +16,19 @@ function refusal(entity: string, next: Record<string, string>): KafkaError {
   throw new Error(`expected ${JSON.stringify(next)} to be refused`);
 }
 
-describe('dynamic broker config – validation (Kafka\'s DynamicBrokerConfig.validateConfigs)', () => {
+describe("dynamic broker config – validation (Kafka's DynamicBrokerConfig.validateConfigs)", () => {
   it('dynamic broker config – unknown keys are accepted and stored; Samsa says which keys it applies', () => {
     expect(validateBrokerEntityConfig(STATIC, '0', { 'custom.plugin.key': 'x', 'log.retention.ms': '1000', 'num.io.threads': '4' }, {})).toEqual({
       applied: ['log.retention.ms'],
       storedOnly: ['custom.plugin.key', 'num.io.threads'],
     });
-    expect(validateBrokerEntityConfig(STATIC, DEFAULT_BROKER_ENTITY, { 'custom.plugin.key': 'x' }, {})).toEqual({ applied: [], storedOnly: ['custom.plugin.key'] });
+    expect(validateBrokerEntityConfig(STATIC, DEFAULT_BROKER_ENTITY, { 'custom.plugin.key': 'x' }, {})).toEqual({
+      applied: [],
+      storedOnly: ['custom.plugin.key'],
+    });
   });
 
-  it('dynamic broker config – known read-only configs, unprefixed SSL secrets and per-broker configs at the default are INVALID_REQUEST with Kafka\'s messages', () => {
+  it("dynamic broker config – known read-only configs, unprefixed SSL secrets and per-broker configs at the default are INVALID_REQUEST with Kafka's messages", () => {
     expect(refusal('0', { 'log.dirs': '/x', 'custom.plugin.key': 'x', 'broker.id': '3' })).toMatchObject({
       errorName: 'INVALID_REQUEST',
       message: "Invalid config value for resource ConfigResource(type=BROKER, name='0'): Cannot update these configs dynamically: Set(log.dirs, broker.id)",

@@ -13,9 +13,12 @@ import { ConfigError } from './errors.js';
 import { TOPIC_CONFIG_SYNONYMS } from './topic-config.js';
 import { DEFAULT_BROKER_ENTITY } from './config-change-notification.js';
 
-
 /** Replication quota rates (bytes/s, not in server.properties: DynamicConfig.Broker). */
-export const THROTTLE_RATE_CONFIGS = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second'] as const;
+export const THROTTLE_RATE_CONFIGS = [
+  'leader.replication.throttled.rate',
+  'follower.replication.throttled.rate',
+  'replica.alter.log.dirs.io.max.bytes.per.second',
+] as const;
 
 const TOPIC_SYNONYMS: ReadonlySet<string> = new Set(Object.values(TOPIC_CONFIG_SYNONYMS).flatMap((l) => l.map((s) => s.name)));
 
@@ -30,7 +33,9 @@ export function isDynamicallyUpdatable(name: string): boolean {
 
 /** A throttle rate value: a non-negative long. Returns the reason it is not, or null. */
 export function invalidRate(value: string): string | null {
-  return /^\d+$/.test(value.trim()) && Number(value) <= Number.MAX_SAFE_INTEGER ? null : `Invalid value ${value} for configuration: expected a non-negative long (bytes/s)`;
+  return /^\d+$/.test(value.trim()) && Number(value) <= Number.MAX_SAFE_INTEGER
+    ? null
+    : `Invalid value ${value} for configuration: expected a non-negative long (bytes/s)`;
 }
 
 /** Kafka's ConfigResource.toString, as its error messages print it. */
@@ -57,16 +62,31 @@ export interface BrokerEntityKeys {
  * prefix and per-broker configs at the cluster default; unknown names are accepted and stored.
  * Values of known configs must be valid for their type and range (else INVALID_CONFIG).
  */
-export function validateBrokerEntityConfig(staticConfig: BrokerConfig, entity: string, next: Readonly<Record<string, string>>, other: Readonly<Record<string, string>>): BrokerEntityKeys {
+export function validateBrokerEntityConfig(
+  staticConfig: BrokerConfig,
+  entity: string,
+  next: Readonly<Record<string, string>>,
+  other: Readonly<Record<string, string>>,
+): BrokerEntityKeys {
   const keys = Object.keys(next);
   const known = (k: string) => (isBrokerConfigName(k) ? (BROKER_CONFIGS[k] as { readonly dynamic: string; readonly type: string }) : undefined);
   const refuse = (names: string[], reason: string) => {
-    if (names.length > 0) throw new KafkaError('INVALID_REQUEST', `Invalid config value for resource ${resourceName(entity)}: ${reason}: Set(${names.join(', ')})`);
+    if (names.length > 0)
+      throw new KafkaError('INVALID_REQUEST', `Invalid config value for resource ${resourceName(entity)}: ${reason}: Set(${names.join(', ')})`);
   };
-  refuse(keys.filter((k) => known(k)?.dynamic === 'read-only'), 'Cannot update these configs dynamically');
-  refuse(keys.filter((k) => known(k)?.type === 'password'), 'These security configs can be dynamically updated only per-listener using the listener prefix');
+  refuse(
+    keys.filter((k) => known(k)?.dynamic === 'read-only'),
+    'Cannot update these configs dynamically',
+  );
+  refuse(
+    keys.filter((k) => known(k)?.type === 'password'),
+    'These security configs can be dynamically updated only per-listener using the listener prefix',
+  );
   if (entity === DEFAULT_BROKER_ENTITY) {
-    refuse(keys.filter((k) => known(k)?.dynamic === 'per-broker'), 'Cannot update these configs at default cluster level, broker id must be specified');
+    refuse(
+      keys.filter((k) => known(k)?.dynamic === 'per-broker'),
+      'Cannot update these configs at default cluster level, broker id must be specified',
+    );
   }
   for (const k of THROTTLE_RATE_CONFIGS) {
     const v = next[k];
@@ -109,7 +129,8 @@ export class DynamicBrokerConfig {
   update(entity: string, config: Readonly<Record<string, string>>): string[] {
     this.entities.set(entity, config);
     const skipped: string[] = [];
-    const usable = (c: Readonly<Record<string, string>>) => Object.fromEntries(Object.entries(configPart(c)).filter(([k]) => isDynamicallyUpdatable(k) || (skipped.push(k), false)));
+    const usable = (c: Readonly<Record<string, string>>) =>
+      Object.fromEntries(Object.entries(configPart(c)).filter(([k]) => isDynamicallyUpdatable(k) || (skipped.push(k), false)));
     let defaults = usable(this.entity(DEFAULT_BROKER_ENTITY));
     let perBroker = usable(this.entity(String(this.brokerId)));
     for (;;) {

@@ -35,11 +35,4 @@ export {
   isTopicConfigName,
   parseTopicConfigs,
 } from './topic-config.js';
-export type {
-  TopicConfigDefs,
-  TopicConfigName,
-  TopicConfigOverrides,
-  TopicConfigSynonym,
-  TopicConfigValue,
-  TopicConfigValues,
-} from './topic-config.js';
+export type { TopicConfigDefs, TopicConfigName, TopicConfigOverrides, TopicConfigSynonym, TopicConfigValue, TopicConfigValues } from './topic-config.js';

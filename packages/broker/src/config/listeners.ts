@@ -30,17 +30,20 @@ export function formatEndpoint(e: Pick<ListenerEndpoint, 'listenerName' | 'host'
  * Parses `NAME:PROTOCOL,…` (protocols case-insensitive). Names are upper-cased. Throws
  * `ConfigError` for `key` when an entry is malformed or names an unknown protocol.
  */
-export function parseSecurityProtocolMap(
-  value: string,
-  key = 'listener.security.protocol.map',
-): Readonly<Record<string, SecurityProtocol>> {
+export function parseSecurityProtocolMap(value: string, key = 'listener.security.protocol.map'): Readonly<Record<string, SecurityProtocol>> {
   const map: Record<string, SecurityProtocol> = {};
   const trimmed = value.trim();
   if (trimmed === '') return Object.freeze(map);
   for (const entry of trimmed.split(/\s*,\s*/)) {
     const i = entry.lastIndexOf(':');
     const name = i < 0 ? '' : entry.slice(0, i).trim().toUpperCase();
-    const protocol = i < 0 ? '' : entry.slice(i + 1).trim().toUpperCase();
+    const protocol =
+      i < 0
+        ? ''
+        : entry
+            .slice(i + 1)
+            .trim()
+            .toUpperCase();
     if (name === '' || protocol === '') {
       throw new ConfigError(key, `Invalid value '${value}' for configuration '${key}': entry '${entry}' is not NAME:PROTOCOL.`);
     }
@@ -111,10 +114,11 @@ function checkDistinctPorts(endpoints: readonly ListenerEndpoint[], fail: (reaso
     if (eps.length < 2) continue;
     const [a, b] = eps;
     const oneV4OneV6 =
-      eps.length === 2 && a && b && isIP(a.host) !== 0 && isIP(b.host) !== 0 &&
-      ((isIPv4(a.host) && isIPv6(b.host)) || (isIPv6(a.host) && isIPv4(b.host)));
+      eps.length === 2 && a && b && isIP(a.host) !== 0 && isIP(b.host) !== 0 && ((isIPv4(a.host) && isIPv6(b.host)) || (isIPv6(a.host) && isIPv4(b.host)));
     if (!oneV4OneV6) {
-      throw fail(`each listener must have a different port unless exactly one has an IPv4 address and the other an IPv6 address; port ${port} is used by ${eps.map((e) => e.listenerName).join(', ')}`);
+      throw fail(
+        `each listener must have a different port unless exactly one has an IPv4 address and the other an IPv6 address; port ${port} is used by ${eps.map((e) => e.listenerName).join(', ')}`,
+      );
     }
   }
 }

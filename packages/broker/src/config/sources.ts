@@ -84,9 +84,7 @@ export function parseOverride(arg: string): [string, string] {
 
 export function settingsFromOverrides(overrides: readonly string[] | Readonly<Record<string, string>>): Map<string, RawSetting> {
   const out = new Map<string, RawSetting>();
-  const pairs = Array.isArray(overrides)
-    ? (overrides as readonly string[]).map(parseOverride)
-    : Object.entries(overrides as Readonly<Record<string, string>>);
+  const pairs = Array.isArray(overrides) ? (overrides as readonly string[]).map(parseOverride) : Object.entries(overrides as Readonly<Record<string, string>>);
   for (const [key, value] of pairs) out.set(key, { value, origin: { kind: 'override' } });
   return out;
 }

@@ -30,7 +30,7 @@ describe('broker config – topic configs', () => {
     }
   });
 
-  it('broker config – topic defaults equal their broker synonyms\' defaults (after unit conversion)', () => {
+  it("broker config – topic defaults equal their broker synonyms' defaults (after unit conversion)", () => {
     const values = effectiveTopicConfig(broker());
     for (const name of TOPIC_CONFIG_NAMES) expect(values[name], name).toEqual(TOPIC_CONFIGS[name].default);
     for (const name of TOPIC_CONFIG_NAMES) {
@@ -41,8 +41,16 @@ describe('broker config – topic configs', () => {
     }
   });
 
-  it('broker config – a topic takes the broker\'s static values', () => {
-    const values = effectiveTopicConfig(broker({ 'log.retention.hours': '1', 'log.roll.hours': '2', 'log.cleanup.policy': 'compact', 'message.max.bytes': '100', 'log.flush.scheduler.interval.ms': '7' }));
+  it("broker config – a topic takes the broker's static values", () => {
+    const values = effectiveTopicConfig(
+      broker({
+        'log.retention.hours': '1',
+        'log.roll.hours': '2',
+        'log.cleanup.policy': 'compact',
+        'message.max.bytes': '100',
+        'log.flush.scheduler.interval.ms': '7',
+      }),
+    );
     expect(values['retention.ms']).toBe(3_600_000);
     expect(values['segment.ms']).toBe(7_200_000);
     expect(values['cleanup.policy']).toEqual(['compact']);
@@ -121,7 +129,10 @@ describe('broker config – topic configs', () => {
     expect(set.get('retention.ms')).toMatchObject({
       value: '5000',
       source: 'STATIC_BROKER_CONFIG',
-      synonyms: [{ name: 'log.retention.ms', value: '5000', source: 'STATIC_BROKER_CONFIG' }, { name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' }],
+      synonyms: [
+        { name: 'log.retention.ms', value: '5000', source: 'STATIC_BROKER_CONFIG' },
+        { name: 'log.retention.hours', value: '168', source: 'DEFAULT_CONFIG' },
+      ],
     });
     expect(set.get('segment.ms')?.synonyms).toEqual([
       { name: 'log.roll.ms', value: '7000', source: 'STATIC_BROKER_CONFIG' },
@@ -134,20 +145,29 @@ describe('broker config – topic configs', () => {
     ]);
     // a topic override comes first; the broker's synonyms follow the same rule
     const own = new Map(describeTopicConfigs(broker({ 'log.retention.hours': '24' }), parseTopicConfigs({ 'retention.ms': '60000' })).map((e) => [e.name, e]));
-    expect(own.get('retention.ms')).toMatchObject({ source: 'DYNAMIC_TOPIC_CONFIG', synonyms: [{ name: 'retention.ms', value: '60000', source: 'DYNAMIC_TOPIC_CONFIG' }] });
+    expect(own.get('retention.ms')).toMatchObject({
+      source: 'DYNAMIC_TOPIC_CONFIG',
+      synonyms: [{ name: 'retention.ms', value: '60000', source: 'DYNAMIC_TOPIC_CONFIG' }],
+    });
   });
 
   it('broker config – message.format.version: log.message.format.version below 3.0, else 3.0-IV1 (Kafka 3.x, ZooKeeper mode)', () => {
     const mfv = (props: Record<string, string> = {}, overrides: Record<string, string> = {}) =>
       describeTopicConfigs(broker(props), parseTopicConfigs(overrides)).find((e) => e.name === 'message.format.version');
     expect(mfv()).toMatchObject({
-      value: '3.0-IV1', source: 'DEFAULT_CONFIG', type: 'string', synonyms: [{ name: 'log.message.format.version', value: '3.0-IV1', source: 'DEFAULT_CONFIG' }],
+      value: '3.0-IV1',
+      source: 'DEFAULT_CONFIG',
+      type: 'string',
+      synonyms: [{ name: 'log.message.format.version', value: '3.0-IV1', source: 'DEFAULT_CONFIG' }],
     });
     // an older inter-broker protocol honours log.message.format.version, as its full version
     expect(mfv({ 'inter.broker.protocol.version': '2.8', 'log.message.format.version': '2.0' })).toMatchObject({
       value: '2.0-IV1',
       source: 'STATIC_BROKER_CONFIG',
-      synonyms: [{ name: 'log.message.format.version', value: '2.0', source: 'STATIC_BROKER_CONFIG' }, { name: 'log.message.format.version', value: '3.0-IV1', source: 'DEFAULT_CONFIG' }],
+      synonyms: [
+        { name: 'log.message.format.version', value: '2.0', source: 'STATIC_BROKER_CONFIG' },
+        { name: 'log.message.format.version', value: '3.0-IV1', source: 'DEFAULT_CONFIG' },
+      ],
     });
     // from 3.0 on it is ignored (KIP-724), though still listed as set
     expect(mfv({ 'log.message.format.version': '2.0' })).toMatchObject({ value: '3.0-IV1', source: 'STATIC_BROKER_CONFIG' });

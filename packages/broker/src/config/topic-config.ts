@@ -14,34 +14,96 @@ import { IBP_3_0_IV1, parseMetadataVersion, shouldIgnoreMessageFormatVersion } f
 import { LONG_MAX, formatValue, parseValue, type ValueOfDef } from './values.js';
 
 export const TOPIC_CONFIGS = freezeTable({
-  'cleanup.policy': { type: 'list', default: ['delete'], oneOf: CLEANUP_POLICIES, importance: 'medium', doc: 'What to do with old segments: delete, compact, or both.' },
-  'compression.type': { type: 'string', default: 'producer', oneOf: COMPRESSION_TYPES, importance: 'medium', doc: 'Compression of stored batches; producer keeps what the producer sent.' },
+  'cleanup.policy': {
+    type: 'list',
+    default: ['delete'],
+    oneOf: CLEANUP_POLICIES,
+    importance: 'medium',
+    doc: 'What to do with old segments: delete, compact, or both.',
+  },
+  'compression.type': {
+    type: 'string',
+    default: 'producer',
+    oneOf: COMPRESSION_TYPES,
+    importance: 'medium',
+    doc: 'Compression of stored batches; producer keeps what the producer sent.',
+  },
   'delete.retention.ms': { type: 'long', default: 86400000, min: 0, importance: 'medium', doc: 'How long tombstones are kept in a compacted topic.' },
-  'file.delete.delay.ms': { type: 'long', default: 60000, min: 0, importance: 'medium', doc: 'Delay before a deleted segment\'s files are removed.' },
+  'file.delete.delay.ms': { type: 'long', default: 60000, min: 0, importance: 'medium', doc: "Delay before a deleted segment's files are removed." },
   'flush.messages': { type: 'long', default: LONG_MAX, min: 1, importance: 'medium', doc: 'Messages appended before the log is fsynced.' },
   'flush.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', doc: 'Time before the log is fsynced.' },
-  'follower.replication.throttled.replicas': { type: 'list', default: [], importance: 'medium', doc: 'Replicas (partition:broker, or *) throttled on the follower side.' },
+  'follower.replication.throttled.replicas': {
+    type: 'list',
+    default: [],
+    importance: 'medium',
+    doc: 'Replicas (partition:broker, or *) throttled on the follower side.',
+  },
   'index.interval.bytes': { type: 'int', default: 4096, min: 0, importance: 'medium', doc: 'Bytes between offset index entries.' },
-  'leader.replication.throttled.replicas': { type: 'list', default: [], importance: 'medium', doc: 'Replicas (partition:broker, or *) throttled on the leader side.' },
-  'max.compaction.lag.ms': { type: 'long', default: LONG_MAX, min: 1, importance: 'medium', doc: 'Maximum age of a record before it must be eligible for compaction.' },
+  'leader.replication.throttled.replicas': {
+    type: 'list',
+    default: [],
+    importance: 'medium',
+    doc: 'Replicas (partition:broker, or *) throttled on the leader side.',
+  },
+  'max.compaction.lag.ms': {
+    type: 'long',
+    default: LONG_MAX,
+    min: 1,
+    importance: 'medium',
+    doc: 'Maximum age of a record before it must be eligible for compaction.',
+  },
   'max.message.bytes': { type: 'int', default: 1048588, min: 0, importance: 'medium', doc: 'Largest record batch accepted for the topic.' },
   'message.downconversion.enable': { type: 'boolean', default: true, importance: 'low', doc: 'Down-convert records for old consumers.' },
-  'message.format.version': { type: 'string', default: '3.0-IV1', importance: 'medium', doc: 'Message format version of the topic (deprecated in Kafka 3.0; ignored when inter.broker.protocol.version is 3.0 or higher).' },
-  'message.timestamp.after.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', doc: 'How far in the future a CreateTime timestamp may be.' },
-  'message.timestamp.before.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', doc: 'How far in the past a CreateTime timestamp may be.' },
-  'message.timestamp.difference.max.ms': { type: 'long', default: LONG_MAX, min: 0, importance: 'medium', doc: 'Largest accepted difference between a CreateTime timestamp and the broker clock (deprecated).' },
-  'message.timestamp.type': { type: 'string', default: 'CreateTime', oneOf: TIMESTAMP_TYPES, importance: 'medium', doc: 'Record timestamps: as the producer set them, or the broker\'s append time.' },
+  'message.format.version': {
+    type: 'string',
+    default: '3.0-IV1',
+    importance: 'medium',
+    doc: 'Message format version of the topic (deprecated in Kafka 3.0; ignored when inter.broker.protocol.version is 3.0 or higher).',
+  },
+  'message.timestamp.after.max.ms': {
+    type: 'long',
+    default: LONG_MAX,
+    min: 0,
+    importance: 'medium',
+    doc: 'How far in the future a CreateTime timestamp may be.',
+  },
+  'message.timestamp.before.max.ms': {
+    type: 'long',
+    default: LONG_MAX,
+    min: 0,
+    importance: 'medium',
+    doc: 'How far in the past a CreateTime timestamp may be.',
+  },
+  'message.timestamp.difference.max.ms': {
+    type: 'long',
+    default: LONG_MAX,
+    min: 0,
+    importance: 'medium',
+    doc: 'Largest accepted difference between a CreateTime timestamp and the broker clock (deprecated).',
+  },
+  'message.timestamp.type': {
+    type: 'string',
+    default: 'CreateTime',
+    oneOf: TIMESTAMP_TYPES,
+    importance: 'medium',
+    doc: "Record timestamps: as the producer set them, or the broker's append time.",
+  },
   'min.cleanable.dirty.ratio': { type: 'double', default: 0.5, min: 0, max: 1, importance: 'medium', doc: 'Dirty/total ratio above which the log is cleaned.' },
   'min.compaction.lag.ms': { type: 'long', default: 0, min: 0, importance: 'medium', doc: 'Minimum age of a record before it may be compacted.' },
   'min.insync.replicas': { type: 'int', default: 1, min: 1, importance: 'medium', doc: 'In-sync replicas needed for an acks=all produce to succeed.' },
-  'preallocate': { type: 'boolean', default: false, importance: 'medium', doc: 'Preallocate segment files.' },
+  preallocate: { type: 'boolean', default: false, importance: 'medium', doc: 'Preallocate segment files.' },
   'retention.bytes': { type: 'long', default: -1, importance: 'medium', doc: 'Largest size of a partition before old segments are deleted (-1: no limit).' },
   'retention.ms': { type: 'long', default: 604800000, min: -1, importance: 'medium', doc: 'How long to keep a segment (-1: forever).' },
   'segment.bytes': { type: 'int', default: 1073741824, min: MIN_SEGMENT_BYTES, importance: 'medium', doc: 'Size at which a segment is rolled.' },
   'segment.index.bytes': { type: 'int', default: 10485760, min: 4, importance: 'medium', doc: 'Largest offset index of a segment.' },
   'segment.jitter.ms': { type: 'long', default: 0, min: 0, importance: 'medium', doc: 'Random jitter subtracted from the roll age.' },
   'segment.ms': { type: 'long', default: 604800000, min: 1, importance: 'medium', doc: 'Age at which a segment is rolled.' },
-  'unclean.leader.election.enable': { type: 'boolean', default: false, importance: 'medium', doc: 'Allow an out-of-sync replica to become leader as a last resort (may lose data).' },
+  'unclean.leader.election.enable': {
+    type: 'boolean',
+    default: false,
+    importance: 'medium',
+    doc: 'Allow an out-of-sync replica to become leader as a last resort (may lose data).',
+  },
 } as const satisfies Record<string, TopicConfigDef>);
 
 export type TopicConfigDefs = typeof TOPIC_CONFIGS;
@@ -89,7 +151,7 @@ export const TOPIC_CONFIG_SYNONYMS: { readonly [K in TopicConfigName]: readonly 
   'min.cleanable.dirty.ratio': [same('log.cleaner.min.cleanable.ratio')],
   'min.compaction.lag.ms': [same('log.cleaner.min.compaction.lag.ms')],
   'min.insync.replicas': [same('min.insync.replicas')],
-  'preallocate': [same('log.preallocate')],
+  preallocate: [same('log.preallocate')],
   'retention.bytes': [same('log.retention.bytes')],
   'retention.ms': [same('log.retention.ms'), { name: 'log.retention.minutes', multiplier: 60_000 }, { name: 'log.retention.hours', multiplier: HOUR_MS }],
   'segment.bytes': [same('log.segment.bytes')],
@@ -191,11 +253,12 @@ export function describeTopicConfigs(broker: DescribableBrokerConfig, overrides:
     const primary = brokerSynonymOf(name);
     if (primary) synonyms.push(...brokerSynonymEntries(broker, primary));
     const head = synonyms[0];
-    const origin = head?.source === 'DYNAMIC_TOPIC_CONFIG'
-      ? ({ kind: 'dynamic', level: 'topic' } as const)
-      : head && head.source !== 'DEFAULT_CONFIG' && isBrokerConfigName(head.name)
-        ? broker.origin(head.name)
-        : ({ kind: 'default' } as const);
+    const origin =
+      head?.source === 'DYNAMIC_TOPIC_CONFIG'
+        ? ({ kind: 'dynamic', level: 'topic' } as const)
+        : head && head.source !== 'DEFAULT_CONFIG' && isBrokerConfigName(head.name)
+          ? broker.origin(head.name)
+          : ({ kind: 'default' } as const);
     return Object.freeze({
       name,
       value,

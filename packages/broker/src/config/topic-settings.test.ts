@@ -24,16 +24,34 @@ describe('topic settings', () => {
 
   it('topic settings – compaction settings: topic overrides, else the log.cleaner.* broker defaults', () => {
     const d = topicSettingsFrom(cfg).logConfig;
-    expect({ compact: d.compact, deleteRetentionMs: d.deleteRetentionMs, minCleanableRatio: d.minCleanableRatio, minCompactionLagMs: d.minCompactionLagMs }).toEqual({
+    expect({
+      compact: d.compact,
+      deleteRetentionMs: d.deleteRetentionMs,
+      minCleanableRatio: d.minCleanableRatio,
+      minCompactionLagMs: d.minCompactionLagMs,
+    }).toEqual({
       compact: false,
       deleteRetentionMs: 86_400_000,
       minCleanableRatio: 0.5,
       minCompactionLagMs: 0,
     });
     expect(d.maxCompactionLagMs).toBeGreaterThanOrEqual(Number.MAX_SAFE_INTEGER);
-    const broker = buildBrokerConfig({ properties: { 'zookeeper.connect': '127.0.0.1:2181', 'log.cleaner.delete.retention.ms': '5000', 'log.cleaner.min.cleanable.ratio': '0.2' } });
-    const t = topicSettingsFrom(broker, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01', 'min.compaction.lag.ms': '100', 'max.compaction.lag.ms': '900000' }).logConfig;
-    expect({ compact: t.compact, deleteRetentionMs: t.deleteRetentionMs, minCleanableRatio: t.minCleanableRatio, minCompactionLagMs: t.minCompactionLagMs, maxCompactionLagMs: t.maxCompactionLagMs }).toEqual({
+    const broker = buildBrokerConfig({
+      properties: { 'zookeeper.connect': '127.0.0.1:2181', 'log.cleaner.delete.retention.ms': '5000', 'log.cleaner.min.cleanable.ratio': '0.2' },
+    });
+    const t = topicSettingsFrom(broker, {
+      'cleanup.policy': 'compact',
+      'min.cleanable.dirty.ratio': '0.01',
+      'min.compaction.lag.ms': '100',
+      'max.compaction.lag.ms': '900000',
+    }).logConfig;
+    expect({
+      compact: t.compact,
+      deleteRetentionMs: t.deleteRetentionMs,
+      minCleanableRatio: t.minCleanableRatio,
+      minCompactionLagMs: t.minCompactionLagMs,
+      maxCompactionLagMs: t.maxCompactionLagMs,
+    }).toEqual({
       compact: true,
       deleteRetentionMs: 5000,
       minCleanableRatio: 0.01,

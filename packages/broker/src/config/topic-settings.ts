@@ -2,7 +2,6 @@ import type { BrokerConfig } from './broker-config.js';
 import { effectiveTopicConfig, parseTopicConfigs } from './topic-config.js';
 import type { LogConfig, TimestampType } from '@samsa/storage';
 
-
 /** Per-topic settings resolved from /config/topics/<t> over the broker defaults. */
 export interface TopicSettings {
   logConfig: LogConfig;
@@ -23,7 +22,10 @@ const bounded = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? Number.POSITIVE_I
  * A topic's effective settings: its /config/topics overrides over the broker's log.* defaults
  * (Kafka's LogConfig), mapped onto what the log layer and the produce path use.
  */
-export function topicSettingsFrom(config: BrokerConfig, overrides: Readonly<Record<string, string>> = {}): TopicSettings & {
+export function topicSettingsFrom(
+  config: BrokerConfig,
+  overrides: Readonly<Record<string, string>> = {},
+): TopicSettings & {
   timestampBeforeMaxMs: number;
   timestampAfterMaxMs: number;
   compacted: boolean;

@@ -24,7 +24,11 @@ function expectError(props: Record<string, string>, key: string | undefined, mes
 
 describe('broker config – invalid values', () => {
   it('broker config – wrong types name the key, the value and what is allowed', () => {
-    expectError({ 'broker.id': 'one' }, 'broker.id', /Invalid value 'one' for configuration 'broker\.id' \(supplied properties\): not a number of type int; expected a whole number \(int\)/);
+    expectError(
+      { 'broker.id': 'one' },
+      'broker.id',
+      /Invalid value 'one' for configuration 'broker\.id' \(supplied properties\): not a number of type int; expected a whole number \(int\)/,
+    );
     expectError({ 'auto.create.topics.enable': 'yes' }, 'auto.create.topics.enable', /not a boolean; expected true or false/);
     expectError({ 'log.retention.ms': '7d' }, 'log.retention.ms', /not a number of type long/);
     expectError({ 'log.cleaner.min.cleanable.ratio': 'half' }, 'log.cleaner.min.cleanable.ratio', /not a number of type double/);
@@ -111,12 +115,19 @@ describe('broker config – listener validation', () => {
   });
 
   it('broker config – TLS and SASL listeners are refused: Samsa serves PLAINTEXT only', () => {
-    expectError({ listeners: 'PLAINTEXT://:9092,CONTROLLER://:19092,SSL://:9093' }, 'listeners', /listener SSL uses security protocol SSL, but Samsa serves PLAINTEXT only/);
+    expectError(
+      { listeners: 'PLAINTEXT://:9092,CONTROLLER://:19092,SSL://:9093' },
+      'listeners',
+      /listener SSL uses security protocol SSL, but Samsa serves PLAINTEXT only/,
+    );
   });
 
   it('broker config – advertised listener names must be among listeners', () => {
     expectError(
-      { 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,EXTERNAL:PLAINTEXT', 'advertised.listeners': 'PLAINTEXT://h:9092,CONTROLLER://h:19092,EXTERNAL://h:9094' },
+      {
+        'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,EXTERNAL:PLAINTEXT',
+        'advertised.listeners': 'PLAINTEXT://h:9092,CONTROLLER://h:19092,EXTERNAL://h:9094',
+      },
       'advertised.listeners',
       /subset of those in listeners \(PLAINTEXT, CONTROLLER\); found EXTERNAL/,
     );
@@ -124,17 +135,39 @@ describe('broker config – listener validation', () => {
 
   it('broker config – advertised listeners may share a port but not use 0.0.0.0', () => {
     expect(buildBrokerConfig({ properties: { ...ZK, 'advertised.listeners': 'PLAINTEXT://a:9092,CONTROLLER://b:9092' } }).advertisedListeners).toHaveLength(2);
-    expectError({ 'advertised.listeners': 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://h:19092' }, 'advertised.listeners', /non-routable meta-address in PLAINTEXT:\/\/0\.0\.0\.0:9092/);
-    expectError({ listeners: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://h:19092' }, 'listeners', /meta-address.*set advertised\.listeners, which defaults to listeners/);
-    expect(buildBrokerConfig({
-      properties: { ...ZK, listeners: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:19092', 'advertised.listeners': 'PLAINTEXT://h:9092,CONTROLLER://h:19092' },
-    }).listeners[0]?.host).toBe('0.0.0.0');
+    expectError(
+      { 'advertised.listeners': 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://h:19092' },
+      'advertised.listeners',
+      /non-routable meta-address in PLAINTEXT:\/\/0\.0\.0\.0:9092/,
+    );
+    expectError(
+      { listeners: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://h:19092' },
+      'listeners',
+      /meta-address.*set advertised\.listeners, which defaults to listeners/,
+    );
+    expect(
+      buildBrokerConfig({
+        properties: {
+          ...ZK,
+          listeners: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:19092',
+          'advertised.listeners': 'PLAINTEXT://h:9092,CONTROLLER://h:19092',
+        },
+      }).listeners[0]?.host,
+    ).toBe('0.0.0.0');
   });
 
   it('broker config – inter-broker listener: one of two settings, mapped, advertised', () => {
-    expectError({ 'inter.broker.listener.name': 'PLAINTEXT', 'security.inter.broker.protocol': 'PLAINTEXT' }, 'inter.broker.listener.name', /only one of inter\.broker\.listener\.name and security\.inter\.broker\.protocol/);
+    expectError(
+      { 'inter.broker.listener.name': 'PLAINTEXT', 'security.inter.broker.protocol': 'PLAINTEXT' },
+      'inter.broker.listener.name',
+      /only one of inter\.broker\.listener\.name and security\.inter\.broker\.protocol/,
+    );
     expectError({ 'inter.broker.listener.name': 'REPLICATION' }, 'inter.broker.listener.name', /REPLICATION is not in listener\.security\.protocol\.map/);
-    expectError({ 'inter.broker.listener.name': 'SSL' }, 'inter.broker.listener.name', /inter-broker listener SSL must be one of the advertised listeners \(PLAINTEXT, CONTROLLER\)/);
+    expectError(
+      { 'inter.broker.listener.name': 'SSL' },
+      'inter.broker.listener.name',
+      /inter-broker listener SSL must be one of the advertised listeners \(PLAINTEXT, CONTROLLER\)/,
+    );
     expectError({ 'security.inter.broker.protocol': 'SSL' }, 'security.inter.broker.protocol', /inter-broker listener SSL/);
   });
 
@@ -142,8 +175,16 @@ describe('broker config – listener validation', () => {
     expectError({ 'control.plane.listener.name': 'RPC' }, 'control.plane.listener.name', /RPC is not in listener\.security\.protocol\.map/);
     expectError({ 'control.plane.listener.name': 'SSL' }, 'control.plane.listener.name', /SSL must be one of listeners \(PLAINTEXT, CONTROLLER\)/);
     expectError({ listeners: 'PLAINTEXT://:9092' }, 'control.plane.listener.name', /CONTROLLER must be one of listeners \(PLAINTEXT\)/);
-    expectError({ 'advertised.listeners': 'PLAINTEXT://h:9092' }, 'control.plane.listener.name', /CONTROLLER must be one of the advertised listeners \(PLAINTEXT\)/);
-    expectError({ 'control.plane.listener.name': 'PLAINTEXT' }, 'control.plane.listener.name', /must differ from the inter-broker listener name \(both are PLAINTEXT\)/);
+    expectError(
+      { 'advertised.listeners': 'PLAINTEXT://h:9092' },
+      'control.plane.listener.name',
+      /CONTROLLER must be one of the advertised listeners \(PLAINTEXT\)/,
+    );
+    expectError(
+      { 'control.plane.listener.name': 'PLAINTEXT' },
+      'control.plane.listener.name',
+      /must differ from the inter-broker listener name \(both are PLAINTEXT\)/,
+    );
     expectError({ 'control.plane.listener.name': ' ' }, 'control.plane.listener.name', /a listener name is needed/);
   });
 
@@ -171,14 +212,22 @@ describe('broker config – log settings', () => {
   });
 
   it('broker config – the cleaner needs more than 1 MiB of dedupe buffer per thread', () => {
-    expectError({ 'log.cleaner.dedupe.buffer.size': '2097152', 'log.cleaner.threads': '2' }, 'log.cleaner.dedupe.buffer.size', /more than 1 MiB per cleaner thread \(log\.cleaner\.threads=2\)/);
+    expectError(
+      { 'log.cleaner.dedupe.buffer.size': '2097152', 'log.cleaner.threads': '2' },
+      'log.cleaner.dedupe.buffer.size',
+      /more than 1 MiB per cleaner thread \(log\.cleaner\.threads=2\)/,
+    );
   });
 });
 
 describe('broker config – replication and group settings', () => {
   it('broker config – replica.fetch.wait.max.ms within the socket timeout and the lag time', () => {
     expectError({ 'replica.fetch.wait.max.ms': '40000' }, 'replica.socket.timeout.ms', /at least replica\.fetch\.wait\.max\.ms \(40000\)/);
-    expectError({ 'replica.fetch.wait.max.ms': '20000', 'replica.lag.time.max.ms': '10000' }, 'replica.fetch.wait.max.ms', /at most replica\.lag\.time\.max\.ms \(10000\)/);
+    expectError(
+      { 'replica.fetch.wait.max.ms': '20000', 'replica.lag.time.max.ms': '10000' },
+      'replica.fetch.wait.max.ms',
+      /at most replica\.lag\.time\.max\.ms \(10000\)/,
+    );
   });
 
   it('broker config – offsets.commit.required.acks from -1 to the offsets topic replication factor', () => {
@@ -187,12 +236,16 @@ describe('broker config – replication and group settings', () => {
   });
 
   it('broker config – group session timeout bounds in order', () => {
-    expectError({ 'group.min.session.timeout.ms': '60000', 'group.max.session.timeout.ms': '30000' }, 'group.min.session.timeout.ms', /must not exceed group\.max\.session\.timeout\.ms \(30000\)/);
+    expectError(
+      { 'group.min.session.timeout.ms': '60000', 'group.max.session.timeout.ms': '30000' },
+      'group.min.session.timeout.ms',
+      /must not exceed group\.max\.session\.timeout\.ms \(30000\)/,
+    );
   });
 });
 
 describe('broker config – protocol versions', () => {
-  it('broker config – inter.broker.protocol.version and log.message.format.version take Kafka\'s version strings', () => {
+  it("broker config – inter.broker.protocol.version and log.message.format.version take Kafka's version strings", () => {
     const build = (props: Record<string, string> = {}) => buildBrokerConfig({ properties: { ...ZK, ...props } });
     expect(build().interBrokerProtocolVersion.version).toBe('3.8-IV0');
     expect(build().logMessageFormatVersion.version).toBe('3.0-IV1');
@@ -200,7 +253,9 @@ describe('broker config – protocol versions', () => {
     expect(build({ 'inter.broker.protocol.version': '2.0' }).interBrokerProtocolVersion.version).toBe('2.0-IV1');
     expect(build({ 'inter.broker.protocol.version': '2.1-IV0' }).interBrokerProtocolVersion.version).toBe('2.1-IV0');
     expect(build({ 'inter.broker.protocol.version': '2.2.1' }).interBrokerProtocolVersion.version).toBe('2.2-IV1');
-    expect(build({ 'inter.broker.protocol.version': '0.10.1.1', 'log.message.format.version': '0.10.1' }).interBrokerProtocolVersion.version).toBe('0.10.1-IV2');
+    expect(build({ 'inter.broker.protocol.version': '0.10.1.1', 'log.message.format.version': '0.10.1' }).interBrokerProtocolVersion.version).toBe(
+      '0.10.1-IV2',
+    );
     // below 3.0 log.message.format.version counts; from 3.0 it is ignored
     expect(build({ 'inter.broker.protocol.version': '2.8', 'log.message.format.version': '2.1' }).logMessageFormatVersion.version).toBe('2.1-IV2');
     expect(build({ 'log.message.format.version': '2.1' }).logMessageFormatVersion.version).toBe('3.0-IV1');
@@ -210,8 +265,14 @@ describe('broker config – protocol versions', () => {
 
   it('broker config – log.message.format.version needs an inter-broker protocol that supports its record version', () => {
     // the default log.message.format.version (3.0-IV1, record v2) is too new for 0.10.2 (record v1)
-    expectError({ 'inter.broker.protocol.version': '0.10.2' }, 'log.message.format.version',
-      /log\.message\.format\.version 3\.0-IV1 can only be used when inter\.broker\.protocol\.version is set to version 0\.11\.0 or higher/);
-    expect(buildBrokerConfig({ properties: { ...ZK, 'inter.broker.protocol.version': '0.10.2', 'log.message.format.version': '0.10.0' } }).interBrokerProtocolVersion.version).toBe('0.10.2-IV0');
+    expectError(
+      { 'inter.broker.protocol.version': '0.10.2' },
+      'log.message.format.version',
+      /log\.message\.format\.version 3\.0-IV1 can only be used when inter\.broker\.protocol\.version is set to version 0\.11\.0 or higher/,
+    );
+    expect(
+      buildBrokerConfig({ properties: { ...ZK, 'inter.broker.protocol.version': '0.10.2', 'log.message.format.version': '0.10.0' } }).interBrokerProtocolVersion
+        .version,
+    ).toBe('0.10.2-IV0');
   });
 });

@@ -5,7 +5,14 @@
 import { ConfigError } from './errors.js';
 import { BROKER_CONFIGS, BROKER_CONFIG_NAMES, type BrokerConfigName, type BrokerConfigValue, type SecurityProtocol } from './definitions.js';
 import { formatEndpoint, parseListeners, parseSecurityProtocolMap, type ListenerEndpoint } from './listeners.js';
-import { IBP_3_0_IV1, highestSupportedRecordVersion, minReleaseForRecordVersion, parseMetadataVersion, shouldIgnoreMessageFormatVersion, type MetadataVersion } from '@samsa/server-common';
+import {
+  IBP_3_0_IV1,
+  highestSupportedRecordVersion,
+  minReleaseForRecordVersion,
+  parseMetadataVersion,
+  shouldIgnoreMessageFormatVersion,
+  type MetadataVersion,
+} from '@samsa/server-common';
 import { describeOrigin, type RawSetting } from './sources.js';
 import type { AnyConfigValue, ConfigDef } from './types.js';
 import { formatValue, parseValue } from './values.js';
@@ -114,20 +121,23 @@ export function resolveBrokerConfig(
   }
   const advertisedRaw = get('advertised.listeners');
   const advertisedListeners =
-    advertisedRaw === null
-      ? listeners
-      : parseListeners(advertisedRaw, securityProtocolMap, { key: 'advertised.listeners', requireDistinctPorts: false });
+    advertisedRaw === null ? listeners : parseListeners(advertisedRaw, securityProtocolMap, { key: 'advertised.listeners', requireDistinctPorts: false });
   const listenerNames = listeners.map((l) => l.listenerName);
   const advertisedNames = advertisedListeners.map((l) => l.listenerName);
   const unknownAdvertised = advertisedNames.filter((n) => !listenerNames.includes(n));
   if (unknownAdvertised.length > 0) {
-    throw fail('advertised.listeners', `listener names must be a subset of those in listeners (${listenerNames.join(', ')}); found ${unknownAdvertised.join(', ')}`);
+    throw fail(
+      'advertised.listeners',
+      `listener names must be a subset of those in listeners (${listenerNames.join(', ')}); found ${unknownAdvertised.join(', ')}`,
+    );
   }
   const metaAddress = advertisedListeners.find((l) => l.host === '0.0.0.0' || l.host === '::');
   if (metaAddress) {
     const hint = advertisedRaw === null ? '; set advertised.listeners, which defaults to listeners' : '';
-    throw fail(advertisedRaw === null ? 'listeners' : 'advertised.listeners',
-      `cannot advertise the non-routable meta-address in ${formatEndpoint(metaAddress)}; use a routable address${hint}`);
+    throw fail(
+      advertisedRaw === null ? 'listeners' : 'advertised.listeners',
+      `cannot advertise the non-routable meta-address in ${formatEndpoint(metaAddress)}; use a routable address${hint}`,
+    );
   }
 
   // Inter-broker listener
@@ -145,8 +155,10 @@ export function resolveBrokerConfig(
     interBrokerListenerName = get('security.inter.broker.protocol');
   }
   if (!advertisedNames.includes(interBrokerListenerName)) {
-    throw fail(ibln !== null ? 'inter.broker.listener.name' : 'security.inter.broker.protocol',
-      `the inter-broker listener ${interBrokerListenerName} must be one of the advertised listeners (${advertisedNames.join(', ')})`);
+    throw fail(
+      ibln !== null ? 'inter.broker.listener.name' : 'security.inter.broker.protocol',
+      `the inter-broker listener ${interBrokerListenerName} must be one of the advertised listeners (${advertisedNames.join(', ')})`,
+    );
   }
   const interBrokerSecurityProtocol = securityProtocolMap[interBrokerListenerName] ?? 'PLAINTEXT';
 
@@ -192,8 +204,8 @@ export function resolveBrokerConfig(
   if (logRollMs < 1) throw fail('log.roll.ms', 'must be at least 1');
   const logRollJitterMs = get('log.roll.jitter.ms') ?? get('log.roll.jitter.hours') * HOUR_MS;
   if (logRollJitterMs < 0) throw fail('log.roll.jitter.ms', 'must be at least 0');
-  const retentionKey: BrokerConfigName = get('log.retention.ms') !== null ? 'log.retention.ms'
-    : get('log.retention.minutes') !== null ? 'log.retention.minutes' : 'log.retention.hours';
+  const retentionKey: BrokerConfigName =
+    get('log.retention.ms') !== null ? 'log.retention.ms' : get('log.retention.minutes') !== null ? 'log.retention.minutes' : 'log.retention.hours';
   const minutes = get('log.retention.minutes');
   let logRetentionMs = get('log.retention.ms') ?? (minutes !== null ? minutes * MINUTE_MS : get('log.retention.hours') * HOUR_MS);
   if (logRetentionMs < 0) logRetentionMs = -1;
@@ -232,8 +244,10 @@ export function resolveBrokerConfig(
   const logMessageFormatVersion = shouldIgnoreMessageFormatVersion(interBrokerProtocolVersion) ? IBP_3_0_IV1 : configuredFormat;
   const recordVersion = highestSupportedRecordVersion(logMessageFormatVersion);
   if (highestSupportedRecordVersion(interBrokerProtocolVersion) < recordVersion) {
-    throw fail('log.message.format.version',
-      `log.message.format.version ${get('log.message.format.version')} can only be used when inter.broker.protocol.version is set to version ${minReleaseForRecordVersion(recordVersion)} or higher`);
+    throw fail(
+      'log.message.format.version',
+      `log.message.format.version ${get('log.message.format.version')} can only be used when inter.broker.protocol.version is set to version ${minReleaseForRecordVersion(recordVersion)} or higher`,
+    );
   }
 
   return {

@@ -56,8 +56,7 @@ export type ValueOfType<T extends ConfigType> = T extends 'boolean'
 
 /** The TypeScript type of a definition's value: nullable when it has no default and is not required. */
 export type ValueOfDef<D extends { readonly type: ConfigType; readonly default: unknown; readonly required?: true }> =
-  | ValueOfType<D['type']>
-  | (D extends { default: null } ? (D extends { required: true } ? never : null) : never);
+  ValueOfType<D['type']> | (D extends { default: null } ? (D extends { required: true } ? never : null) : never);
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?$/;
@@ -81,9 +80,9 @@ function describeAllowed(def: ValueSpec): string {
       break;
     }
     case 'double':
-      parts.push(def.min !== undefined || def.max !== undefined
-        ? `a decimal number from ${def.min ?? '-Infinity'} to ${def.max ?? 'Infinity'}`
-        : 'a decimal number');
+      parts.push(
+        def.min !== undefined || def.max !== undefined ? `a decimal number from ${def.min ?? '-Infinity'} to ${def.max ?? 'Infinity'}` : 'a decimal number',
+      );
       break;
     case 'list':
       parts.push(def.oneOf ? `a comma-separated list of: ${def.oneOf.join(', ')}` : 'a comma-separated list');

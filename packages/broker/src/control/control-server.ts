@@ -85,7 +85,10 @@ export class ControlPlaneServer {
     try {
       m = decode();
     } catch (err) {
-      return encodeControlMessage(correlationId, ControlMessageType.ERROR_RESPONSE, { errorCode: 42, message: `undecodable control request: ${(err as Error).message}` });
+      return encodeControlMessage(correlationId, ControlMessageType.ERROR_RESPONSE, {
+        errorCode: 42,
+        message: `undecodable control request: ${(err as Error).message}`,
+      });
     }
     try {
       switch (m.type) {
@@ -98,7 +101,10 @@ export class ControlPlaneServer {
         case ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST:
           return encodeControlMessage(correlationId, ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE, await this.handler.controlledShutdown(m.body));
         default:
-          return encodeControlMessage(correlationId, ControlMessageType.ERROR_RESPONSE, { errorCode: 42, message: `control message type ${m.type} is not a request` });
+          return encodeControlMessage(correlationId, ControlMessageType.ERROR_RESPONSE, {
+            errorCode: 42,
+            message: `control message type ${m.type} is not a request`,
+          });
       }
     } catch (err) {
       const code = errorCodeOf(err);

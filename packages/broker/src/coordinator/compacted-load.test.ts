@@ -9,7 +9,14 @@ import pino from 'pino';
 import { CompressionType, encodeRecordBatch, ErrorCode, topicPartitionKey } from '@samsa/protocol';
 import { Log, logConfig } from '@samsa/storage';
 import { ManualClock, cleanLog, makeCleaner, makeTempDir } from '@samsa/storage/testing';
-import { GroupCoordinator, encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue, type OffsetsLog } from '@samsa/group-coordinator';
+import {
+  GroupCoordinator,
+  encodeGroupMetadataKey,
+  encodeGroupMetadataValue,
+  encodeOffsetCommitKey,
+  encodeOffsetCommitValue,
+  type OffsetsLog,
+} from '@samsa/group-coordinator';
 
 /** `__consumer_offsets` partition 0 on a real Log. */
 class LogOffsetsLog implements OffsetsLog {
@@ -53,7 +60,14 @@ async function load(storage: OffsetsLog): Promise<{ groups: string[]; offsets: R
   const c = new GroupCoordinator({
     brokerId: 1,
     groupConfig: { groupMinSessionTimeoutMs: 1000, groupMaxSessionTimeoutMs: 60_000, groupMaxSize: 10, groupInitialRebalanceDelayMs: 0 },
-    offsetConfig: { maxMetadataSize: 100, loadBufferSize: 4096, offsetsRetentionMs: 7 * 24 * 3600_000, offsetsRetentionCheckIntervalMs: 600_000, offsetCommitTimeoutMs: 5000, compression: 0 },
+    offsetConfig: {
+      maxMetadataSize: 100,
+      loadBufferSize: 4096,
+      offsetsRetentionMs: 7 * 24 * 3600_000,
+      offsetsRetentionCheckIntervalMs: 600_000,
+      offsetCommitTimeoutMs: 5000,
+      compression: 0,
+    },
     storage,
     logger: pino({ enabled: false }),
     partitionCount: 1,
@@ -87,27 +101,54 @@ describe('coordinator on a compacted log', () => {
       for (const g of GROUPS) {
         const records = PARTITIONS.map((p) => ({
           key: encodeOffsetCommitKey(g, 'orders', p),
-          value: encodeOffsetCommitValue({ committedOffset: BigInt(round * 100 + p), leaderEpoch: 0, metadata: `r${round}`, commitTimestampMs: clock.now(), expireTimestampMs: null }),
+          value: encodeOffsetCommitValue({
+            committedOffset: BigInt(round * 100 + p),
+            leaderEpoch: 0,
+            metadata: `r${round}`,
+            commitTimestampMs: clock.now(),
+            expireTimestampMs: null,
+          }),
         }));
         if (round % 10 === 0) {
           records.push({
             key: encodeGroupMetadataKey(g),
-            value: encodeGroupMetadataValue({ protocolType: 'consumer', generation: round, protocol: 'range', leader: null, currentStateTimestamp: clock.now(), members: [] }),
+            value: encodeGroupMetadataValue({
+              protocolType: 'consumer',
+              generation: round,
+              protocol: 'range',
+              leader: null,
+              currentStateTimestamp: clock.now(),
+              members: [],
+            }),
           });
         }
         await storage.append(0, batch(records));
       }
     }
     // g1 is deleted (group and offset tombstones); g2's offset of partition 3 expires
-    await storage.append(0, batch([{ key: encodeGroupMetadataKey('g1'), value: null }, ...PARTITIONS.map((p) => ({ key: encodeOffsetCommitKey('g1', 'orders', p), value: null }))]));
+    await storage.append(
+      0,
+      batch([{ key: encodeGroupMetadataKey('g1'), value: null }, ...PARTITIONS.map((p) => ({ key: encodeOffsetCommitKey('g1', 'orders', p), value: null }))]),
+    );
     await storage.append(0, batch([{ key: encodeOffsetCommitKey('g2', 'orders', 3), value: null }]));
     // more commits of the others so the tombstones leave the active segment
     for (let round = 60; round < 80; round++) {
       for (const g of ['g0', 'g3']) {
-        await storage.append(0, batch(PARTITIONS.map((p) => ({
-          key: encodeOffsetCommitKey(g, 'orders', p),
-          value: encodeOffsetCommitValue({ committedOffset: BigInt(round * 100 + p), leaderEpoch: 0, metadata: `r${round}`, commitTimestampMs: clock.now(), expireTimestampMs: null }),
-        }))));
+        await storage.append(
+          0,
+          batch(
+            PARTITIONS.map((p) => ({
+              key: encodeOffsetCommitKey(g, 'orders', p),
+              value: encodeOffsetCommitValue({
+                committedOffset: BigInt(round * 100 + p),
+                leaderEpoch: 0,
+                metadata: `r${round}`,
+                commitTimestampMs: clock.now(),
+                expireTimestampMs: null,
+              }),
+            })),
+          ),
+        );
       }
     }
     const expected = await load(storage);
@@ -125,10 +166,21 @@ describe('coordinator on a compacted log', () => {
     // past delete.retention.ms the tombstones themselves go; the load is still the same
     clock.advance(61_000);
     for (let round = 80; round < 100; round++) {
-      await storage.append(0, batch(PARTITIONS.map((p) => ({
-        key: encodeOffsetCommitKey('g0', 'orders', p),
-        value: encodeOffsetCommitValue({ committedOffset: BigInt(round * 100 + p), leaderEpoch: 0, metadata: `r${round}`, commitTimestampMs: clock.now(), expireTimestampMs: null }),
-      }))));
+      await storage.append(
+        0,
+        batch(
+          PARTITIONS.map((p) => ({
+            key: encodeOffsetCommitKey('g0', 'orders', p),
+            value: encodeOffsetCommitValue({
+              committedOffset: BigInt(round * 100 + p),
+              leaderEpoch: 0,
+              metadata: `r${round}`,
+              commitTimestampMs: clock.now(),
+              expireTimestampMs: null,
+            }),
+          })),
+        ),
+      );
     }
     await cleanLog(cleaner, log, clock, first.endOffset);
     const again = await load(storage);

@@ -5,7 +5,21 @@ import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
 import type { RequestContext } from '../api/api-handler.js';
 import type { BrokerServices } from '../handlers/services.js';
-import { GROUP_METADATA_TOPIC_NAME, decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue, javaStringHashCode, kafkaAbs, offsetsTopicReplicationFactor, partitionForGroup, subscriptionTopics } from '@samsa/group-coordinator';
+import {
+  GROUP_METADATA_TOPIC_NAME,
+  decodeGroupMetadataValue,
+  decodeKey,
+  decodeOffsetCommitValue,
+  encodeGroupMetadataKey,
+  encodeGroupMetadataValue,
+  encodeOffsetCommitKey,
+  encodeOffsetCommitValue,
+  javaStringHashCode,
+  kafkaAbs,
+  offsetsTopicReplicationFactor,
+  partitionForGroup,
+  subscriptionTopics,
+} from '@samsa/group-coordinator';
 
 describe('offsets topic partitioning', () => {
   it('javaStringHashCode matches java.lang.String.hashCode (int32 overflow, UTF-16 units)', () => {
@@ -69,14 +83,42 @@ describe('__consumer_offsets record schemas (Kafka byte layouts)', () => {
       leader: 'm1',
       currentStateTimestamp: 1234,
       members: [
-        { memberId: 'm1', groupInstanceId: null, clientId: 'c', clientHost: '/127.0.0.1', rebalanceTimeoutMs: 300000, sessionTimeoutMs: 10000, subscription: Buffer.from([0, 0, 0, 0, 0, 0]), assignment: Buffer.from([1, 2]) },
-        { memberId: 'm2', groupInstanceId: 'i2', clientId: 'c', clientHost: '/127.0.0.1', rebalanceTimeoutMs: 1, sessionTimeoutMs: 2, subscription: Buffer.alloc(0), assignment: Buffer.alloc(0) },
+        {
+          memberId: 'm1',
+          groupInstanceId: null,
+          clientId: 'c',
+          clientHost: '/127.0.0.1',
+          rebalanceTimeoutMs: 300000,
+          sessionTimeoutMs: 10000,
+          subscription: Buffer.from([0, 0, 0, 0, 0, 0]),
+          assignment: Buffer.from([1, 2]),
+        },
+        {
+          memberId: 'm2',
+          groupInstanceId: 'i2',
+          clientId: 'c',
+          clientHost: '/127.0.0.1',
+          rebalanceTimeoutMs: 1,
+          sessionTimeoutMs: 2,
+          subscription: Buffer.alloc(0),
+          assignment: Buffer.alloc(0),
+        },
       ],
     };
     const v = encodeGroupMetadataValue(g);
     expect(v.subarray(0, 2).toString('hex')).toBe('0003');
     // protocolType, generation, protocol, leader, currentStateTimestamp, members count
-    expect(v.subarray(2, 2 + 10 + 4 + 7 + 4 + 8 + 4).toString('hex')).toBe('0008' + Buffer.from('consumer').toString('hex') + '00000004' + '0005' + Buffer.from('range').toString('hex') + '0002' + Buffer.from('m1').toString('hex') + '00000000000004d2' + '00000002');
+    expect(v.subarray(2, 2 + 10 + 4 + 7 + 4 + 8 + 4).toString('hex')).toBe(
+      '0008' +
+        Buffer.from('consumer').toString('hex') +
+        '00000004' +
+        '0005' +
+        Buffer.from('range').toString('hex') +
+        '0002' +
+        Buffer.from('m1').toString('hex') +
+        '00000000000004d2' +
+        '00000002',
+    );
     expect(decodeGroupMetadataValue(v)).toEqual(g);
   });
 
@@ -91,7 +133,18 @@ describe('__consumer_offsets record schemas (Kafka byte layouts)', () => {
       protocol: null,
       leader: null,
       currentStateTimestamp: -1,
-      members: [{ memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: 'h', rebalanceTimeoutMs: 5000, sessionTimeoutMs: 5000, subscription: Buffer.alloc(0), assignment: Buffer.alloc(0) }],
+      members: [
+        {
+          memberId: 'm',
+          groupInstanceId: null,
+          clientId: 'c',
+          clientHost: 'h',
+          rebalanceTimeoutMs: 5000,
+          sessionTimeoutMs: 5000,
+          subscription: Buffer.alloc(0),
+          assignment: Buffer.alloc(0),
+        },
+      ],
     });
   });
 
@@ -107,13 +160,19 @@ describe('FindCoordinator handler', () => {
   const created: string[] = [];
   const services = {
     metadata,
-    config: { get: (k: string) => ({ 'offsets.topic.num.partitions': 50, 'offsets.topic.replication.factor': 3, 'offsets.topic.segment.bytes': 104857600 })[k] },
-    topicAdmin: { createTopic: async (spec: { name: string; replicationFactor: number; configs: Record<string, string> }) => void created.push(`${spec.name}/${spec.replicationFactor}/${spec.configs['cleanup.policy']}`) },
+    config: {
+      get: (k: string) => ({ 'offsets.topic.num.partitions': 50, 'offsets.topic.replication.factor': 3, 'offsets.topic.segment.bytes': 104857600 })[k],
+    },
+    topicAdmin: {
+      createTopic: async (spec: { name: string; replicationFactor: number; configs: Record<string, string> }) =>
+        void created.push(`${spec.name}/${spec.replicationFactor}/${spec.configs['cleanup.policy']}`),
+    },
     groupCoordinator: { partitionFor: (g: string) => partitionForGroup(g, 50) },
     log: pino({ enabled: false }),
   } as unknown as BrokerServices;
   const ctx = { listener: 'PLAINTEXT' } as RequestContext;
-  const req = (apiVersion: number, body: Partial<DecodedRequestOf<10>['body']>) => ({ apiKey: 10, apiVersion, body: { key: '', keyType: 0, coordinatorKeys: [], ...body } }) as unknown as DecodedRequestOf<10>;
+  const req = (apiVersion: number, body: Partial<DecodedRequestOf<10>['body']>) =>
+    ({ apiKey: 10, apiVersion, body: { key: '', keyType: 0, coordinatorKeys: [], ...body } }) as unknown as DecodedRequestOf<10>;
   const endpoints = (id: number) => [
     { listener: 'PLAINTEXT', host: `h${id}`, port: 9000 + id, securityProtocol: 'PLAINTEXT' },
     { listener: 'OTHER', host: `o${id}`, port: 8000 + id, securityProtocol: 'PLAINTEXT' },
@@ -122,7 +181,13 @@ describe('FindCoordinator handler', () => {
   it('creates __consumer_offsets on first use and answers COORDINATOR_NOT_AVAILABLE meanwhile', async () => {
     metadata.update({ controllerId: 0, controllerEpoch: 1, brokers: [0].map((id) => ({ id, endpoints: endpoints(id), rack: null })), partitions: [] });
     const r = await findCoordinatorHandler.handle(req(3, { key: 'g' }), ctx, services);
-    expect(r).toMatchObject({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, nodeId: -1, host: '', port: -1, errorMessage: 'The coordinator is not available.' });
+    expect(r).toMatchObject({
+      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+      nodeId: -1,
+      host: '',
+      port: -1,
+      errorMessage: 'The coordinator is not available.',
+    });
     await new Promise((res) => setTimeout(res, 0));
     // 1 live broker: replication factor 3 capped to 1
     expect(created).toEqual(['__consumer_offsets/1/compact']);
@@ -131,13 +196,34 @@ describe('FindCoordinator handler', () => {
   it('answers the leader of partition abs(hash) % 50 on the listener used, batched from v4', async () => {
     const brokers = [0, 1, 2].map((id) => ({ id, endpoints: endpoints(id), rack: null }));
     const partitions = Array.from({ length: 50 }, (_, p) => ({
-      topic: GROUP_METADATA_TOPIC_NAME, topicId: 'x', partition: p, leader: p === 7 ? -1 : p % 3, leaderEpoch: 0, isr: [p % 3], replicas: [p % 3], offlineReplicas: [], zkVersion: 0, controllerEpoch: 1,
+      topic: GROUP_METADATA_TOPIC_NAME,
+      topicId: 'x',
+      partition: p,
+      leader: p === 7 ? -1 : p % 3,
+      leaderEpoch: 0,
+      isr: [p % 3],
+      replicas: [p % 3],
+      offlineReplicas: [],
+      zkVersion: 0,
+      controllerEpoch: 1,
     }));
     metadata.update({ controllerId: 0, controllerEpoch: 1, brokers, partitions });
     const g = 'hello'; // partition 22 → broker 1
     expect(partitionForGroup(g, 50)).toBe(22);
-    expect(await findCoordinatorHandler.handle(req(2, { key: g }), ctx, services)).toMatchObject({ errorCode: 0, errorMessage: 'NONE', nodeId: 1, host: 'h1', port: 9001 });
-    expect(await findCoordinatorHandler.handle(req(0, { key: g }), { listener: 'OTHER' } as RequestContext, services)).toMatchObject({ errorCode: 0, errorMessage: null, nodeId: 1, host: 'o1', port: 8001 });
+    expect(await findCoordinatorHandler.handle(req(2, { key: g }), ctx, services)).toMatchObject({
+      errorCode: 0,
+      errorMessage: 'NONE',
+      nodeId: 1,
+      host: 'h1',
+      port: 9001,
+    });
+    expect(await findCoordinatorHandler.handle(req(0, { key: g }), { listener: 'OTHER' } as RequestContext, services)).toMatchObject({
+      errorCode: 0,
+      errorMessage: null,
+      nodeId: 1,
+      host: 'o1',
+      port: 8001,
+    });
     const leaderless = Array.from({ length: 1000 }, (_, i) => `g${i}`).find((x) => partitionForGroup(x, 50) === 7)!;
     const r = await findCoordinatorHandler.handle(req(4, { coordinatorKeys: [g, leaderless] }), ctx, services);
     expect(r!.coordinators).toEqual([
@@ -145,7 +231,9 @@ describe('FindCoordinator handler', () => {
       { key: leaderless, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null },
     ]);
     // transactional ids: no transaction coordinator; unknown key types: INVALID_REQUEST
-    expect(await findCoordinatorHandler.handle(req(3, { key: 'tx', keyType: 1 }), ctx, services)).toMatchObject({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE });
+    expect(await findCoordinatorHandler.handle(req(3, { key: 'tx', keyType: 1 }), ctx, services)).toMatchObject({
+      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+    });
     expect(await findCoordinatorHandler.handle(req(3, { key: 'x', keyType: 9 }), ctx, services)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
   });
 });

@@ -14,7 +14,11 @@ export const alterClientQuotasHandler: ApiHandler<49, BrokerServices> = {
   async handle(req, _ctx, s) {
     const entries: AlterClientQuotasResponseEntryData[] = [];
     for (const e of req.body.entries) {
-      const res: AlterClientQuotasResponseEntryData = { errorCode: 0, errorMessage: null, entity: e.entity.map((p) => ({ entityType: p.entityType, entityName: p.entityName })) };
+      const res: AlterClientQuotasResponseEntryData = {
+        errorCode: 0,
+        errorMessage: null,
+        entity: e.entity.map((p) => ({ entityType: p.entityType, entityName: p.entityName })),
+      };
       try {
         await alterClientQuotaEntity(s.kzk, e.entity, e.ops, req.body.validateOnly);
       } catch (err) {
@@ -27,6 +31,13 @@ export const alterClientQuotasHandler: ApiHandler<49, BrokerServices> = {
     return { throttleTimeMs: 0, entries };
   },
   errorResponse(req, code) {
-    return { throttleTimeMs: 0, entries: req.body.entries.map((e) => ({ errorCode: code, errorMessage: null, entity: e.entity.map((p) => ({ entityType: p.entityType, entityName: p.entityName })) })) };
+    return {
+      throttleTimeMs: 0,
+      entries: req.body.entries.map((e) => ({
+        errorCode: code,
+        errorMessage: null,
+        entity: e.entity.map((p) => ({ entityType: p.entityType, entityName: p.entityName })),
+      })),
+    };
   },
 };

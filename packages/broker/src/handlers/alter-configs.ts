@@ -27,6 +27,9 @@ export const alterConfigsHandler: ApiHandler<33, BrokerServices> = {
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(req, code) {
-    return { throttleTimeMs: 0, responses: req.body.resources.map((r) => ({ errorCode: code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })) };
+    return {
+      throttleTimeMs: 0,
+      responses: req.body.resources.map((r) => ({ errorCode: code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
+    };
   },
 };

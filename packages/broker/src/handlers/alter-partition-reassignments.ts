@@ -1,8 +1,18 @@
-import { ErrorCode, topicPartitionKey, type AlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponseReassignableTopicResponse } from '@samsa/protocol';
+import {
+  ErrorCode,
+  topicPartitionKey,
+  type AlterPartitionReassignmentsResponse,
+  type AlterPartitionReassignmentsResponseReassignableTopicResponse,
+} from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 
-function response(errorCode: number, errorMessage: string | null, responses: AlterPartitionReassignmentsResponseReassignableTopicResponse[], allowReplicationFactorChange = true): AlterPartitionReassignmentsResponse {
+function response(
+  errorCode: number,
+  errorMessage: string | null,
+  responses: AlterPartitionReassignmentsResponseReassignableTopicResponse[],
+  allowReplicationFactorChange = true,
+): AlterPartitionReassignmentsResponse {
   return { throttleTimeMs: 0, allowReplicationFactorChange, errorCode, errorMessage, responses };
 }
 
@@ -59,6 +69,13 @@ export const alterPartitionReassignmentsHandler: ApiHandler<45, BrokerServices> 
     );
   },
   errorResponse(req, code) {
-    return response(code, null, req.body.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code, errorMessage: null })) })));
+    return response(
+      code,
+      null,
+      req.body.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code, errorMessage: null })),
+      })),
+    );
   },
 };

@@ -44,10 +44,14 @@ beforeEach(async () => {
 });
 
 describe('client quota handlers', () => {
-  it('AlterClientQuotas – every version: user, client-id, user+client-id and default entities land in Kafka\'s znodes with a /config/changes notification each', async () => {
+  it("AlterClientQuotas – every version: user, client-id, user+client-id and default entities land in Kafka's znodes with a /config/changes notification each", async () => {
     for (const v of versions(49)) {
       const before = await changes();
-      expect(await alter(v, [client('slow')], [set('producer_byte_rate', 1048576), set('consumer_byte_rate', 2048)])).toEqual({ errorCode: 0, errorMessage: null, entity: [client('slow')] });
+      expect(await alter(v, [client('slow')], [set('producer_byte_rate', 1048576), set('consumer_byte_rate', 2048)])).toEqual({
+        errorCode: 0,
+        errorMessage: null,
+        entity: [client('slow')],
+      });
       expect(await kzk.getEntityConfig(ConfigType.Client, 'slow')).toEqual({ producer_byte_rate: '1048576', consumer_byte_rate: '2048' });
       expect((await alter(v, [user('alice'), client('app')], [set('request_percentage', 50)])).errorCode).toBe(0);
       expect(await kzk.getEntityConfig(ConfigType.User, 'alice/clients/app')).toEqual({ request_percentage: '50.0' });
@@ -83,7 +87,13 @@ describe('client quota handlers', () => {
     expect(await bad([user('u'), { entityType: 'ip', entityName: '10.0.0.1' }], [set('connection_creation_rate', 5)])).toMatch(/IP entity should not be used/);
     expect(await bad([{ entityType: 'ip', entityName: 'not an ip' }], [set('connection_creation_rate', 5)])).toMatch(/not a valid IP/);
     // one bad entry does not fail the others
-    const r = await call(49, 1, { entries: [{ entity: [client('ok')], ops: [set('producer_byte_rate', 7)] }, { entity: [client('ko')], ops: [set('nope', 1)] }], validateOnly: false });
+    const r = await call(49, 1, {
+      entries: [
+        { entity: [client('ok')], ops: [set('producer_byte_rate', 7)] },
+        { entity: [client('ko')], ops: [set('nope', 1)] },
+      ],
+      validateOnly: false,
+    });
     expect(r.entries.map((e) => e.errorCode)).toEqual([0, ErrorCode.INVALID_REQUEST]);
     expect(await kzk.getEntityConfig(ConfigType.Client, 'ok')).toEqual({ producer_byte_rate: '7' });
     expect(await changes()).toBe(before + 1);
@@ -99,27 +109,68 @@ describe('client quota handlers', () => {
       const describe = async (components: Array<{ entityType: string; matchType: number; match: string | null }>, strict: boolean) => {
         const r = await call(48, v, { components, strict });
         expect(r.errorCode).toBe(0);
-        return r.entries!.map((e) => `${e.entity.map((x) => `${x.entityType}=${x.entityName ?? '<default>'}`).join(',')}:${e.values.map((x) => `${x.key}=${x.value}`).join(',')}`).sort();
+        return r
+          .entries!.map(
+            (e) => `${e.entity.map((x) => `${x.entityType}=${x.entityName ?? '<default>'}`).join(',')}:${e.values.map((x) => `${x.key}=${x.value}`).join(',')}`,
+          )
+          .sort();
       };
       expect(await describe([{ entityType: 'client-id', matchType: 0, match: 'a' }], true)).toEqual(['client-id=a:producer_byte_rate=100']);
-      expect(await describe([{ entityType: 'client-id', matchType: 0, match: 'a' }], false)).toEqual(['client-id=a:producer_byte_rate=100', 'user=alice,client-id=a:producer_byte_rate=300']);
-      expect(await describe([{ entityType: 'client-id', matchType: 1, match: null }], true)).toEqual(['client-id=<default>:consumer_byte_rate=200']);
-      expect(await describe([{ entityType: 'client-id', matchType: 1, match: null }], false)).toEqual(['client-id=<default>:consumer_byte_rate=200', 'user=CN=bob, O=x,client-id=<default>:consumer_byte_rate=400']);
-      expect(await describe([{ entityType: 'user', matchType: 2, match: null }], true)).toEqual(['user=alice:request_percentage=12.5']);
-      expect(await describe([{ entityType: 'user', matchType: 2, match: null }, { entityType: 'client-id', matchType: 2, match: null }], true)).toEqual([
-        'user=CN=bob, O=x,client-id=<default>:consumer_byte_rate=400',
+      expect(await describe([{ entityType: 'client-id', matchType: 0, match: 'a' }], false)).toEqual([
+        'client-id=a:producer_byte_rate=100',
         'user=alice,client-id=a:producer_byte_rate=300',
       ]);
-      expect(await describe([{ entityType: 'user', matchType: 0, match: 'alice' }, { entityType: 'client-id', matchType: 0, match: 'a' }], true)).toEqual(['user=alice,client-id=a:producer_byte_rate=300']);
+      expect(await describe([{ entityType: 'client-id', matchType: 1, match: null }], true)).toEqual(['client-id=<default>:consumer_byte_rate=200']);
+      expect(await describe([{ entityType: 'client-id', matchType: 1, match: null }], false)).toEqual([
+        'client-id=<default>:consumer_byte_rate=200',
+        'user=CN=bob, O=x,client-id=<default>:consumer_byte_rate=400',
+      ]);
+      expect(await describe([{ entityType: 'user', matchType: 2, match: null }], true)).toEqual(['user=alice:request_percentage=12.5']);
+      expect(
+        await describe(
+          [
+            { entityType: 'user', matchType: 2, match: null },
+            { entityType: 'client-id', matchType: 2, match: null },
+          ],
+          true,
+        ),
+      ).toEqual(['user=CN=bob, O=x,client-id=<default>:consumer_byte_rate=400', 'user=alice,client-id=a:producer_byte_rate=300']);
+      expect(
+        await describe(
+          [
+            { entityType: 'user', matchType: 0, match: 'alice' },
+            { entityType: 'client-id', matchType: 0, match: 'a' },
+          ],
+          true,
+        ),
+      ).toEqual(['user=alice,client-id=a:producer_byte_rate=300']);
       expect(await describe([], false)).toHaveLength(5);
       expect(await describe([], true)).toEqual([]);
     }
   });
 
   it('DescribeClientQuotas – a duplicate component is INVALID_REQUEST, a custom entity type UNSUPPORTED_VERSION, ip with user INVALID_REQUEST', async () => {
-    const dup = await call(48, 1, { components: [{ entityType: 'user', matchType: 2, match: null }, { entityType: 'user', matchType: 1, match: null }], strict: false });
+    const dup = await call(48, 1, {
+      components: [
+        { entityType: 'user', matchType: 2, match: null },
+        { entityType: 'user', matchType: 1, match: null },
+      ],
+      strict: false,
+    });
     expect(dup).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate user filter component entity type', entries: null });
-    expect((await call(48, 1, { components: [{ entityType: 'group', matchType: 2, match: null }], strict: false })).errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
-    expect((await call(48, 0, { components: [{ entityType: 'user', matchType: 2, match: null }, { entityType: 'ip', matchType: 2, match: null }], strict: false })).errorCode).toBe(ErrorCode.INVALID_REQUEST);
+    expect((await call(48, 1, { components: [{ entityType: 'group', matchType: 2, match: null }], strict: false })).errorCode).toBe(
+      ErrorCode.UNSUPPORTED_VERSION,
+    );
+    expect(
+      (
+        await call(48, 0, {
+          components: [
+            { entityType: 'user', matchType: 2, match: null },
+            { entityType: 'ip', matchType: 2, match: null },
+          ],
+          strict: false,
+        })
+      ).errorCode,
+    ).toBe(ErrorCode.INVALID_REQUEST);
   });
 });

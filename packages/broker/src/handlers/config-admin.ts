@@ -18,7 +18,13 @@ export type ConfigUpdate = (current: Readonly<Record<string, string>>, isList: (
  * written back with a /config/changes notification that every broker applies. Topic resources
  * need an existing topic; broker resources name this broker or "" (the cluster default).
  */
-export async function alterResourceConfig(s: BrokerServices, resourceType: number, resourceName: string, update: ConfigUpdate, validateOnly: boolean): Promise<void> {
+export async function alterResourceConfig(
+  s: BrokerServices,
+  resourceType: number,
+  resourceName: string,
+  update: ConfigUpdate,
+  validateOnly: boolean,
+): Promise<void> {
   if (resourceType === ConfigResourceType.TOPIC) {
     if (!(await s.kzk.topicExists(resourceName))) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic ${resourceName} does not exist`);
     const next = update(await s.kzk.getEntityConfig(ConfigType.Topic, resourceName), (n) => isTopicConfigName(n) && TOPIC_CONFIGS[n].type === 'list');

@@ -11,7 +11,11 @@ export const createPartitionsHandler: ApiHandler<37, BrokerServices> = {
   apiKey: 37,
   async handle(req, _ctx, s) {
     const b = req.body;
-    const res = (name: string, errorCode: number, errorMessage: string | null = null): CreatePartitionsResponseTopicResult => ({ name, errorCode, errorMessage });
+    const res = (name: string, errorCode: number, errorMessage: string | null = null): CreatePartitionsResponseTopicResult => ({
+      name,
+      errorCode,
+      errorMessage,
+    });
     if (!s.controller.isActive) return { throttleTimeMs: 0, results: b.topics.map((t) => res(t.name, ErrorCode.NOT_CONTROLLER)) };
     const counts = new Map<string, number>();
     for (const t of b.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);

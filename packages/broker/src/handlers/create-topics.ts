@@ -37,7 +37,10 @@ export const createTopicsHandler: ApiHandler<19, BrokerServices> = {
           configs[c.name] = c.value;
         }
         const assignment = t.assignments.length > 0 ? new Map(t.assignments.map((a) => [a.partitionIndex, a.brokerIds])) : undefined;
-        const r = await s.topicAdmin.createTopic({ name: t.name, numPartitions: t.numPartitions, replicationFactor: t.replicationFactor, assignment, configs }, b.validateOnly);
+        const r = await s.topicAdmin.createTopic(
+          { name: t.name, numPartitions: t.numPartitions, replicationFactor: t.replicationFactor, assignment, configs },
+          b.validateOnly,
+        );
         const res = result(t.name, 0);
         res.numPartitions = r.numPartitions;
         res.replicationFactor = r.replicationFactor;

@@ -28,11 +28,15 @@ export const deleteRecordsHandler: ApiHandler<21, BrokerServices> = {
           if (!partition || !partition.log) throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
           if (!partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
           if ((await rm.settingsFor(t.name)).deletes === false) {
-            throw new KafkaError('POLICY_VIOLATION', `Records of partition ${topicPartitionKey(t.name, p.partitionIndex)} can not be deleted due to the configured policy`);
+            throw new KafkaError(
+              'POLICY_VIOLATION',
+              `Records of partition ${topicPartitionKey(t.name, p.partitionIndex)} can not be deleted due to the configured policy`,
+            );
           }
           const log = partition.log;
           const offset = p.offset === HIGH_WATERMARK ? log.highWatermark : p.offset;
-          if (offset < 0n) throw new KafkaError('OFFSET_OUT_OF_RANGE', `The offset ${p.offset} for partition ${topicPartitionKey(t.name, p.partitionIndex)} is not valid`);
+          if (offset < 0n)
+            throw new KafkaError('OFFSET_OUT_OF_RANGE', `The offset ${p.offset} for partition ${topicPartitionKey(t.name, p.partitionIndex)} is not valid`);
           await log.maybeIncrementLogStartOffset(offset);
           // whole segments now below the log start offset go at once (not only at the next retention check)
           await log.deleteOldSegments();
@@ -50,7 +54,10 @@ export const deleteRecordsHandler: ApiHandler<21, BrokerServices> = {
     if (waiting.length > 0) {
       await new Promise<void>((resolve) => {
         const op = new DelayedDeleteRecords(req.body.timeoutMs, waiting, resolve);
-        rm.deleteRecordsPurgatory.tryCompleteElseWatch(op, waiting.map((w) => topicPartitionKey(w.partition)));
+        rm.deleteRecordsPurgatory.tryCompleteElseWatch(
+          op,
+          waiting.map((w) => topicPartitionKey(w.partition)),
+        );
       });
       for (const w of waiting) if (w.errorCode !== ErrorCode.NONE) w.lowWatermark = -1n;
     }
@@ -64,6 +71,12 @@ export const deleteRecordsHandler: ApiHandler<21, BrokerServices> = {
     return { throttleTimeMs: 0, topics };
   },
   errorResponse(req, code) {
-    return { throttleTimeMs: 0, topics: req.body.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code, lowWatermark: -1n })) })) };
+    return {
+      throttleTimeMs: 0,
+      topics: req.body.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code, lowWatermark: -1n })),
+      })),
+    };
   },
 };

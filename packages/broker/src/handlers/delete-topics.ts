@@ -16,7 +16,12 @@ export const deleteTopicsHandler: ApiHandler<20, BrokerServices> = {
     const v = req.apiVersion;
     const wanted: Array<{ name: string | null; id: Buffer }> =
       v >= 6 ? req.body.topics.map((t) => ({ name: t.name, id: t.topicId })) : req.body.topicNames.map((n) => ({ name: n, id: ZERO_UUID }));
-    const res = (name: string | null, id: Buffer, errorCode: number, errorMessage: string | null = null): DeleteTopicsResponseDeletableTopicResult => ({ name, topicId: id, errorCode, errorMessage });
+    const res = (name: string | null, id: Buffer, errorCode: number, errorMessage: string | null = null): DeleteTopicsResponseDeletableTopicResult => ({
+      name,
+      topicId: id,
+      errorCode,
+      errorMessage,
+    });
     if (!s.controller.isActive) return { throttleTimeMs: 0, responses: wanted.map((w) => res(w.name, w.id, ErrorCode.NOT_CONTROLLER)) };
     const results: DeleteTopicsResponseDeletableTopicResult[] = [];
     const pending: string[] = [];
@@ -74,7 +79,8 @@ export const deleteTopicsHandler: ApiHandler<20, BrokerServices> = {
     return { throttleTimeMs: 0, responses: results };
   },
   errorResponse(req, code) {
-    const names = req.apiVersion >= 6 ? req.body.topics.map((t) => ({ name: t.name, id: t.topicId })) : req.body.topicNames.map((n) => ({ name: n, id: ZERO_UUID }));
+    const names =
+      req.apiVersion >= 6 ? req.body.topics.map((t) => ({ name: t.name, id: t.topicId })) : req.body.topicNames.map((n) => ({ name: n, id: ZERO_UUID }));
     return { throttleTimeMs: 0, responses: names.map((n) => ({ name: n.name, topicId: n.id, errorCode: code, errorMessage: null })) };
   },
 };

@@ -21,6 +21,15 @@ export const describeClusterHandler: ApiHandler<60, BrokerServices> = {
     };
   },
   errorResponse(_req, code) {
-    return { throttleTimeMs: 0, errorCode: code, errorMessage: null, endpointType: 1, clusterId: '', controllerId: -1, brokers: [], clusterAuthorizedOperations: -2147483648 };
+    return {
+      throttleTimeMs: 0,
+      errorCode: code,
+      errorMessage: null,
+      endpointType: 1,
+      clusterId: '',
+      controllerId: -1,
+      brokers: [],
+      clusterAuthorizedOperations: -2147483648,
+    };
   },
 };

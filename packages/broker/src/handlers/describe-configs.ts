@@ -19,19 +19,33 @@ const BROKER = 4;
 function describeBroker(s: BrokerServices, name: string): ConfigDescription[] {
   const dyn = s.dynamicConfig;
   const rateEntry = (n: string, value: string, source: 'DYNAMIC_BROKER_CONFIG' | 'DYNAMIC_DEFAULT_BROKER_CONFIG'): ConfigDescription => ({
-    name: n, value, source, sensitive: false, readOnly: false, type: 'long', documentation: 'Replication throttle rate in bytes/s.',
-    synonyms: [{ name: n, value, source }], origin: { kind: 'dynamic', level: source === 'DYNAMIC_BROKER_CONFIG' ? 'broker' : 'default' },
+    name: n,
+    value,
+    source,
+    sensitive: false,
+    readOnly: false,
+    type: 'long',
+    documentation: 'Replication throttle rate in bytes/s.',
+    synonyms: [{ name: n, value, source }],
+    origin: { kind: 'dynamic', level: source === 'DYNAMIC_BROKER_CONFIG' ? 'broker' : 'default' },
   });
   if (name === '') {
     if (!dyn) return [];
-    return Object.entries(dyn.entity(DEFAULT_BROKER_ENTITY)).sort(([a], [b]) => a.localeCompare(b)).map(([n, v]) => {
-      if (isBrokerConfigName(n)) {
-        const d = dyn.staticConfig.describe(n);
-        // Kafka keeps only the DYNAMIC_DEFAULT_BROKER_CONFIG synonyms of the default entity's configs
-        return { ...d, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG', synonyms: [{ name: n, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG' }] };
-      }
-      return rateEntry(n, v, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
-    });
+    return Object.entries(dyn.entity(DEFAULT_BROKER_ENTITY))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([n, v]) => {
+        if (isBrokerConfigName(n)) {
+          const d = dyn.staticConfig.describe(n);
+          // Kafka keeps only the DYNAMIC_DEFAULT_BROKER_CONFIG synonyms of the default entity's configs
+          return {
+            ...d,
+            value: d.sensitive ? null : v,
+            source: 'DYNAMIC_DEFAULT_BROKER_CONFIG',
+            synonyms: [{ name: n, value: d.sensitive ? null : v, source: 'DYNAMIC_DEFAULT_BROKER_CONFIG' }],
+          };
+        }
+        return rateEntry(n, v, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
+      });
   }
   const out = s.config.describe() as ConfigDescription[];
   if (dyn) {
@@ -96,6 +110,15 @@ export const describeConfigsHandler: ApiHandler<32, BrokerServices> = {
     return { throttleTimeMs: 0, results };
   },
   errorResponse(req, code) {
-    return { throttleTimeMs: 0, results: req.body.resources.map((r) => ({ errorCode: code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] })) };
+    return {
+      throttleTimeMs: 0,
+      results: req.body.resources.map((r) => ({
+        errorCode: code,
+        errorMessage: null,
+        resourceType: r.resourceType,
+        resourceName: r.resourceName,
+        configs: [],
+      })),
+    };
   },
 };

@@ -39,7 +39,15 @@ export const describeGroupsHandler: ApiHandler<15, BrokerServices> = {
   errorResponse(req, code) {
     return {
       throttleTimeMs: 0,
-      groups: req.body.groups.map((groupId) => ({ errorCode: code, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: NO_OPS })),
+      groups: req.body.groups.map((groupId) => ({
+        errorCode: code,
+        groupId,
+        groupState: '',
+        protocolType: '',
+        protocolData: '',
+        members: [],
+        authorizedOperations: NO_OPS,
+      })),
     };
   },
 };

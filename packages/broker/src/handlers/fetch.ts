@@ -85,7 +85,14 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     for (const { t, name } of resolved) {
       if (name === undefined) continue;
       for (const p of t.partitions) {
-        entries.push({ topic: name, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset });
+        entries.push({
+          topic: name,
+          partition: p.partition,
+          fetchOffset: p.fetchOffset,
+          maxBytes: p.partitionMaxBytes,
+          currentLeaderEpoch: p.currentLeaderEpoch,
+          logStartOffset: p.logStartOffset,
+        });
       }
     }
     const follower = replicaId >= 0;
@@ -112,7 +119,10 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
             }
           : resolve;
         const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, done, excluded);
-        rm.fetchPurgatory.tryCompleteElseWatch(op, entries.map((e) => topicPartitionKey(e)));
+        rm.fetchPurgatory.tryCompleteElseWatch(
+          op,
+          entries.map((e) => topicPartitionKey(e)),
+        );
       });
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
       if (latencyTrace) {

@@ -19,7 +19,7 @@ const noNode = (error: number): Answer => ({ error, nodeId: -1, host: '', port: 
 const creating = new WeakMap<BrokerServices, Promise<void>>();
 
 /**
- * Kafka creates `__consumer_offsets` on the first FindCoordinator for a group: 
+ * Kafka creates `__consumer_offsets` on the first FindCoordinator for a group:
  * offsets.topic.num.partitions partitions, offsets.topic.replication.factor replicas (capped at
  * the live brokers), compacted. Another broker creating it at the same time is fine.
  */
@@ -38,7 +38,8 @@ function createOffsetsTopic(s: BrokerServices): void {
     .then(
       () => undefined,
       (err: unknown) => {
-        if ((err as { errorName?: string }).errorName !== 'TOPIC_ALREADY_EXISTS') s.log.warn({ err, topic: GROUP_METADATA_TOPIC_NAME }, 'could not create the offsets topic');
+        if ((err as { errorName?: string }).errorName !== 'TOPIC_ALREADY_EXISTS')
+          s.log.warn({ err, topic: GROUP_METADATA_TOPIC_NAME }, 'could not create the offsets topic');
       },
     )
     .finally(() => creating.delete(s));
@@ -96,7 +97,15 @@ export const findCoordinatorHandler: ApiHandler<10, BrokerServices> = {
     }
     const a = coordinatorFor(s, ctx.listener, keyType, req.body.key);
     if (a.error !== ErrorCode.NONE) return this.errorResponse(req, a.error);
-    const r: FindCoordinatorResponse = { throttleTimeMs: 0, errorCode: 0, errorMessage: v >= 1 ? 'NONE' : null, nodeId: a.nodeId, host: a.host, port: a.port, coordinators: [] };
+    const r: FindCoordinatorResponse = {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      errorMessage: v >= 1 ? 'NONE' : null,
+      nodeId: a.nodeId,
+      host: a.host,
+      port: a.port,
+      coordinators: [],
+    };
     return r;
   },
   errorResponse(req, code) {

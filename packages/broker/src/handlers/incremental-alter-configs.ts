@@ -1,4 +1,10 @@
-import { ErrorCode, KafkaError, errorCodeOf, type IncrementalAlterConfigsRequestResource, type IncrementalAlterConfigsResponseResourceResponse } from '@samsa/protocol';
+import {
+  ErrorCode,
+  KafkaError,
+  errorCodeOf,
+  type IncrementalAlterConfigsRequestResource,
+  type IncrementalAlterConfigsResponseResourceResponse,
+} from '@samsa/protocol';
 import { alterResourceConfig } from './config-admin.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
@@ -22,8 +28,14 @@ function applyOps(current: Record<string, string>, r: IncrementalAlterConfigsReq
       case OP.APPEND:
       case OP.SUBTRACT: {
         if (!isList(c.name)) throw new KafkaError('INVALID_CONFIG', `Config value append is not allowed for config key: ${c.name}`);
-        const items = (next[c.name] ?? '').split(',').map((x) => x.trim()).filter(Boolean);
-        const values = (c.value ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+        const items = (next[c.name] ?? '')
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
+        const values = (c.value ?? '')
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
         const out = c.configOperation === OP.APPEND ? [...items, ...values.filter((v) => !items.includes(v))] : items.filter((v) => !values.includes(v));
         if (out.length > 0) next[c.name] = out.join(',');
         else delete next[c.name];
@@ -60,6 +72,9 @@ export const incrementalAlterConfigsHandler: ApiHandler<44, BrokerServices> = {
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(req, code) {
-    return { throttleTimeMs: 0, responses: req.body.resources.map((r) => ({ errorCode: code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })) };
+    return {
+      throttleTimeMs: 0,
+      responses: req.body.resources.map((r) => ({ errorCode: code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
+    };
   },
 };

@@ -15,7 +15,12 @@ function managerFor(s: BrokerServices): ProducerIdManager {
   return m;
 }
 
-const answer = (errorCode: number, producerId = -1n, producerEpoch = -1): InitProducerIdResponse => ({ throttleTimeMs: 0, errorCode, producerId, producerEpoch });
+const answer = (errorCode: number, producerId = -1n, producerEpoch = -1): InitProducerIdResponse => ({
+  throttleTimeMs: 0,
+  errorCode,
+  producerId,
+  producerEpoch,
+});
 
 /**
  * InitProducerId (KIP-98; v3+ KIP-360) for idempotent producers, as Kafka 3.x's KafkaApis +

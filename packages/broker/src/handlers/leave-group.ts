@@ -6,7 +6,11 @@ import type { BrokerServices } from './services.js';
 /** Kafka's LeaveGroupResponse(data, version): before v3 one error (the top-level one, else the member's). */
 function response(r: LeaveGroupResult, version: number): LeaveGroupResponse {
   if (version >= 3) {
-    return { throttleTimeMs: 0, errorCode: r.topLevelError, members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: m.error })) };
+    return {
+      throttleTimeMs: 0,
+      errorCode: r.topLevelError,
+      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: m.error })),
+    };
   }
   const errorCode = r.topLevelError !== ErrorCode.NONE ? r.topLevelError : (r.members[0]?.error ?? ErrorCode.NONE);
   return { throttleTimeMs: 0, errorCode, members: [] };
@@ -21,7 +25,10 @@ export const leaveGroupHandler: ApiHandler<13, BrokerServices> = {
   async handle(req, _ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
-    const members = v >= 3 ? b.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, reason: v >= 5 ? m.reason : null })) : [{ memberId: b.memberId, groupInstanceId: null, reason: null }];
+    const members =
+      v >= 3
+        ? b.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, reason: v >= 5 ? m.reason : null }))
+        : [{ memberId: b.memberId, groupInstanceId: null, reason: null }];
     return response(s.groupCoordinator.handleLeaveGroup(b.groupId, members), v);
   },
   errorResponse(req, code) {

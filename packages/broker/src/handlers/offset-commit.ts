@@ -72,16 +72,29 @@ export const offsetCommitHandler: ApiHandler<8, BrokerServices> = {
       }
     } else if (offsets.length > 0) {
       await new Promise<void>((resolve) => {
-        s.groupCoordinator.handleCommitOffsets(b.groupId, v >= 1 ? b.memberId : '', v >= 7 ? b.groupInstanceId : null, v >= 1 ? b.generationIdOrMemberEpoch : -1, offsets, (r) => {
-          for (const [tp, code] of r) set(tp.topic, tp.partition, code);
-          resolve();
-        });
+        s.groupCoordinator.handleCommitOffsets(
+          b.groupId,
+          v >= 1 ? b.memberId : '',
+          v >= 7 ? b.groupInstanceId : null,
+          v >= 1 ? b.generationIdOrMemberEpoch : -1,
+          offsets,
+          (r) => {
+            for (const [tp, code] of r) set(tp.topic, tp.partition, code);
+            resolve();
+          },
+        );
       });
     }
-    const topics: OffsetCommitResponseTopic[] = [...results].map(([name, m]) => ({ name, partitions: [...m].map(([partitionIndex, errorCode]) => ({ partitionIndex, errorCode })) }));
+    const topics: OffsetCommitResponseTopic[] = [...results].map(([name, m]) => ({
+      name,
+      partitions: [...m].map(([partitionIndex, errorCode]) => ({ partitionIndex, errorCode })),
+    }));
     return { throttleTimeMs: 0, topics };
   },
   errorResponse(req, code) {
-    return { throttleTimeMs: 0, topics: req.body.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })) };
+    return {
+      throttleTimeMs: 0,
+      topics: req.body.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+    };
   },
 };

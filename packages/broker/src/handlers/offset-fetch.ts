@@ -6,11 +6,18 @@ import { zkConsumerOffsetPath } from './offset-commit.js';
 
 type Requested = Array<{ name: string; partitionIndexes: number[] }> | null;
 
-const flatten = (topics: NonNullable<Requested>): TopicPartition[] => topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
+const flatten = (topics: NonNullable<Requested>): TopicPartition[] =>
+  topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
 
 /** Groups partition results by topic, in first-seen order. */
-function byTopic(results: Array<[TopicPartition, PartitionData]>): Array<{ name: string; partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }> }> {
-  const m = new Map<string, Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }>>();
+function byTopic(results: Array<[TopicPartition, PartitionData]>): Array<{
+  name: string;
+  partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }>;
+}> {
+  const m = new Map<
+    string,
+    Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }>
+  >();
   for (const [tp, d] of results) {
     let list = m.get(tp.topic);
     if (!list) {
@@ -53,7 +60,8 @@ export const offsetFetchHandler: ApiHandler<9, BrokerServices> = {
       }
       return { throttleTimeMs: 0, topics: byTopic(results), errorCode: 0, groups: [] };
     }
-    const fetch = (groupId: string, topics: Requested) => s.groupCoordinator.handleFetchOffsets(groupId, requireStable, topics === null ? null : flatten(topics));
+    const fetch = (groupId: string, topics: Requested) =>
+      s.groupCoordinator.handleFetchOffsets(groupId, requireStable, topics === null ? null : flatten(topics));
     if (v >= 8) {
       const groups: OffsetFetchResponseGroup[] = b.groups.map((g) => {
         const r = fetch(g.groupId, g.topics);
@@ -67,7 +75,8 @@ export const offsetFetchHandler: ApiHandler<9, BrokerServices> = {
   },
   errorResponse(req, code) {
     const v = req.apiVersion;
-    if (v >= 8) return { throttleTimeMs: 0, topics: [], errorCode: 0, groups: req.body.groups.map((g) => ({ groupId: g.groupId, topics: [], errorCode: code })) };
+    if (v >= 8)
+      return { throttleTimeMs: 0, topics: [], errorCode: 0, groups: req.body.groups.map((g) => ({ groupId: g.groupId, topics: [], errorCode: code })) };
     // before v2 there is no top-level error: each requested partition carries it
     const topics = v < 2 ? byTopic(flatten(req.body.topics ?? []).map((tp) => [tp, { offset: -1n, leaderEpoch: -1, metadata: '', error: code }])) : [];
     return { throttleTimeMs: 0, topics, errorCode: v >= 2 ? code : 0, groups: [] };

@@ -12,6 +12,9 @@ export function checkStaticMembershipSupported(s: BrokerServices, groupInstanceI
   if (groupInstanceId === null) return;
   const ibp = s.config.interBrokerProtocolVersion ?? LATEST_METADATA_VERSION;
   if (isLessThan(ibp, IBP_2_3_IV0)) {
-    throw new KafkaError('UNSUPPORTED_VERSION', `Static membership (group.instance.id) needs inter.broker.protocol.version 2.3 or higher; this broker uses ${ibp.version}`);
+    throw new KafkaError(
+      'UNSUPPORTED_VERSION',
+      `Static membership (group.instance.id) needs inter.broker.protocol.version 2.3 or higher; this broker uses ${ibp.version}`,
+    );
   }
 }

@@ -4,7 +4,13 @@ import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 import { checkStaticMembershipSupported } from './static-membership.js';
 
-const response = (r: SyncGroupResult): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode: r.error, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment });
+const response = (r: SyncGroupResult): SyncGroupResponse => ({
+  throttleTimeMs: 0,
+  errorCode: r.error,
+  protocolType: r.protocolType,
+  protocolName: r.protocolName,
+  assignment: r.assignment,
+});
 
 /**
  * SyncGroup v0–v5: the second phase. The leader's assignments are stored in `__consumer_offsets`

@@ -22,7 +22,10 @@ export interface MetadataBroker {
  * A partition as the cache holds it: the fields of the controller's partition state (the control
  * plane's PartitionState, as UpdateMetadata carries it) that metadata answers need, under the same names.
  */
-export type MetadataPartition = Pick<PartitionState, 'topic' | 'partition' | 'leader' | 'leaderEpoch' | 'isr' | 'replicas' | 'offlineReplicas' | 'zkVersion' | 'controllerEpoch'>;
+export type MetadataPartition = Pick<
+  PartitionState,
+  'topic' | 'partition' | 'leader' | 'leaderEpoch' | 'isr' | 'replicas' | 'offlineReplicas' | 'zkVersion' | 'controllerEpoch'
+>;
 
 /** Kafka's LeaderAndIsr.LeaderDuringDelete: UpdateMetadata carries it for topics being deleted. */
 export const LEADER_DURING_DELETE = -2;

@@ -13,9 +13,21 @@ function sample(text: string, series: string): number | undefined {
 }
 
 /** A replica manager stand-in: what the scrape-time gauges read. */
-function fakeReplicaManager(parts: Array<{ topic: string; partition: number; leader: boolean; isr: number[]; replicas: number[]; size: number }>, minIsr: Record<string, number>): ReplicaManager {
+function fakeReplicaManager(
+  parts: Array<{ topic: string; partition: number; leader: boolean; isr: number[]; replicas: number[]; size: number }>,
+  minIsr: Record<string, number>,
+): ReplicaManager {
   const partitions = new TopicPartitionMap<object>();
-  for (const p of parts) partitions.set(p.topic, p.partition, { topic: p.topic, partition: p.partition, isLeader: p.leader, isr: p.isr, replicas: p.replicas, log: { size: p.size }, highWatermark: 10n });
+  for (const p of parts)
+    partitions.set(p.topic, p.partition, {
+      topic: p.topic,
+      partition: p.partition,
+      isLeader: p.leader,
+      isr: p.isr,
+      replicas: p.replicas,
+      log: { size: p.size },
+      highWatermark: 10n,
+    });
   return {
     partitions,
     cachedSettings: (t: string) => (minIsr[t] === undefined ? undefined : { minInsyncReplicas: minIsr[t] }),
@@ -48,7 +60,7 @@ describe('BrokerMetrics', () => {
     expect(sample(text, 'kafka_log_log_size{topic="a",partition="0"}')).toBeUndefined();
   });
 
-  it('metrics – a request\'s timings land in the per-API histograms, remote time split from local', async () => {
+  it("metrics – a request's timings land in the per-API histograms, remote time split from local", async () => {
     const m = new BrokerMetrics({ defaultMinIsr: 1 });
     m.requestCompleted({ apiKey: 0, receivedAt: 100, startedAt: 101, handledAt: 131, sendStartedAt: 131.5, remoteMs: 25, throttleMs: 0 }, 132);
     m.onResponse(0, { responses: [{ partitionResponses: [{ errorCode: 0 }, { errorCode: 19 }] }] });
@@ -63,13 +75,20 @@ describe('BrokerMetrics', () => {
     expect(sample(text, 'kafka_network_requestmetrics_errors_total{request="Produce",error="NONE"}')).toBe(1);
   });
 
-  it('metrics – consumer lag comes from the coordinator\'s committed offsets for partitions led here', async () => {
+  it("metrics – consumer lag comes from the coordinator's committed offsets for partitions led here", async () => {
     const m = new BrokerMetrics({ defaultMinIsr: 1 });
     m.sources.replicaManager = fakeReplicaManager([{ topic: 't', partition: 0, leader: true, isr: [0], replicas: [0], size: 1 }], {});
     m.sources.groupCoordinator = {
       groupManager: {
         currentGroups: () => [
-          { groupId: 'g', currentState: 'Stable', allOffsets: () => [[{ topic: 't', partition: 0 }, { committedOffset: 4n }], [{ topic: 't', partition: 1 }, { committedOffset: 4n }]] },
+          {
+            groupId: 'g',
+            currentState: 'Stable',
+            allOffsets: () => [
+              [{ topic: 't', partition: 0 }, { committedOffset: 4n }],
+              [{ topic: 't', partition: 1 }, { committedOffset: 4n }],
+            ],
+          },
         ],
       },
     } as never;
@@ -106,7 +125,8 @@ describe('MetricsHttpServer', () => {
 
 describe('metrics docs and dashboard', () => {
   const root = new URL('../../../../', import.meta.url);
-  const registered = async () => (await new BrokerMetrics({ defaultMinIsr: 1 }).registry.getMetricsAsJSON()).map((m) => m.name).filter((n) => n.startsWith('kafka_'));
+  const registered = async () =>
+    (await new BrokerMetrics({ defaultMinIsr: 1 }).registry.getMetricsAsJSON()).map((m) => m.name).filter((n) => n.startsWith('kafka_'));
 
   it('metrics – docs/metrics.md documents every kafka_ metric the registry exports', async () => {
     const doc = readFileSync(new URL('docs/metrics.md', root), 'utf8');

@@ -90,23 +90,62 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
     // ---- kafka.network:type=RequestMetrics ----
     // the request path's metrics are bound per API once (FastCounter / FastHistogram)
     const reg = this.registry;
-    this.requests = new FastCounter('kafka_network_requestmetrics_requests_total', 'Requests handled, per API (kafka.network:type=RequestMetrics,name=RequestsPerSec,request=*).', ['request'], reg);
-    this.errors = new FastCounter('kafka_network_requestmetrics_errors_total', 'Error codes in responses, per API and error, NONE included (kafka.network:type=RequestMetrics,name=ErrorsPerSec,request=*,error=*).', ['request', 'error'], reg);
+    this.requests = new FastCounter(
+      'kafka_network_requestmetrics_requests_total',
+      'Requests handled, per API (kafka.network:type=RequestMetrics,name=RequestsPerSec,request=*).',
+      ['request'],
+      reg,
+    );
+    this.errors = new FastCounter(
+      'kafka_network_requestmetrics_errors_total',
+      'Error codes in responses, per API and error, NONE included (kafka.network:type=RequestMetrics,name=ErrorsPerSec,request=*,error=*).',
+      ['request', 'error'],
+      reg,
+    );
     const timer = (name: string, mbean: string, what: string) =>
-      new FastHistogram(`kafka_network_requestmetrics_${name}`, `${what}, in ms (kafka.network:type=RequestMetrics,name=${mbean},request=*).`, 'request', REQUEST_MS_BUCKETS, reg);
-    this.totalTime = timer('totaltimems', 'TotalTimeMs', 'Time from the request\'s last byte received to its response written');
-    this.queueTime = timer('requestqueuetimems', 'RequestQueueTimeMs', 'Time a complete request waited before its handler took it (behind earlier requests of its connection)');
+      new FastHistogram(
+        `kafka_network_requestmetrics_${name}`,
+        `${what}, in ms (kafka.network:type=RequestMetrics,name=${mbean},request=*).`,
+        'request',
+        REQUEST_MS_BUCKETS,
+        reg,
+      );
+    this.totalTime = timer('totaltimems', 'TotalTimeMs', "Time from the request's last byte received to its response written");
+    this.queueTime = timer(
+      'requestqueuetimems',
+      'RequestQueueTimeMs',
+      'Time a complete request waited before its handler took it (behind earlier requests of its connection)',
+    );
     this.localTime = timer('localtimems', 'LocalTimeMs', 'Time in the handler, purgatory waits excluded');
     this.remoteTime = timer('remotetimems', 'RemoteTimeMs', 'Time waiting in a purgatory (acks=all produce, fetch max.wait, group join/sync)');
     this.throttleTime = timer('throttletimems', 'ThrottleTimeMs', 'Time throttled (no quotas yet: always 0)');
-    this.responseQueueTime = timer('responsequeuetimems', 'ResponseQueueTimeMs', 'Time between the handler\'s answer and its write to the socket');
+    this.responseQueueTime = timer('responsequeuetimems', 'ResponseQueueTimeMs', "Time between the handler's answer and its write to the socket");
     this.sendTime = timer('responsesendtimems', 'ResponseSendTimeMs', 'Time to hand the response to the kernel');
 
     // ---- kafka.server:type=BrokerTopicMetrics ----
-    this.bytesIn = new FastCounter('kafka_server_brokertopicmetrics_bytesin_total', 'Bytes appended by Produce requests, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic=*).', ['topic'], reg);
-    this.bytesOut = new FastCounter('kafka_server_brokertopicmetrics_bytesout_total', 'Record bytes sent to consumers, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec,topic=*).', ['topic'], reg);
-    this.messagesIn = new FastCounter('kafka_server_brokertopicmetrics_messagesin_total', 'Records appended by Produce requests, per topic, from batch headers (kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=*).', ['topic'], reg);
-    this.replicationBytesOut = new Counter({ name: 'kafka_server_brokertopicmetrics_replicationbytesout_total', help: 'Record bytes sent to follower replicas (kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesOutPerSec).', registers });
+    this.bytesIn = new FastCounter(
+      'kafka_server_brokertopicmetrics_bytesin_total',
+      'Bytes appended by Produce requests, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic=*).',
+      ['topic'],
+      reg,
+    );
+    this.bytesOut = new FastCounter(
+      'kafka_server_brokertopicmetrics_bytesout_total',
+      'Record bytes sent to consumers, per topic (kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec,topic=*).',
+      ['topic'],
+      reg,
+    );
+    this.messagesIn = new FastCounter(
+      'kafka_server_brokertopicmetrics_messagesin_total',
+      'Records appended by Produce requests, per topic, from batch headers (kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=*).',
+      ['topic'],
+      reg,
+    );
+    this.replicationBytesOut = new Counter({
+      name: 'kafka_server_brokertopicmetrics_replicationbytesout_total',
+      help: 'Record bytes sent to follower replicas (kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesOutPerSec).',
+      registers,
+    });
 
     // ---- kafka.server:type=ReplicaManager ----
     const stats = () => {
@@ -129,18 +168,36 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
           this.set(pick(stats()));
         },
       });
-    rmGauge('underreplicatedpartitions', 'UnderReplicatedPartitions', 'Partitions led here whose ISR is smaller than their replica set', (s) => s.underReplicated);
-    rmGauge('underminisrpartitioncount', 'UnderMinIsrPartitionCount', 'Partitions led here whose ISR is smaller than min.insync.replicas', (s) => s.underMinIsr);
+    rmGauge(
+      'underreplicatedpartitions',
+      'UnderReplicatedPartitions',
+      'Partitions led here whose ISR is smaller than their replica set',
+      (s) => s.underReplicated,
+    );
+    rmGauge(
+      'underminisrpartitioncount',
+      'UnderMinIsrPartitionCount',
+      'Partitions led here whose ISR is smaller than min.insync.replicas',
+      (s) => s.underMinIsr,
+    );
     rmGauge('atminisrpartitioncount', 'AtMinIsrPartitionCount', 'Partitions led here whose ISR size equals min.insync.replicas', (s) => s.atMinIsr);
     rmGauge('leadercount', 'LeaderCount', 'Partitions this broker leads', (s) => s.leaderCount);
     rmGauge('partitioncount', 'PartitionCount', 'Partitions hosted on this broker (leader or follower)', (s) => s.partitionCount);
-    this.isrShrinks = new Counter({ name: 'kafka_server_replicamanager_isrshrinks_total', help: 'ISR shrinks written by leaders on this broker (kafka.server:type=ReplicaManager,name=IsrShrinksPerSec).', registers });
-    this.isrExpands = new Counter({ name: 'kafka_server_replicamanager_isrexpands_total', help: 'ISR expands written by leaders on this broker (kafka.server:type=ReplicaManager,name=IsrExpandsPerSec).', registers });
+    this.isrShrinks = new Counter({
+      name: 'kafka_server_replicamanager_isrshrinks_total',
+      help: 'ISR shrinks written by leaders on this broker (kafka.server:type=ReplicaManager,name=IsrShrinksPerSec).',
+      registers,
+    });
+    this.isrExpands = new Counter({
+      name: 'kafka_server_replicamanager_isrexpands_total',
+      help: 'ISR expands written by leaders on this broker (kafka.server:type=ReplicaManager,name=IsrExpandsPerSec).',
+      registers,
+    });
 
     // ---- kafka.log:type=Log ----
     new Gauge({
       name: 'kafka_log_log_size',
-      help: 'Bytes of a partition\'s log on this broker (kafka.log:type=Log,name=Size,topic=*,partition=*).',
+      help: "Bytes of a partition's log on this broker (kafka.log:type=Log,name=Size,topic=*,partition=*).",
       labelNames: ['topic', 'partition'],
       registers,
       collect() {
@@ -208,7 +265,7 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
     });
     new Gauge({
       name: 'kafka_controller_kafkacontroller_controllerepoch',
-      help: 'Controller epoch this broker\'s controller last saw (/controller_epoch); Samsa addition, Kafka keeps it in ZooKeeper only.',
+      help: "Controller epoch this broker's controller last saw (/controller_epoch); Samsa addition, Kafka keeps it in ZooKeeper only.",
       registers,
       collect() {
         this.set(src().controller?.epoch ?? 0);
@@ -229,7 +286,11 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
       buckets: EVENT_MS_BUCKETS,
       registers,
     });
-    this.uncleanElections = new Counter({ name: 'kafka_controller_controllerstats_uncleanleaderelections_total', help: 'Unclean leader elections (kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec).', registers });
+    this.uncleanElections = new Counter({
+      name: 'kafka_controller_controllerstats_uncleanleaderelections_total',
+      help: 'Unclean leader elections (kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec).',
+      registers,
+    });
 
     // ---- ZooKeeper ----
     new Gauge({
@@ -263,7 +324,7 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
     });
     new Gauge({
       name: 'kafka_coordinator_group_consumerlag',
-      help: 'High watermark minus the group\'s committed offset, for partitions this broker leads (Samsa addition; the LAG column of kafka-consumer-groups --describe).',
+      help: "High watermark minus the group's committed offset, for partitions this broker leads (Samsa addition; the LAG column of kafka-consumer-groups --describe).",
       labelNames: ['group', 'topic', 'partition'],
       registers,
       collect() {

@@ -23,21 +23,38 @@ describe('countErrorCodes', () => {
     expect(countErrorCodes(null).size).toBe(0);
   });
 
-  it('metrics – error names are Kafka\'s', () => {
+  it("metrics – error names are Kafka's", () => {
     expect(errorName(0)).toBe('NONE');
     expect(errorName(6)).toBe('NOT_LEADER_OR_FOLLOWER');
     expect(errorName(9999)).toBe('UNKNOWN_9999');
   });
 
-  it('metrics – Produce and Fetch responses counted by their shape give the generic walk\'s counts', () => {
+  it("metrics – Produce and Fetch responses counted by their shape give the generic walk's counts", () => {
     const leader = { leaderId: -1, leaderEpoch: -1 };
     const produce = {
       responses: [
-        { name: 'a', partitionResponses: [{ index: 0, errorCode: 0, baseOffset: 5n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: leader }] },
-        { name: 'b', partitionResponses: [
-          { index: 0, errorCode: 87, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [{ batchIndex: 0, batchIndexErrorMessage: 'bad' }], errorMessage: 'x', currentLeader: leader },
-          { index: 1, errorCode: 0, baseOffset: 1n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: leader },
-        ] },
+        {
+          name: 'a',
+          partitionResponses: [
+            { index: 0, errorCode: 0, baseOffset: 5n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: leader },
+          ],
+        },
+        {
+          name: 'b',
+          partitionResponses: [
+            {
+              index: 0,
+              errorCode: 87,
+              baseOffset: -1n,
+              logAppendTimeMs: -1n,
+              logStartOffset: -1n,
+              recordErrors: [{ batchIndex: 0, batchIndexErrorMessage: 'bad' }],
+              errorMessage: 'x',
+              currentLeader: leader,
+            },
+            { index: 1, errorCode: 0, baseOffset: 1n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: leader },
+          ],
+        },
       ],
       throttleTimeMs: 0,
       nodeEndpoints: [],
@@ -47,20 +64,57 @@ describe('countErrorCodes', () => {
       errorCode: 0,
       sessionId: 0,
       responses: [
-        { topic: 'a', topicId: Buffer.alloc(16), partitions: [
-          { partitionIndex: 0, errorCode: 0, highWatermark: 3n, lastStableOffset: 3n, logStartOffset: 0n, divergingEpoch: { epoch: -1, endOffset: -1n }, currentLeader: leader, snapshotId: { endOffset: -1n, epoch: -1 }, abortedTransactions: [], preferredReadReplica: -1, records: Buffer.alloc(10) },
-          { partitionIndex: 1, errorCode: 6, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, divergingEpoch: { epoch: -1, endOffset: -1n }, currentLeader: leader, snapshotId: { endOffset: -1n, epoch: -1 }, abortedTransactions: null, preferredReadReplica: -1, records: Buffer.alloc(0) },
-        ] },
+        {
+          topic: 'a',
+          topicId: Buffer.alloc(16),
+          partitions: [
+            {
+              partitionIndex: 0,
+              errorCode: 0,
+              highWatermark: 3n,
+              lastStableOffset: 3n,
+              logStartOffset: 0n,
+              divergingEpoch: { epoch: -1, endOffset: -1n },
+              currentLeader: leader,
+              snapshotId: { endOffset: -1n, epoch: -1 },
+              abortedTransactions: [],
+              preferredReadReplica: -1,
+              records: Buffer.alloc(10),
+            },
+            {
+              partitionIndex: 1,
+              errorCode: 6,
+              highWatermark: -1n,
+              lastStableOffset: -1n,
+              logStartOffset: -1n,
+              divergingEpoch: { epoch: -1, endOffset: -1n },
+              currentLeader: leader,
+              snapshotId: { endOffset: -1n, epoch: -1 },
+              abortedTransactions: null,
+              preferredReadReplica: -1,
+              records: Buffer.alloc(0),
+            },
+          ],
+        },
       ],
       nodeEndpoints: [],
     };
     const sorted = (m: Map<number, number>) => [...m].sort((x, y) => x[0] - y[0]);
     expect(sorted(countResponseErrors(0, produce))).toEqual(sorted(countErrorCodes(produce)));
-    expect(sorted(countResponseErrors(0, produce))).toEqual([[0, 2], [87, 1]]);
+    expect(sorted(countResponseErrors(0, produce))).toEqual([
+      [0, 2],
+      [87, 1],
+    ]);
     expect(sorted(countResponseErrors(1, fetch))).toEqual(sorted(countErrorCodes(fetch)));
-    expect(sorted(countResponseErrors(1, fetch))).toEqual([[0, 2], [6, 1]]);
+    expect(sorted(countResponseErrors(1, fetch))).toEqual([
+      [0, 2],
+      [6, 1],
+    ]);
     // other APIs take the generic walk
     const metadata = { topics: [{ errorCode: 3, partitions: [{ errorCode: 5 }] }] };
-    expect(sorted(countResponseErrors(3, metadata))).toEqual([[3, 1], [5, 1]]);
+    expect(sorted(countResponseErrors(3, metadata))).toEqual([
+      [3, 1],
+      [5, 1],
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FastCounter, FastHistogram } from './fast-metrics.js';
 
 describe('FastHistogram / FastCounter', () => {
-  it('metrics – a bound histogram series exposes cumulative buckets, +Inf, sum and count in prom-client\'s text format', async () => {
+  it("metrics – a bound histogram series exposes cumulative buckets, +Inf, sum and count in prom-client's text format", async () => {
     const reg = new Registry();
     const h = new FastHistogram('x_ms', 'X.', 'request', [1, 10, 100], reg);
     const s = h.child('Produce');

@@ -60,7 +60,13 @@ export class FastHistogram {
     this.series.clear();
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> } {
+  get(): {
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }>;
+  } {
     const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
     for (const [lv, s] of this.series) {
       let acc = 0;
@@ -117,6 +123,12 @@ export class FastCounter {
   }
 
   get(): { name: string; help: string; type: string; aggregator: string; values: Array<{ labels: Record<string, string>; value: number }> } {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })) };
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })),
+    };
   }
 }

@@ -9,7 +9,7 @@ describe('replicaStats', () => {
     expect(s).toEqual({ partitionCount: 3, leaderCount: 2, underReplicated: 1, underMinIsr: 0, atMinIsr: 1 });
   });
 
-  it('metrics – under-min-ISR and at-min-ISR follow each topic\'s min.insync.replicas', () => {
+  it("metrics – under-min-ISR and at-min-ISR follow each topic's min.insync.replicas", () => {
     const s = replicaStats([p(true, [0], [0, 1, 2], 2), p(true, [0], [0, 1, 2], 1), p(true, [0, 1], [0, 1, 2], 3), p(false, [1], [0, 1, 2], 3)]);
     expect(s.underMinIsr).toBe(2);
     expect(s.atMinIsr).toBe(1);

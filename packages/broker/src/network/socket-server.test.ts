@@ -54,7 +54,16 @@ describe('socket server', () => {
     maxRequestSize = 1024 * 1024,
     mayOverlap?: (f: Buffer) => boolean,
   ) {
-    const srv = new SocketServer({ listener: 'PLAINTEXT', host: '127.0.0.1', port: 0, maxRequestSize, idleTimeoutMs: 60_000, logger, handle: (f, conn, _timing, release) => handle(f, conn, release), ...(mayOverlap ? { mayOverlap } : {}) });
+    const srv = new SocketServer({
+      listener: 'PLAINTEXT',
+      host: '127.0.0.1',
+      port: 0,
+      maxRequestSize,
+      idleTimeoutMs: 60_000,
+      logger,
+      handle: (f, conn, _timing, release) => handle(f, conn, release),
+      ...(mayOverlap ? { mayOverlap } : {}),
+    });
     servers.push(srv);
     const port = await srv.start();
     const s = connect({ host: '127.0.0.1', port });
@@ -252,4 +261,3 @@ describe('socket server', () => {
     expect(await r.waitClosed()).toBe(true);
   });
 });
-

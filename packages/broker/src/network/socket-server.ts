@@ -309,7 +309,9 @@ class Connection {
         if (this.closed) return;
         const frame = this.nextFrame();
         if (!frame) break;
-        const traced = latencyTrace ? { api: frame.length >= 2 ? apiName(frame.readInt16BE(0)) : 'short', arrived: this.frameArrival(frame.length), started: 0 } : undefined;
+        const traced = latencyTrace
+          ? { api: frame.length >= 2 ? apiName(frame.readInt16BE(0)) : 'short', arrived: this.frameArrival(frame.length), started: 0 }
+          : undefined;
         if (this.buffered <= this.maxBuffered && this.socket.isPaused()) this.socket.resume();
         const receivedAt = this.frameReceivedAt;
         if (this.unanswered.length > 0) {

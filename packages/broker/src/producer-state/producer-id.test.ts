@@ -103,7 +103,11 @@ describe('InitProducerId handler', () => {
     return { brokerId: 1, kzk: { zk }, log: pino({ enabled: false }) } as unknown as BrokerServices;
   }
   const req = (body: Partial<DecodedRequestOf<22>['body']>, apiVersion = 4) =>
-    ({ apiKey: 22, apiVersion, body: { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, ...body } }) as unknown as DecodedRequestOf<22>;
+    ({
+      apiKey: 22,
+      apiVersion,
+      body: { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, ...body },
+    }) as unknown as DecodedRequestOf<22>;
   const ctx = {} as RequestContext;
 
   test('InitProducerId – no transactional id: ids from this broker’s block, epoch 0', async () => {
@@ -111,12 +115,21 @@ describe('InitProducerId handler', () => {
     expect(await initProducerIdHandler.handle(req({}), ctx, s)).toEqual({ throttleTimeMs: 0, errorCode: 0, producerId: 0n, producerEpoch: 0 });
     expect(await initProducerIdHandler.handle(req({}, 0), ctx, s)).toMatchObject({ errorCode: 0, producerId: 1n, producerEpoch: 0 });
     // KIP-360: an idempotent producer bumping its epoch gets a new id, as Kafka does without a transactional id
-    expect(await initProducerIdHandler.handle(req({ producerId: 1n, producerEpoch: 0 }), ctx, s)).toMatchObject({ errorCode: 0, producerId: 2n, producerEpoch: 0 });
+    expect(await initProducerIdHandler.handle(req({ producerId: 1n, producerEpoch: 0 }), ctx, s)).toMatchObject({
+      errorCode: 0,
+      producerId: 2n,
+      producerEpoch: 0,
+    });
   });
 
   test('InitProducerId – transactional ids get COORDINATOR_NOT_AVAILABLE (no coordinator), empty ones INVALID_REQUEST', async () => {
     const s = services(new FakeZk());
-    expect(await initProducerIdHandler.handle(req({ transactionalId: 'tx-1' }), ctx, s)).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1n, producerEpoch: -1 });
+    expect(await initProducerIdHandler.handle(req({ transactionalId: 'tx-1' }), ctx, s)).toEqual({
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
     expect(await initProducerIdHandler.handle(req({ transactionalId: '' }), ctx, s)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
   });
 
@@ -132,7 +145,12 @@ describe('InitProducerId handler', () => {
     const s = services(zk);
     const err = await initProducerIdHandler.handle(req({}), ctx, s).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS });
-    expect(initProducerIdHandler.errorResponse(req({}), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)).toEqual({ throttleTimeMs: 0, errorCode: 14, producerId: -1n, producerEpoch: -1 });
+    expect(initProducerIdHandler.errorResponse(req({}), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)).toEqual({
+      throttleTimeMs: 0,
+      errorCode: 14,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
     zk.fail = null;
     expect(await initProducerIdHandler.handle(req({}), ctx, s)).toMatchObject({ errorCode: 0, producerId: 0n });
   });

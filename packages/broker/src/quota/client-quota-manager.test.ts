@@ -4,7 +4,7 @@ import { ClientQuotaManager, QuotaConfigs, RateSensor } from './client-quota-man
 const W = { samples: 11, sampleMs: 1000 };
 
 describe('client quotas', () => {
-  it('client quotas – lookup follows Kafka\'s precedence: user/client > user/<default> client > user > <default> user … > client > <default> client', () => {
+  it("client quotas – lookup follows Kafka's precedence: user/client > user/<default> client > user > <default> user … > client > <default> client", () => {
     const q = new QuotaConfigs();
     q.clients.set('<default>', { producer_byte_rate: '10' });
     expect(q.lookup('producer_byte_rate', 'ANONYMOUS', 'a')).toEqual({ bound: 10, key: 'client-id=a' });
@@ -44,7 +44,7 @@ describe('client quotas', () => {
     const sent: Array<[number, number]> = [];
     let firstThrottle = -1;
     // 64 kB requests back to back, 3 ms apart plus whatever throttle each answer carries
-    for (let t = 0; t < 120_000; ) {
+    for (let t = 0; t < 120_000;) {
       const throttle = m.recordAndGetThrottleTimeMs('ANONYMOUS', 'c', 64_000, t);
       if (throttle > 0 && firstThrottle < 0) firstThrottle = t;
       sent.push([t, 64_000]);

@@ -14,7 +14,10 @@ afterEach(() => {
  * A BrokerConnection (request timeout `timeoutMs`) to a server answering ApiVersions v0 requests
  * `delayMs` late, except those `silent` picks (left unanswered); both closed after the test.
  */
-async function connection(timeoutMs: number, { silent = () => false, delayMs = 0 }: { silent?: (n: number) => boolean; delayMs?: number } = {}): Promise<BrokerConnection> {
+async function connection(
+  timeoutMs: number,
+  { silent = () => false, delayMs = 0 }: { silent?: (n: number) => boolean; delayMs?: number } = {},
+): Promise<BrokerConnection> {
   const sockets: Socket[] = [];
   let n = 0;
   const srv = createServer((s) => {
@@ -28,7 +31,15 @@ async function connection(timeoutMs: number, { silent = () => false, delayMs = 0
         const req = decodeRequest(frame);
         if (!req.ok) throw new Error('bad request');
         if (silent(n++)) continue;
-        const answer = encodeResponse(API_VERSIONS, 0, req.header.correlationId, { errorCode: 0, apiKeys: [{ apiKey: 0, minVersion: 0, maxVersion: 9 }], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false });
+        const answer = encodeResponse(API_VERSIONS, 0, req.header.correlationId, {
+          errorCode: 0,
+          apiKeys: [{ apiKey: 0, minVersion: 0, maxVersion: 9 }],
+          throttleTimeMs: 0,
+          supportedFeatures: [],
+          finalizedFeaturesEpoch: -1n,
+          finalizedFeatures: [],
+          zkMigrationReady: false,
+        });
         if (delayMs > 0) setTimeout(() => s.write(answer), delayMs);
         else s.write(answer);
       }

@@ -34,8 +34,7 @@ export class DelayedFetch extends DelayedOperation {
       const end = this.follower ? p.log.logEndOffset : p.highWatermark;
       if (end > s.fetchOffset) {
         if (!this.excluded(p)) available += Number(end - s.fetchOffset);
-      }
-      else if (end < s.fetchOffset) return this.forceComplete(); // truncated below the fetch offset: answer now
+      } else if (end < s.fetchOffset) return this.forceComplete(); // truncated below the fetch offset: answer now
     }
     return available >= Math.max(1, this.minBytes) ? this.forceComplete() : false;
   }

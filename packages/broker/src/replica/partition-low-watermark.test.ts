@@ -19,14 +19,30 @@ function fakeLog(logStartOffset: bigint, logEndOffset: bigint): Log {
 }
 
 const state = (replicas: number[]): PartitionState => ({
-  topic: 't', topicId: 'x', partition: 0, controllerEpoch: 1, leader: 0, leaderEpoch: 3, isr: replicas, zkVersion: 1,
-  replicas, addingReplicas: [], removingReplicas: [], isNew: false, offlineReplicas: [], leaderRecoveryState: 0,
+  topic: 't',
+  topicId: 'x',
+  partition: 0,
+  controllerEpoch: 1,
+  leader: 0,
+  leaderEpoch: 3,
+  isr: replicas,
+  zkVersion: 1,
+  replicas,
+  addingReplicas: [],
+  removingReplicas: [],
+  isNew: false,
+  offlineReplicas: [],
+  leaderRecoveryState: 0,
 });
 
 describe('partition low watermark', () => {
-  it('partition – the DeleteRecords low watermark is the smallest log start offset over the leader and followers on live brokers (Kafka\'s lowWatermarkIfLeader)', async () => {
+  it("partition – the DeleteRecords low watermark is the smallest log start offset over the leader and followers on live brokers (Kafka's lowWatermarkIfLeader)", async () => {
     const alive = new Set([0, 1, 2]);
-    const p = new Partition('t', 0, 0, pino({ level: 'silent' }), { replicaLagTimeMaxMs: 30_000, writeIsr: async () => ({ ok: true }) as never, isBrokerAlive: (id) => alive.has(id) });
+    const p = new Partition('t', 0, 0, pino({ level: 'silent' }), {
+      replicaLagTimeMaxMs: 30_000,
+      writeIsr: async () => ({ ok: true }) as never,
+      isBrokerAlive: (id) => alive.has(id),
+    });
     await p.makeLeader(state([0, 1, 2]), fakeLog(100n, 200n));
     // followers that have not fetched yet (log start unknown) do not hold it back
     expect(p.lowWatermark).toBe(100n);

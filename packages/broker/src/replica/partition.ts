@@ -78,7 +78,13 @@ export class Partition {
       for (const r of s.replicas) {
         if (r === this.localBrokerId) continue;
         // ISR members get a full lag window to show up before they can be shrunk out
-        remote.set(r, { logEndOffset: -1n, logStartOffset: -1n, lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0, lastFetchLeaderLogEndOffset: -1n, lastFetchTimeMs: 0 });
+        remote.set(r, {
+          logEndOffset: -1n,
+          logStartOffset: -1n,
+          lastCaughtUpTimeMs: s.isr.includes(r) ? now : 0,
+          lastFetchLeaderLogEndOffset: -1n,
+          lastFetchTimeMs: 0,
+        });
       }
       this.applyState(s);
       this.log = log;
@@ -86,7 +92,10 @@ export class Partition {
       this.remote.clear();
       for (const [id, r] of remote) this.remote.set(id, r);
       this.maybeIncrementHighWatermark();
-      this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: s.leaderEpoch, isr: s.isr, highWatermark: String(log.highWatermark) }, 'became leader');
+      this.logger.info(
+        { topic: this.topic, partition: this.partition, leaderEpoch: s.leaderEpoch, isr: s.isr, highWatermark: String(log.highWatermark) },
+        'became leader',
+      );
       return !wasLeader;
     });
   }
@@ -229,10 +238,14 @@ export class Partition {
       const v = await this.opts.writeIsr(this, newIsr);
       // leadership may have moved while the write was in flight
       if (v === null || !this.isLeader || this.leaderEpoch !== epoch) {
-        if (v === null) this.logger.info({ topic: this.topic, partition: this.partition, isr: newIsr }, 'ISR update lost a race on the state znode; retrying later');
+        if (v === null)
+          this.logger.info({ topic: this.topic, partition: this.partition, isr: newIsr }, 'ISR update lost a race on the state znode; retrying later');
         return;
       }
-      this.logger.info({ topic: this.topic, partition: this.partition, leaderEpoch: epoch, from: this.isr, isr: newIsr, why }, why === 'expand' ? 'expanding ISR' : 'shrinking ISR');
+      this.logger.info(
+        { topic: this.topic, partition: this.partition, leaderEpoch: epoch, from: this.isr, isr: newIsr, why },
+        why === 'expand' ? 'expanding ISR' : 'shrinking ISR',
+      );
       this.isr = newIsr;
       this.zkVersion = v;
       this.opts.onIsrChange?.(why);

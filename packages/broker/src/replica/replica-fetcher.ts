@@ -182,7 +182,10 @@ export class ReplicaFetcher {
         }
         if (target > log.logEndOffset) target = log.logEndOffset;
         if (target < log.logEndOffset) {
-          this.log.info({ topic: t.topic, partition: p.partition, from: String(log.logEndOffset), to: String(target), leaderEpoch: p.leaderEpoch }, 'truncating follower log to the leader epoch end offset');
+          this.log.info(
+            { topic: t.topic, partition: p.partition, from: String(log.logEndOffset), to: String(target), leaderEpoch: p.leaderEpoch },
+            'truncating follower log to the leader epoch end offset',
+          );
           await log.truncateTo(target);
         }
         if (completed) this.doneTruncating(s);
@@ -282,7 +285,9 @@ export class ReplicaFetcher {
       const r = await this.conn.send(2, LIST_OFFSETS_VERSION, {
         replicaId: this.o.brokerId,
         isolationLevel: 0,
-        topics: [{ name: s.partition.topic, partitions: [{ partitionIndex: s.partition.partition, currentLeaderEpoch: s.leaderEpoch, timestamp, maxNumOffsets: 1 }] }],
+        topics: [
+          { name: s.partition.topic, partitions: [{ partitionIndex: s.partition.partition, currentLeaderEpoch: s.leaderEpoch, timestamp, maxNumOffsets: 1 }] },
+        ],
       });
       const p = r.topics[0]?.partitions[0];
       if (!p || p.errorCode !== 0) throw new Error(`ListOffsets failed: ${errorName(p?.errorCode ?? -1)}`);
@@ -294,7 +299,10 @@ export class ReplicaFetcher {
       await log.truncateTo(leaderEnd);
     } else {
       const leaderStart = await query(-2n);
-      this.log.warn({ topic: s.partition.topic, partition: s.partition.partition, to: String(leaderStart) }, 'behind the leader log start; restarting the log there');
+      this.log.warn(
+        { topic: s.partition.topic, partition: s.partition.partition, to: String(leaderStart) },
+        'behind the leader log start; restarting the log there',
+      );
       await log.truncateFullyAndStartAt(leaderStart);
     }
     s.fetchOffset = log.logEndOffset;

@@ -59,10 +59,29 @@ async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}): Promise<Re
   });
   managers.push(rm);
   const partitionStates = [0, 1, 2].map((partition) => ({
-    topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition, controllerEpoch: 1, leader: 0, leaderEpoch: 1, isr: [0, 1], zkVersion: 0,
-    replicas: [0, 1], addingReplicas: [], removingReplicas: [], isNew: true, offlineReplicas: [], leaderRecoveryState: 0,
+    topic: 't',
+    topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+    partition,
+    controllerEpoch: 1,
+    leader: 0,
+    leaderEpoch: 1,
+    isr: [0, 1],
+    zkVersion: 0,
+    replicas: [0, 1],
+    addingReplicas: [],
+    removingReplicas: [],
+    isNew: true,
+    offlineReplicas: [],
+    leaderRecoveryState: 0,
   }));
-  const r = await rm.becomeLeaderOrFollower({ controllerId: 0, controllerEpoch: 1, brokerEpoch: 1n, type: LeaderAndIsrType.FULL, partitionStates, liveLeaders: [] });
+  const r = await rm.becomeLeaderOrFollower({
+    controllerId: 0,
+    controllerEpoch: 1,
+    brokerEpoch: 1n,
+    type: LeaderAndIsrType.FULL,
+    partitionStates,
+    liveLeaders: [],
+  });
   expect(r.partitionErrors.map((e) => e.errorCode)).toEqual([0, 0, 0]);
   return rm;
 }
@@ -95,7 +114,11 @@ describe('replica manager – produce path', () => {
     const all = produce(rm, -1, request('t', [0, 1, 2]));
     await vi.waitFor(() => expect(all.delayed()).toBe(true));
     // the follower catches up on every partition: the high watermark passes the appends
-    await rm.readForFollower(1, [0, 1, 2].map((partition) => ({ topic: 't', partition, fetchOffset: 6n, maxBytes: 1 << 20, currentLeaderEpoch: 1 })), 1 << 20);
+    await rm.readForFollower(
+      1,
+      [0, 1, 2].map((partition) => ({ topic: 't', partition, fetchOffset: 6n, maxBytes: 1 << 20, currentLeaderEpoch: 1 })),
+      1 << 20,
+    );
     expect(codes(await all.answered)).toEqual([0, 0, 0]);
     expect(cached.mock.calls.length + loaded.mock.calls.length).toBe(1);
   });
@@ -130,14 +153,21 @@ describe('replica manager – produce path', () => {
     expect(rm.getPartition('t', 0)!.highWatermark).toBe(0n);
   });
 
-  it('replica manager – bad requests get Kafka\'s error codes per partition, in the request\'s order', async () => {
+  it("replica manager – bad requests get Kafka's error codes per partition, in the request's order", async () => {
     const rm = await leaderOf3();
     expect(codes(await produce(rm, 2, request('t', [0, 1])).answered)).toEqual([ErrorCode.INVALID_REQUIRED_ACKS, ErrorCode.INVALID_REQUIRED_ACKS]);
     const corrupt = batchOf(2);
     corrupt.writeUInt8(corrupt[corrupt.length - 1]! ^ 0xff, corrupt.length - 1);
     const mixed = await produce(rm, 1, [
       { name: '__consumer_offsets', partitionData: [{ index: 0, records: batchOf(1) }] },
-      { name: 't', partitionData: [{ index: 2, records: corrupt }, { index: 0, records: batchOf(1) }, { index: 7, records: batchOf(1) }] },
+      {
+        name: 't',
+        partitionData: [
+          { index: 2, records: corrupt },
+          { index: 0, records: batchOf(1) },
+          { index: 7, records: batchOf(1) },
+        ],
+      },
       { name: 'elsewhere', partitionData: [{ index: 0, records: batchOf(1) }] },
       { name: 'nowhere', partitionData: [{ index: 0, records: batchOf(1) }] },
     ]).answered;

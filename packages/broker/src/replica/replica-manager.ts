@@ -80,8 +80,6 @@ export interface ReplicaManagerOptions {
   latencyTrace?: LatencyTrace;
 }
 
-
-
 /** A partition this broker started or stopped leading (the group coordinator follows `__consumer_offsets`). */
 export interface LeadershipChange {
   topic: string;
@@ -169,10 +167,17 @@ export class ReplicaManager {
     const completeOrDelay = this.completeOrDelay;
     this.completeOrDelay = (local, timeoutMs, requiredAcks, responseCallback, onDelayed) => {
       const t = trace.now();
-      completeOrDelay.call(this, local, timeoutMs, requiredAcks, (r) => {
-        trace.since('produce.awaitHw', t);
-        responseCallback(r);
-      }, onDelayed);
+      completeOrDelay.call(
+        this,
+        local,
+        timeoutMs,
+        requiredAcks,
+        (r) => {
+          trace.since('produce.awaitHw', t);
+          responseCallback(r);
+        },
+        onDelayed,
+      );
     };
   }
 
@@ -191,9 +196,12 @@ export class ReplicaManager {
 
   /** Starts the isr-expiration (replica.lag.time.max.ms / 2), isr-change-propagation and HW checkpoint tasks. */
   startup(): void {
-    const hwTask = setInterval(() => {
-      this.checkpointHighWatermarks().catch((err: unknown) => this.log.warn({ err }, 'high watermark checkpoint failed'));
-    }, Math.max(100, this.o.highWatermarkCheckpointIntervalMs));
+    const hwTask = setInterval(
+      () => {
+        this.checkpointHighWatermarks().catch((err: unknown) => this.log.warn({ err }, 'high watermark checkpoint failed'));
+      },
+      Math.max(100, this.o.highWatermarkCheckpointIntervalMs),
+    );
     hwTask.unref();
     this.timers.push(hwTask);
     const expire = setInterval(() => void this.shrinkIsrs(), Math.max(50, Math.floor(this.o.replicaLagTimeMaxMs / 2)));
@@ -287,7 +295,10 @@ export class ReplicaManager {
   async becomeLeaderOrFollower(req: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
     const scl = this.o.stateChangeLogger;
     if (req.controllerEpoch < this.controllerEpoch) {
-      scl.warn({ controllerId: req.controllerId, controllerEpoch: req.controllerEpoch, latest: this.controllerEpoch }, 'ignoring LeaderAndIsr from a stale controller');
+      scl.warn(
+        { controllerId: req.controllerId, controllerEpoch: req.controllerEpoch, latest: this.controllerEpoch },
+        'ignoring LeaderAndIsr from a stale controller',
+      );
       throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${req.controllerEpoch} is older than ${this.controllerEpoch}`);
     }
     this.controllerEpoch = req.controllerEpoch;
@@ -302,7 +313,10 @@ export class ReplicaManager {
       }
       let p = this.partitions.get(s.topic, s.partition);
       if (p && s.leaderEpoch < p.leaderEpoch) {
-        scl.warn({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, current: p.leaderEpoch }, 'ignoring LeaderAndIsr with an older leader epoch');
+        scl.warn(
+          { topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, current: p.leaderEpoch },
+          'ignoring LeaderAndIsr with an older leader epoch',
+        );
         err(ErrorCode.STALE_CONTROLLER_EPOCH);
         continue;
       }
@@ -345,7 +359,10 @@ export class ReplicaManager {
             if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');
           }
         }
-        scl.info({ topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch }, 'applied LeaderAndIsr');
+        scl.info(
+          { topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch },
+          'applied LeaderAndIsr',
+        );
         // leadership moved: waiting produces and fetches on this partition answer now
         this.producePurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
         this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
@@ -428,8 +445,7 @@ export class ReplicaManager {
   }
 
   /** Kafka's delayedProduceRequestRequired: acks=-1 with at least one partition appended. */
-  private delayedProduceRequired = (requiredAcks: number, local: LocalProduceResult): boolean =>
-    requiredAcks === -1 && local.waiting.length > 0;
+  private delayedProduceRequired = (requiredAcks: number, local: LocalProduceResult): boolean => requiredAcks === -1 && local.waiting.length > 0;
 
   private completeOrDelay(
     local: LocalProduceResult,
@@ -483,7 +499,11 @@ export class ReplicaManager {
         const p = this.partitions.get(t.name, index);
         if (!p || !p.isLeader) {
           // Kafka's getPartitionOrException: a partition the cluster has but not here is a leadership question
-          answers[pi] = partitionResponse(index, !p && !this.o.hasTopic?.(t.name) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER, null);
+          answers[pi] = partitionResponse(
+            index,
+            !p && !this.o.hasTopic?.(t.name) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER,
+            null,
+          );
           continue;
         }
         if (!records || records.length === 0) {
@@ -570,7 +590,15 @@ export class ReplicaManager {
     for (const e of entries) {
       const p = this.partitions.get(e.topic, e.partition);
       if (!p || !p.log) {
-        out.push({ topic: e.topic, partition: e.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1n, logStartOffset: -1n, lastStableOffset: -1n, data: undefined });
+        out.push({
+          topic: e.topic,
+          partition: e.partition,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          highWatermark: -1n,
+          logStartOffset: -1n,
+          lastStableOffset: -1n,
+          data: undefined,
+        });
         continue;
       }
       const log = p.log;
@@ -581,11 +609,27 @@ export class ReplicaManager {
           first = false;
           budget -= size;
         }
-        out.push({ topic: e.topic, partition: e.partition, errorCode: 0, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark, data });
+        out.push({
+          topic: e.topic,
+          partition: e.partition,
+          errorCode: 0,
+          highWatermark: log.highWatermark,
+          logStartOffset: log.logStartOffset,
+          lastStableOffset: log.highWatermark,
+          data,
+        });
       } catch (err) {
         const code = errorCodeOf(err);
         if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: e.topic, partition: e.partition }, 'read failed');
-        out.push({ topic: e.topic, partition: e.partition, errorCode: code, highWatermark: log.highWatermark, logStartOffset: log.logStartOffset, lastStableOffset: log.highWatermark, data: undefined });
+        out.push({
+          topic: e.topic,
+          partition: e.partition,
+          errorCode: code,
+          highWatermark: log.highWatermark,
+          logStartOffset: log.logStartOffset,
+          lastStableOffset: log.highWatermark,
+          data: undefined,
+        });
       }
     }
     return out;

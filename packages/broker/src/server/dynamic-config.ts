@@ -39,7 +39,8 @@ export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
       return;
     }
     for (const p of t.replicaManager.partitions.values()) {
-      if (p.topic === topic && p.log) await p.log.updateConfig(logConfig).catch((err: unknown) => log.warn({ topic, partition: p.partition, err }, 'could not reconfigure the log'));
+      if (p.topic === topic && p.log)
+        await p.log.updateConfig(logConfig).catch((err: unknown) => log.warn({ topic, partition: p.partition, err }, 'could not reconfigure the log'));
     }
   };
   return {
@@ -65,7 +66,10 @@ export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
     [ConfigType.User]: (sanitized, config) => {
       if (!t.quotas) return;
       // znode names are sanitized (Kafka's Sanitizer); `<default>` and `/clients/` stay as they are
-      const entity = sanitized.split('/').map((p, i) => (i === 1 ? p : desanitizeEntityName(p))).join('/');
+      const entity = sanitized
+        .split('/')
+        .map((p, i) => (i === 1 ? p : desanitizeEntityName(p)))
+        .join('/');
       if (Object.keys(config).length === 0) t.quotas.configs.users.delete(entity);
       else t.quotas.configs.users.set(entity, config);
       log.info({ user: entity, config }, 'user quota config applied');
@@ -75,7 +79,10 @@ export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
       if (skipped.length > 0) log.warn({ entity, skipped }, 'dynamic broker configs not applied (not updatable or invalid)');
       t.replicaManager.quotas.leader.updateQuota(t.config.rate('leader.replication.throttled.rate') ?? UNLIMITED_RATE);
       t.replicaManager.quotas.follower.updateQuota(t.config.rate('follower.replication.throttled.rate') ?? UNLIMITED_RATE);
-      log.info({ entity, leaderRate: t.replicaManager.quotas.leader.quota, followerRate: t.replicaManager.quotas.follower.quota }, 'dynamic broker config applied');
+      log.info(
+        { entity, leaderRate: t.replicaManager.quotas.leader.quota, followerRate: t.replicaManager.quotas.follower.quota },
+        'dynamic broker config applied',
+      );
       // topics inherit the broker's log.* defaults: every topic with an open log takes them again
       const topics = new Set([...t.replicaManager.partitions.values()].map((p) => p.topic));
       for (const topic of topics) await reconfigure(topic, t.topicConfigs.get(topic) ?? {});

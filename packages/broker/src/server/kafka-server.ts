@@ -1,16 +1,7 @@
 import type { Logger } from 'pino';
 import { ControllerChannelManager, KafkaController } from '@samsa/controller';
 import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker } from '@samsa/protocol';
-import {
-  ConfigEntityTypeZNode,
-  ConfigType,
-  KafkaZk,
-  ZkClient,
-  ZkCode,
-  ZkSessionEvent,
-  isZkError,
-  type BrokerInfo,
-} from '@samsa/zk-paths';
+import { ConfigEntityTypeZNode, ConfigType, KafkaZk, ZkClient, ZkCode, ZkSessionEvent, isZkError, type BrokerInfo } from '@samsa/zk-paths';
 import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
@@ -175,7 +166,11 @@ export class KafkaServer {
     this.brokerId = cfg.brokerId >= 0 ? cfg.brokerId : await kzk.generateBrokerId(cfg.get('reserved.broker.max.id'));
     this.log.info({ brokerId: this.brokerId, clusterId: this.clusterId }, 'starting broker');
     const unsafeAckBeforeHighWatermark = process.env['SAMSA_TEST_UNSAFE_ACK_BEFORE_HW'] === 'true';
-    if (unsafeAckBeforeHighWatermark) this.log.warn({ env: 'SAMSA_TEST_UNSAFE_ACK_BEFORE_HW' }, 'TEST ONLY: acks=all is acknowledged before the high watermark advances; acknowledged writes can be lost');
+    if (unsafeAckBeforeHighWatermark)
+      this.log.warn(
+        { env: 'SAMSA_TEST_UNSAFE_ACK_BEFORE_HW' },
+        'TEST ONLY: acks=all is acknowledged before the high watermark advances; acknowledged writes can be lost',
+      );
 
     // dynamic broker configs over the static ones (Kafka's DynamicBrokerConfig.initialize: read before logs load)
     const dyn = new DynamicBrokerConfig(cfg, this.brokerId);
@@ -251,7 +246,14 @@ export class KafkaServer {
     this.configChanges = new ConfigChangeNotificationHandler(
       kzk,
       this.brokerId,
-      dynamicConfigHandlers({ brokerId: this.brokerId, config: dyn, replicaManager: this.replicaManager, topicConfigs: this.topicConfigs, quotas, logger: this.log }),
+      dynamicConfigHandlers({
+        brokerId: this.brokerId,
+        config: dyn,
+        replicaManager: this.replicaManager,
+        topicConfigs: this.topicConfigs,
+        quotas,
+        logger: this.log,
+      }),
       this.log,
     );
     await this.configChanges.startup();
@@ -309,17 +311,22 @@ export class KafkaServer {
     });
     this.metrics.sources.controller = this.controller;
 
-    const topicAdmin = new TopicAdmin(kzk, this.metadata, {
-      numPartitions: cfg.get('num.partitions'),
-      defaultReplicationFactor: cfg.get('default.replication.factor'),
-      validateTopicConfig: (configs) => {
-        try {
-          topicSettingsFrom(dyn.current, configs);
-        } catch (err) {
-          throw new KafkaError('INVALID_CONFIG', (err as Error).message, { cause: err });
-        }
+    const topicAdmin = new TopicAdmin(
+      kzk,
+      this.metadata,
+      {
+        numPartitions: cfg.get('num.partitions'),
+        defaultReplicationFactor: cfg.get('default.replication.factor'),
+        validateTopicConfig: (configs) => {
+          try {
+            topicSettingsFrom(dyn.current, configs);
+          } catch (err) {
+            throw new KafkaError('INVALID_CONFIG', (err as Error).message, { cause: err });
+          }
+        },
       },
-    }, this.log);
+      this.log,
+    );
     const services: BrokerServices = {
       brokerId: this.brokerId,
       clusterId: this.clusterId,
@@ -343,12 +350,50 @@ export class KafkaServer {
       log: this.log,
       metrics: this.metrics,
     };
-    const handlers = [produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetForLeaderEpochHandler, describeConfigsHandler, findCoordinatorHandler, createTopicsHandler, createPartitionsHandler, electLeadersHandler, deleteTopicsHandler, describeClusterHandler, initProducerIdHandler, alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler, incrementalAlterConfigsHandler, alterConfigsHandler, deleteRecordsHandler, alterClientQuotasHandler, describeClientQuotasHandler];
+    const handlers = [
+      produceHandler,
+      fetchHandler,
+      listOffsetsHandler,
+      metadataHandler,
+      offsetForLeaderEpochHandler,
+      describeConfigsHandler,
+      findCoordinatorHandler,
+      createTopicsHandler,
+      createPartitionsHandler,
+      electLeadersHandler,
+      deleteTopicsHandler,
+      describeClusterHandler,
+      initProducerIdHandler,
+      alterPartitionReassignmentsHandler,
+      listPartitionReassignmentsHandler,
+      incrementalAlterConfigsHandler,
+      alterConfigsHandler,
+      deleteRecordsHandler,
+      alterClientQuotasHandler,
+      describeClientQuotasHandler,
+    ];
     // the group coordinator's APIs
-    const groupHandlers = [joinGroupHandler, syncGroupHandler, heartbeatHandler, leaveGroupHandler, offsetCommitHandler, offsetFetchHandler, describeGroupsHandler, listGroupsHandler, deleteGroupsHandler, offsetDeleteHandler];
+    const groupHandlers = [
+      joinGroupHandler,
+      syncGroupHandler,
+      heartbeatHandler,
+      leaveGroupHandler,
+      offsetCommitHandler,
+      offsetFetchHandler,
+      describeGroupsHandler,
+      listGroupsHandler,
+      deleteGroupsHandler,
+      offsetDeleteHandler,
+    ];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
-    const rh = new RequestHandler<BrokerServices>([...handlers, ...groupHandlers, apiVersions], services, this.log.child({ component: 'request-handler' }), this.metrics, quotas);
+    const rh = new RequestHandler<BrokerServices>(
+      [...handlers, ...groupHandlers, apiVersions],
+      services,
+      this.log.child({ component: 'request-handler' }),
+      this.metrics,
+      quotas,
+    );
     holder.rh = rh;
 
     // control plane first, so the controller can reach us as soon as we are registered
@@ -444,12 +489,18 @@ export class KafkaServer {
   private controlHandler(): ControlRequestHandler {
     const checkEpochs = (request: string, controllerId: number, controllerEpoch: number, brokerEpoch: bigint) => {
       if (brokerEpoch >= 0n && brokerEpoch < this.brokerEpoch) {
-        this.scl.warn({ request, controllerId, brokerEpoch: String(brokerEpoch), currentBrokerEpoch: String(this.brokerEpoch) }, 'rejecting a control request for an older broker epoch (STALE_BROKER_EPOCH)');
+        this.scl.warn(
+          { request, controllerId, brokerEpoch: String(brokerEpoch), currentBrokerEpoch: String(this.brokerEpoch) },
+          'rejecting a control request for an older broker epoch (STALE_BROKER_EPOCH)',
+        );
         throw new KafkaError('STALE_BROKER_EPOCH', `request for broker epoch ${brokerEpoch}, current ${this.brokerEpoch}`);
       }
       if (controllerEpoch < this.metadata.controllerEpoch) {
         // Kafka's "Ignoring ... request from controller X since its controller epoch is old": a zombie controller, fenced
-        this.scl.warn({ request, controllerId, controllerEpoch, latestControllerEpoch: this.metadata.controllerEpoch }, 'rejecting a control request from a controller with an old epoch (STALE_CONTROLLER_EPOCH)');
+        this.scl.warn(
+          { request, controllerId, controllerEpoch, latestControllerEpoch: this.metadata.controllerEpoch },
+          'rejecting a control request from a controller with an old epoch (STALE_CONTROLLER_EPOCH)',
+        );
         throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${controllerEpoch} is older than ${this.metadata.controllerEpoch}`);
       }
     };
@@ -464,7 +515,8 @@ export class KafkaServer {
         });
         // Kafka drops the committed offsets of deleted topics
         if (deleted.length > 0) this.groupCoordinator?.handleDeletedTopics(deleted);
-        if (!this.metadataReceived) this.log.info({ controllerId: r.controllerId, controllerEpoch: r.controllerEpoch }, 'first UpdateMetadata received; broker is ready');
+        if (!this.metadataReceived)
+          this.log.info({ controllerId: r.controllerId, controllerEpoch: r.controllerEpoch }, 'first UpdateMetadata received; broker is ready');
         this.metadataReceived = true;
         return { errorCode: ErrorCode.NONE };
       },
@@ -480,12 +532,18 @@ export class KafkaServer {
         });
         if (stale.length === 0) return this.replicaManager!.becomeLeaderOrFollower(r);
         for (const s of stale) {
-          this.scl.info({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, controllerEpoch: r.controllerEpoch }, 'ignoring LeaderAndIsr: leader epoch not newer than the current one');
+          this.scl.info(
+            { topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, controllerEpoch: r.controllerEpoch },
+            'ignoring LeaderAndIsr: leader epoch not newer than the current one',
+          );
         }
         const res = await this.replicaManager!.becomeLeaderOrFollower({ ...r, partitionStates: r.partitionStates.filter((s) => !stale.includes(s)) });
         return {
           ...res,
-          partitionErrors: [...res.partitionErrors, ...stale.map((s) => ({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: ErrorCode.STALE_CONTROLLER_EPOCH }))],
+          partitionErrors: [
+            ...res.partitionErrors,
+            ...stale.map((s) => ({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: ErrorCode.STALE_CONTROLLER_EPOCH })),
+          ],
         };
       },
       stopReplica: async (r) => {
@@ -524,7 +582,13 @@ export class KafkaServer {
           const info = controllerId >= 0 ? await this.kzk!.getBroker(controllerId) : null;
           const e = info?.endpoints.find((x) => x.listenerName === cfg.controlPlaneListenerName);
           if (!e) throw new Error(`no controller endpoint (controller ${controllerId})`);
-          const m = await sendControlRequest(e.host || '127.0.0.1', e.port, ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST, { brokerId: this.brokerId, brokerEpoch: this.brokerEpoch }, cfg.get('controller.socket.timeout.ms'));
+          const m = await sendControlRequest(
+            e.host || '127.0.0.1',
+            e.port,
+            ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST,
+            { brokerId: this.brokerId, brokerEpoch: this.brokerEpoch },
+            cfg.get('controller.socket.timeout.ms'),
+          );
           if (m.type !== ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE) throw new Error(`unexpected control answer ${m.type}`);
           errorCode = m.body.errorCode;
           remaining = m.body.remainingPartitions;

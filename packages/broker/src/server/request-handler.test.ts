@@ -18,7 +18,21 @@ const metadataThrows: ApiHandler<3, unknown> = {
     throw new KafkaError('NOT_CONTROLLER', 'nope');
   },
   errorResponse(req, code) {
-    return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: (req.body.topics ?? []).map((t) => ({ errorCode: code, name: t.name, topicId: Buffer.alloc(16), isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 })), clusterAuthorizedOperations: -2147483648 };
+    return {
+      throttleTimeMs: 0,
+      brokers: [],
+      clusterId: null,
+      controllerId: -1,
+      topics: (req.body.topics ?? []).map((t) => ({
+        errorCode: code,
+        name: t.name,
+        topicId: Buffer.alloc(16),
+        isInternal: false,
+        partitions: [],
+        topicAuthorizedOperations: -2147483648,
+      })),
+      clusterAuthorizedOperations: -2147483648,
+    };
   },
 };
 
@@ -38,7 +52,12 @@ describe('request handler', () => {
   });
 
   it('request handler – an exception becomes the error code in the API response', async () => {
-    const req = encodeRequest(3, 9, 7, 'c', { topics: [{ topicId: Buffer.alloc(16), name: 't' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const req = encodeRequest(3, 9, 7, 'c', {
+      topics: [{ topicId: Buffer.alloc(16), name: 't' }],
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
     const out = body(await rh.handle(req.subarray(4), conn));
     const d = decodeResponse(3, 9, out);
     expect(d.header.correlationId).toBe(7);
@@ -48,7 +67,12 @@ describe('request handler', () => {
   it('request handler – unknown api keys, unsupported versions of other APIs and garbage close the connection', async () => {
     const unknown = Buffer.from([0x7f, 0x00, 0, 0, 0, 0, 0, 1, 0xff, 0xff]);
     await expect(rh.handle(unknown, conn)).rejects.toBeInstanceOf(CloseConnection);
-    const req = encodeRequest(3, 9, 7, 'c', { topics: null, allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }).subarray(4);
+    const req = encodeRequest(3, 9, 7, 'c', {
+      topics: null,
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    }).subarray(4);
     const bad = Buffer.from(req);
     bad.writeInt16BE(200, 2);
     await expect(rh.handle(bad, conn)).rejects.toBeInstanceOf(CloseConnection);

@@ -52,7 +52,10 @@ export class RequestHandler<S> {
         case 'UNSUPPORTED_VERSION':
           if (d.response) {
             if (timing) timing.apiKey = d.header.apiKey;
-            this.log.info({ apiKey: d.header.apiKey, apiVersion: d.header.apiVersion, clientId: d.header.clientId }, 'unsupported ApiVersions version; answering with our versions (KIP-511)');
+            this.log.info(
+              { apiKey: d.header.apiKey, apiVersion: d.header.apiVersion, clientId: d.header.clientId },
+              'unsupported ApiVersions version; answering with our versions (KIP-511)',
+            );
             return encodeUnsupportedApiVersionsResponse(d.header.correlationId, this.advertised());
           }
           throw new CloseConnection(`unsupported version ${d.header.apiVersion} of ${d.api.name} (supported ${d.api.minVersion}-${d.api.maxVersion})`);

@@ -13,7 +13,10 @@ const bin = fileURLToPath(new URL('../../bin/samsa.js', import.meta.url));
  * Runs the built CLI with its stdout piped to this process; the read end is closed once
  * `closeAfterLines` lines have arrived (0: before the command writes anything), as `| head -n` does.
  */
-async function runWithClosedStdout(args: string[], closeAfterLines: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; firstLines: string }> {
+async function runWithClosedStdout(
+  args: string[],
+  closeAfterLines: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; firstLines: string }> {
   const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));

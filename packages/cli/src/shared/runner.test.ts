@@ -17,7 +17,12 @@ const echo = commandBuilder(
     return word === 'fail' ? 3 : 0;
   },
 );
-const quiet = commandBuilder('quiet', 'sets no exit code', (cmd) => cmd, async () => undefined);
+const quiet = commandBuilder(
+  'quiet',
+  'sets no exit code',
+  (cmd) => cmd,
+  async () => undefined,
+);
 const group = groupBuilder('words', 'word commands', [echo, quiet]);
 
 describe('runner', () => {

@@ -27,6 +27,7 @@ export function createAssignors(strategy: readonly (string | PartitionAssignor)[
     }
   }
   const names = out.map((a) => a.name);
-  if (new Set(names).size !== names.length) throw new KafkaError('INVALID_CONFIG', `The assignors in partition.assignment.strategy must have distinct names: ${names.join(', ')}`);
+  if (new Set(names).size !== names.length)
+    throw new KafkaError('INVALID_CONFIG', `The assignors in partition.assignment.strategy must have distinct names: ${names.join(', ')}`);
   return out;
 }

@@ -131,26 +131,37 @@ function bool(input: Record<string, unknown>, name: BoolKey): boolean {
 }
 
 function oneOf<T extends string>(input: Record<string, unknown>, name: keyof typeof CONSUMER_DEFAULTS, allowed: readonly T[]): T {
-  const v = String(input[name] ?? CONSUMER_DEFAULTS[name]).trim().toLowerCase();
-  if (!(allowed as readonly string[]).includes(v)) throw configError(`Invalid value ${v} for configuration ${name}: String must be one of: ${allowed.join(', ')}`);
+  const v = String(input[name] ?? CONSUMER_DEFAULTS[name])
+    .trim()
+    .toLowerCase();
+  if (!(allowed as readonly string[]).includes(v))
+    throw configError(`Invalid value ${v} for configuration ${name}: String must be one of: ${allowed.join(', ')}`);
   return v as T;
 }
 
 /** Validates and resolves a consumer config, applying Kafka's defaults and constraints. */
 export function resolveConsumerConfig(input: ConsumerConfigInput): ConsumerConfig {
   const rec = input as unknown as Record<string, unknown>;
-  if (!input['bootstrap.servers'] || input['bootstrap.servers'].length === 0) throw configError('Missing required configuration "bootstrap.servers" which has no default value.');
+  if (!input['bootstrap.servers'] || input['bootstrap.servers'].length === 0)
+    throw configError('Missing required configuration "bootstrap.servers" which has no default value.');
   const groupId = input['group.id'] === undefined || input['group.id'] === null || input['group.id'] === '' ? null : String(input['group.id']);
   const sessionTimeoutMs = int(rec, 'session.timeout.ms', 1);
   const heartbeatIntervalMs = int(rec, 'heartbeat.interval.ms', 1);
   if (heartbeatIntervalMs >= sessionTimeoutMs) throw configError('heartbeat.interval.ms must be set lower than session.timeout.ms');
   const rawStrategy = input['partition.assignment.strategy'] ?? CONSUMER_DEFAULTS['partition.assignment.strategy'];
-  const assignmentStrategy = typeof rawStrategy === 'string' ? rawStrategy.split(',').map((s) => s.trim()).filter(Boolean) : [...rawStrategy];
+  const assignmentStrategy =
+    typeof rawStrategy === 'string'
+      ? rawStrategy
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...rawStrategy];
   if (assignmentStrategy.length === 0) throw configError('Invalid value for configuration partition.assignment.strategy: at least one assignor is required');
   let enableAutoCommit = bool(rec, 'enable.auto.commit');
   if (groupId === null) {
     // Kafka: without group.id auto commit is off; asking for it explicitly is an error
-    if (input['enable.auto.commit'] === true || input['enable.auto.commit'] === 'true') throw configError('enable.auto.commit cannot be set to true when default group id (null) is used.');
+    if (input['enable.auto.commit'] === true || input['enable.auto.commit'] === 'true')
+      throw configError('enable.auto.commit cannot be set to true when default group id (null) is used.');
     enableAutoCommit = false;
   }
   return {

@@ -48,7 +48,9 @@ export class ConsumerCoordinator extends GroupMembership {
   ) {
     super(cluster, opts, log);
     // Java: COOPERATIVE only when every assignor supports it
-    this.protocol = assignors.every((a) => a.supportedProtocols.includes(RebalanceProtocol.COOPERATIVE)) ? RebalanceProtocol.COOPERATIVE : RebalanceProtocol.EAGER;
+    this.protocol = assignors.every((a) => a.supportedProtocols.includes(RebalanceProtocol.COOPERATIVE))
+      ? RebalanceProtocol.COOPERATIVE
+      : RebalanceProtocol.EAGER;
   }
 
   protected protocols(): JoinGroupRequestProtocol[] {
@@ -57,7 +59,13 @@ export class ConsumerCoordinator extends GroupMembership {
     const owned = this.subs.assignedPartitions();
     return this.assignors.map((a) => ({
       name: a.name,
-      metadata: encodeSubscription({ topics, userData: a.subscriptionUserData(topics), ownedPartitions: owned, generationId: this.generation.generationId, rackId: this.hooks.clientRack }),
+      metadata: encodeSubscription({
+        topics,
+        userData: a.subscriptionUserData(topics),
+        ownedPartitions: owned,
+        generationId: this.generation.generationId,
+        rackId: this.hooks.clientRack,
+      }),
     }));
   }
 
@@ -95,7 +103,9 @@ export class ConsumerCoordinator extends GroupMembership {
       for (const t of s.topics) allTopics.add(t);
     }
     this.subs.groupSubscription = allTopics;
-    await this.metadata.refresh([...new Set([...allTopics, ...this.subs.subscription])]).catch((err: Error) => this.log.warn({ err: err.message }, 'metadata refresh before assignment failed'));
+    await this.metadata
+      .refresh([...new Set([...allTopics, ...this.subs.subscription])])
+      .catch((err: Error) => this.log.warn({ err: err.message }, 'metadata refresh before assignment failed'));
     const partitionsPerTopic = new Map<string, number>();
     for (const t of allTopics) {
       const n = this.metadata.partitionCount(t);
@@ -139,7 +149,12 @@ export class ConsumerCoordinator extends GroupMembership {
   checkMetadata(): void {
     if (this.subs.type === 'AUTO_PATTERN' && this.subs.pattern) {
       const pattern = this.subs.pattern;
-      const matching = new Set(this.metadata.allTopics().filter((t) => t.errorCode === 0 && !t.isInternal && pattern.test(t.name)).map((t) => t.name));
+      const matching = new Set(
+        this.metadata
+          .allTopics()
+          .filter((t) => t.errorCode === 0 && !t.isInternal && pattern.test(t.name))
+          .map((t) => t.name),
+      );
       if (this.subs.changeSubscription(matching)) this.requestRejoin('the pattern subscription matches other topics');
     }
     if (this.state === 'STABLE' && this.joinedSubscription.size > 0 && !sameSet(this.joinedSubscription, this.subs.subscription)) {

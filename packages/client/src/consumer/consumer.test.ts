@@ -21,7 +21,10 @@ interface Setup {
 
 async function setup(brokers = 1, partitions = 3): Promise<Setup> {
   const fc = await FakeCluster.start({ brokers });
-  fc.addTopic('t', Array.from({ length: partitions }, (_, p) => [p % brokers]));
+  fc.addTopic(
+    't',
+    Array.from({ length: partitions }, (_, p) => [p % brokers]),
+  );
   const group = new FakeGroup(fc, 0);
   return { fc, group };
 }
@@ -50,7 +53,11 @@ async function pollN<K, V>(c: Consumer<K, V>, n: number, ms = 10_000) {
   return out;
 }
 
-const joins = (s: Setup) => s.fc.broker(0).requestsFor(API_KEYS.JoinGroup).map((r) => r.body as JoinGroupRequest);
+const joins = (s: Setup) =>
+  s.fc
+    .broker(0)
+    .requestsFor(API_KEYS.JoinGroup)
+    .map((r) => r.body as JoinGroupRequest);
 
 describe('Consumer (fake brokers)', () => {
   let s: Setup | undefined;
@@ -83,7 +90,10 @@ describe('Consumer (fake brokers)', () => {
     const c = consumerFor(s);
     consumers.push(c);
     const events: string[] = [];
-    c.subscribe(['t'], { onPartitionsRevoked: (t) => void events.push(`revoked ${t.length}`), onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`) });
+    c.subscribe(['t'], {
+      onPartitionsRevoked: (t) => void events.push(`revoked ${t.length}`),
+      onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`),
+    });
     await until(async () => (await c.poll(50), c.assignment().length === 3), 10_000, 'assignment');
     const gen = s.group.generationId;
     s.group.rebalancing = true;
@@ -97,7 +107,11 @@ describe('Consumer (fake brokers)', () => {
     const c = consumerFor(s);
     consumers.push(c);
     const events: string[] = [];
-    c.subscribe(['t'], { onPartitionsLost: (t) => void events.push(`lost ${t.length}`), onPartitionsRevoked: (t) => void events.push(`revoked ${t.length}`), onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`) });
+    c.subscribe(['t'], {
+      onPartitionsLost: (t) => void events.push(`lost ${t.length}`),
+      onPartitionsRevoked: (t) => void events.push(`revoked ${t.length}`),
+      onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`),
+    });
     await until(async () => (await c.poll(50), c.assignment().length === 3));
     const oldId = c.groupMetadata().memberId;
     const before = joins(s).length;
@@ -114,7 +128,10 @@ describe('Consumer (fake brokers)', () => {
     const c = consumerFor(s);
     consumers.push(c);
     const events: string[] = [];
-    c.subscribe(['t'], { onPartitionsLost: (t) => void events.push(`lost ${t.length}`), onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`) });
+    c.subscribe(['t'], {
+      onPartitionsLost: (t) => void events.push(`lost ${t.length}`),
+      onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`),
+    });
     await until(async () => (await c.poll(50), c.assignment().length === 3));
     const id = c.groupMetadata().memberId;
     const before = joins(s).length;
@@ -144,7 +161,10 @@ describe('Consumer (fake brokers)', () => {
     const c = consumerFor(s, { 'max.poll.interval.ms': 300 });
     consumers.push(c);
     const events: string[] = [];
-    c.subscribe(['t'], { onPartitionsLost: (t) => void events.push(`lost ${t.length}`), onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`) });
+    c.subscribe(['t'], {
+      onPartitionsLost: (t) => void events.push(`lost ${t.length}`),
+      onPartitionsAssigned: (t) => void events.push(`assigned ${t.length}`),
+    });
     await until(async () => (await c.poll(50), c.assignment().length === 3));
     const id = c.groupMetadata().memberId;
     await until(() => s!.group.leaves.includes(id) && c.groupMetadata().memberId === '', 5000, 'LeaveGroup');
@@ -160,7 +180,11 @@ describe('Consumer (fake brokers)', () => {
     s.group.joinWindowMs = 300;
     a.subscribe(['t']);
     b.subscribe(['t']);
-    await until(async () => (await Promise.all([a.poll(50), b.poll(50)]), a.assignment().length + b.assignment().length === 4 && a.assignment().length === 2), 10_000, 'split');
+    await until(
+      async () => (await Promise.all([a.poll(50), b.poll(50)]), a.assignment().length + b.assignment().length === 4 && a.assignment().length === 2),
+      10_000,
+      'split',
+    );
     const keys = [...a.assignment(), ...b.assignment()].map((tp) => tp.partition).sort();
     expect(keys).toEqual([0, 1, 2, 3]);
     await b.close();
@@ -287,13 +311,37 @@ describe('Consumer (fake brokers)', () => {
 
   it('fetcher – compressed batches are decoded, max.poll.records caps a poll, control batches are skipped, seek / pause / resume', async () => {
     s = await setup(1, 2);
-    s.group.append('t', 0, Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `g${i}` })), { compression: CompressionType.GZIP });
-    s.group.append('t', 0, Array.from({ length: 5 }, (_, i) => ({ value: `l${i}` })), { compression: CompressionType.LZ4 });
-    s.group.append('t', 0, Array.from({ length: 5 }, (_, i) => ({ value: `z${i}` })), { compression: CompressionType.ZSTD });
-    s.group.append('t', 0, Array.from({ length: 5 }, (_, i) => ({ value: `s${i}` })), { compression: CompressionType.SNAPPY });
+    s.group.append(
+      't',
+      0,
+      Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `g${i}` })),
+      { compression: CompressionType.GZIP },
+    );
+    s.group.append(
+      't',
+      0,
+      Array.from({ length: 5 }, (_, i) => ({ value: `l${i}` })),
+      { compression: CompressionType.LZ4 },
+    );
+    s.group.append(
+      't',
+      0,
+      Array.from({ length: 5 }, (_, i) => ({ value: `z${i}` })),
+      { compression: CompressionType.ZSTD },
+    );
+    s.group.append(
+      't',
+      0,
+      Array.from({ length: 5 }, (_, i) => ({ value: `s${i}` })),
+      { compression: CompressionType.SNAPPY },
+    );
     // a transaction marker at offset 20 (as a control batch of its own)
     const log = s.group.logs.get('t-0')!;
-    log.push({ baseOffset: 20n, buf: encodeEndTxnMarkerBatch({ baseOffset: 20n, producerId: 9n, producerEpoch: 0, commit: true, coordinatorEpoch: 0, timestamp: Date.now() }), count: 1 });
+    log.push({
+      baseOffset: 20n,
+      buf: encodeEndTxnMarkerBatch({ baseOffset: 20n, producerId: 9n, producerEpoch: 0, commit: true, coordinatorEpoch: 0, timestamp: Date.now() }),
+      count: 1,
+    });
     s.group.append('t', 0, [{ value: 'after' }]);
     s.group.append('t', 1, [{ value: 'p1' }]);
     const c = consumerFor(s, { 'group.id': null, 'max.poll.records': 7 });
@@ -307,7 +355,10 @@ describe('Consumer (fake brokers)', () => {
     expect(all[0]!.key).toBe('k0');
     c.seek({ topic: 't', partition: 0 }, 19);
     expect((await pollN(c, 2)).map((r) => r.value)).toEqual(['s4', 'after']);
-    c.assign([{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }]);
+    c.assign([
+      { topic: 't', partition: 0 },
+      { topic: 't', partition: 1 },
+    ]);
     c.pause([{ topic: 't', partition: 1 }]);
     expect(await c.poll(200)).toEqual([]);
     c.resume([{ topic: 't', partition: 1 }]);
@@ -323,9 +374,17 @@ describe('Consumer (fake brokers)', () => {
     const g = s.group;
     g.append('t', 0, [{ value: 'aborted-1' }, { value: 'aborted-2' }], { transactional: true, producerId: 5n });
     const log = g.logs.get('t-0')!;
-    log.push({ baseOffset: 2n, buf: encodeEndTxnMarkerBatch({ baseOffset: 2n, producerId: 5n, producerEpoch: 0, commit: false, coordinatorEpoch: 0 }), count: 1 });
+    log.push({
+      baseOffset: 2n,
+      buf: encodeEndTxnMarkerBatch({ baseOffset: 2n, producerId: 5n, producerEpoch: 0, commit: false, coordinatorEpoch: 0 }),
+      count: 1,
+    });
     g.append('t', 0, [{ value: 'committed-1' }], { transactional: true, producerId: 6n });
-    log.push({ baseOffset: 4n, buf: encodeEndTxnMarkerBatch({ baseOffset: 4n, producerId: 6n, producerEpoch: 0, commit: true, coordinatorEpoch: 0 }), count: 1 });
+    log.push({
+      baseOffset: 4n,
+      buf: encodeEndTxnMarkerBatch({ baseOffset: 4n, producerId: 6n, producerEpoch: 0, commit: true, coordinatorEpoch: 0 }),
+      count: 1,
+    });
     g.append('t', 0, [{ value: 'plain' }]);
     g.aborted.set('t-0', [{ producerId: 5n, firstOffset: 0n }]);
     const read = async (level: string) => {

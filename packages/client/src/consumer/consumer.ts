@@ -23,7 +23,14 @@ import { ConsumerInterceptorChain, type ConsumerInterceptor } from './intercepto
 import { ConsumerMetadata } from './metadata.js';
 import { ConsumerOffsets, type OffsetMap } from './offsets.js';
 import { FetchState, SubscriptionState, SubscriptionType } from './subscription-state.js';
-import { bufferDeserializer, type ConsumerRebalanceListener, type ConsumerRecord, type Deserializer, type OffsetAndMetadata, type TopicPartition } from './types.js';
+import {
+  bufferDeserializer,
+  type ConsumerRebalanceListener,
+  type ConsumerRecord,
+  type Deserializer,
+  type OffsetAndMetadata,
+  type TopicPartition,
+} from './types.js';
 
 export interface OffsetToCommit extends TopicPartition {
   /** The offset of the next record to consume. */
@@ -87,7 +94,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.assignors = createAssignors(cfg.assignmentStrategy, cfg.assignmentStrategyIsDefault);
     this.subs = new SubscriptionState(cfg.autoOffsetReset);
     this.metadata = new ConsumerMetadata(this.cluster, cfg.metadataMaxAgeMs, cfg.allowAutoCreateTopics, this.log);
-    this.interceptors = new ConsumerInterceptorChain((input['interceptor.classes'] ?? []) as ConsumerInterceptor<K, V>[], (err, phase) => this.log.warn({ err: (err as Error).message, phase }, 'interceptor failed'));
+    this.interceptors = new ConsumerInterceptorChain((input['interceptor.classes'] ?? []) as ConsumerInterceptor<K, V>[], (err, phase) =>
+      this.log.warn({ err: (err as Error).message, phase }, 'interceptor failed'),
+    );
     this.coordinator =
       cfg.groupId === null
         ? null
@@ -117,7 +126,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             },
             this.log,
           );
-    this.fetcher = new Fetcher(cfg, this.cluster, this.metadata, this.subs, (input['key.deserializer'] ?? bufferDeserializer) as Deserializer<K>, (input['value.deserializer'] ?? bufferDeserializer) as Deserializer<V>, this.log);
+    this.fetcher = new Fetcher(
+      cfg,
+      this.cluster,
+      this.metadata,
+      this.subs,
+      (input['key.deserializer'] ?? bufferDeserializer) as Deserializer<K>,
+      (input['value.deserializer'] ?? bufferDeserializer) as Deserializer<V>,
+      this.log,
+    );
     this.offsets = new ConsumerOffsets(cfg, this.cluster, this.metadata, this.subs, this.coordinator, this.interceptors, this.log);
   }
 
@@ -126,7 +143,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   private requireGroup(): ConsumerCoordinator {
-    if (!this.coordinator) throw new KafkaError('INVALID_GROUP_ID', 'To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration.');
+    if (!this.coordinator)
+      throw new KafkaError(
+        'INVALID_GROUP_ID',
+        'To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration.',
+      );
     return this.coordinator;
   }
 
@@ -139,7 +160,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       this.subs.subscribePattern(topics);
       this.log.info({ pattern: topics.source }, 'subscribed to pattern');
     } else {
-      if (topics.some((t) => !t || t.trim() === '')) throw new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic collection to subscribe to cannot contain null or empty topic');
+      if (topics.some((t) => !t || t.trim() === ''))
+        throw new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic collection to subscribe to cannot contain null or empty topic');
       if (this.subs.subscribe(topics)) group.requestRejoin('the subscription changed');
       this.log.info({ topics }, 'subscribed to topic(s)');
     }
@@ -177,7 +199,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   /** Kafka's groupMetadata(): the generation this member is in. */
   groupMetadata(): { groupId: string | null; generationId: number; memberId: string; groupInstanceId: string | null } {
-    return { groupId: this.config.groupId, generationId: this.coordinator?.generation.generationId ?? -1, memberId: this.coordinator?.memberId ?? '', groupInstanceId: this.config.groupInstanceId };
+    return {
+      groupId: this.config.groupId,
+      generationId: this.coordinator?.generation.generationId ?? -1,
+      memberId: this.coordinator?.memberId ?? '',
+      groupInstanceId: this.config.groupInstanceId,
+    };
   }
 
   /** Fetch counters (fetch requests, time spent in them, bytes, records). */
@@ -193,7 +220,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async poll(timeoutMs: number): Promise<ConsumerRecord<K, V>[]> {
     this.assertOpen();
     if (this.polling) throw new KafkaError('INVALID_REQUEST', 'KafkaConsumer is not safe for concurrent access: poll() is already running');
-    if (this.subs.type === SubscriptionType.NONE) throw new KafkaError('INVALID_REQUEST', 'Consumer is not subscribed to any topics or assigned any partitions');
+    if (this.subs.type === SubscriptionType.NONE)
+      throw new KafkaError('INVALID_REQUEST', 'Consumer is not subscribed to any topics or assigned any partitions');
     this.polling = true;
     const deadline = Date.now() + Math.max(0, timeoutMs);
     try {
@@ -276,7 +304,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private toOffsetMap(offsets?: readonly OffsetToCommit[]): OffsetMap {
     if (!offsets) return this.subs.allConsumed();
     const m: OffsetMap = new Map();
-    for (const o of offsets) m.set(topicPartitionKey(o), { tp: { topic: o.topic, partition: o.partition }, offset: { offset: BigInt(o.offset), leaderEpoch: o.leaderEpoch ?? -1, metadata: o.metadata ?? '' } });
+    for (const o of offsets)
+      m.set(topicPartitionKey(o), {
+        tp: { topic: o.topic, partition: o.partition },
+        offset: { offset: BigInt(o.offset), leaderEpoch: o.leaderEpoch ?? -1, metadata: o.metadata ?? '' },
+      });
     return m;
   }
 
@@ -330,7 +362,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async position(tp: TopicPartition, opts: { timeoutMs?: number } = {}): Promise<bigint> {
     this.assertOpen();
     const s = this.subs.stateOf(tp);
-    if (s.state !== FetchState.FETCHING || !s.position) await this.offsets.updateFetchPositions(Date.now() + (opts.timeoutMs ?? this.config.defaultApiTimeoutMs));
+    if (s.state !== FetchState.FETCHING || !s.position)
+      await this.offsets.updateFetchPositions(Date.now() + (opts.timeoutMs ?? this.config.defaultApiTimeoutMs));
     const p = this.subs.stateOf(tp).position;
     if (!p) throw new KafkaError('REQUEST_TIMED_OUT', `Timeout expired before the position for partition ${topicPartitionKey(tp)} could be determined`);
     return p.offset;
@@ -354,9 +387,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   /** Kafka's offsetsForTimes: the first offset with a timestamp ≥ the one given (null when none). */
-  async offsetsForTimes(query: readonly (TopicPartition & { timestamp: number })[], opts: { timeoutMs?: number } = {}): Promise<Map<string, { offset: bigint; timestamp: number; leaderEpoch: number } | null>> {
+  async offsetsForTimes(
+    query: readonly (TopicPartition & { timestamp: number })[],
+    opts: { timeoutMs?: number } = {},
+  ): Promise<Map<string, { offset: bigint; timestamp: number; leaderEpoch: number } | null>> {
     this.assertOpen();
-    const r = await this.offsets.listOffsets(query.map((q) => ({ tp: q, timestamp: BigInt(q.timestamp) })), Date.now() + (opts.timeoutMs ?? this.config.defaultApiTimeoutMs));
+    const r = await this.offsets.listOffsets(
+      query.map((q) => ({ tp: q, timestamp: BigInt(q.timestamp) })),
+      Date.now() + (opts.timeoutMs ?? this.config.defaultApiTimeoutMs),
+    );
     const out = new Map<string, { offset: bigint; timestamp: number; leaderEpoch: number } | null>();
     for (const q of query) {
       const x = r.get(topicPartitionKey(q));
@@ -367,7 +406,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   private async listed(partitions: readonly TopicPartition[], ts: bigint, timeoutMs?: number): Promise<Map<string, bigint>> {
     this.assertOpen();
-    const r = await this.offsets.listOffsets(partitions.map((tp) => ({ tp, timestamp: ts })), Date.now() + (timeoutMs ?? this.config.defaultApiTimeoutMs));
+    const r = await this.offsets.listOffsets(
+      partitions.map((tp) => ({ tp, timestamp: ts })),
+      Date.now() + (timeoutMs ?? this.config.defaultApiTimeoutMs),
+    );
     return new Map([...r].map(([k, v]) => [k, v.offset]));
   }
 

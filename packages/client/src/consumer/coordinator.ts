@@ -21,7 +21,12 @@ import type { Logger } from '../logger.js';
 import { findGroupCoordinator } from '../admin-groups.js';
 import { Heartbeat, HeartbeatTimer } from './heartbeat.js';
 
-export const MemberState = { UNJOINED: 'UNJOINED', PREPARING_REBALANCE: 'PREPARING_REBALANCE', COMPLETING_REBALANCE: 'COMPLETING_REBALANCE', STABLE: 'STABLE' } as const;
+export const MemberState = {
+  UNJOINED: 'UNJOINED',
+  PREPARING_REBALANCE: 'PREPARING_REBALANCE',
+  COMPLETING_REBALANCE: 'COMPLETING_REBALANCE',
+  STABLE: 'STABLE',
+} as const;
 export type MemberState = (typeof MemberState)[keyof typeof MemberState];
 
 export interface Generation {
@@ -141,7 +146,14 @@ export abstract class GroupMembership {
           this.log.info({ coordinator: node.nodeId, host: node.host, port: node.port }, 'discovered group coordinator');
         }
         const node = this.coordinator;
-        this.coordinatorConn ??= Connection.connect({ host: node.host, port: node.port, nodeId: node.nodeId, clientId: this.opts.clientId, requestTimeoutMs: this.opts.requestTimeoutMs, logger: this.log });
+        this.coordinatorConn ??= Connection.connect({
+          host: node.host,
+          port: node.port,
+          nodeId: node.nodeId,
+          clientId: this.opts.clientId,
+          requestTimeoutMs: this.opts.requestTimeoutMs,
+          logger: this.log,
+        });
         const conn = await this.coordinatorConn;
         if (conn.isOpen) return conn;
         this.markCoordinatorUnknown('coordinator connection closed');
@@ -234,7 +246,10 @@ export abstract class GroupMembership {
     this.generation = { generationId: body.generationId, memberId: body.memberId, protocolName: body.protocolName };
     this.state = MemberState.COMPLETING_REBALANCE;
     const isLeader = body.leader === body.memberId;
-    this.log.info({ generation: body.generationId, memberId: body.memberId, protocol: body.protocolName, leader: isLeader, members: body.members.length }, 'joined group');
+    this.log.info(
+      { generation: body.generationId, memberId: body.memberId, protocol: body.protocolName, leader: isLeader, members: body.members.length },
+      'joined group',
+    );
     let assignments: Map<string, Buffer> = new Map();
     if (isLeader && !body.skipAssignment) assignments = await this.performAssignment(body.leader, body.protocolName ?? '', body.members);
     const sync = await this.onCoordinator((c) =>
@@ -295,7 +310,12 @@ export abstract class GroupMembership {
     const gen = this.generation;
     try {
       const res = await this.onCoordinator((c) =>
-        c.send(API_KEYS.Heartbeat, (v) => ({ groupId: this.opts.groupId, generationId: gen.generationId, memberId: gen.memberId, groupInstanceId: v >= 3 ? this.opts.groupInstanceId : null })),
+        c.send(API_KEYS.Heartbeat, (v) => ({
+          groupId: this.opts.groupId,
+          generationId: gen.generationId,
+          memberId: gen.memberId,
+          groupInstanceId: v >= 3 ? this.opts.groupInstanceId : null,
+        })),
       );
       const code = res.errorCode;
       if (code === ErrorCode.NONE) {

@@ -27,7 +27,10 @@ export class NoOffsetForPartitionError extends KafkaError {
 export class OffsetOutOfRangeError extends KafkaError {
   readonly offsets: Map<string, bigint>;
   constructor(offsets: Map<string, bigint>) {
-    super('OFFSET_OUT_OF_RANGE', `Fetch position out of range, no configured reset policy for partitions: {${[...offsets].map(([k, o]) => `${k}=${o}`).join(', ')}}`);
+    super(
+      'OFFSET_OUT_OF_RANGE',
+      `Fetch position out of range, no configured reset policy for partitions: {${[...offsets].map(([k, o]) => `${k}=${o}`).join(', ')}}`,
+    );
     this.name = 'OffsetOutOfRangeError';
     this.offsets = offsets;
   }

@@ -6,7 +6,18 @@
  * returned; with isolation.level=read_committed the batches of aborted transactions (the
  * response's abortedTransactions) are skipped too. Full fetch requests (no KIP-227 session).
  */
-import { API_KEYS, ControlRecordType, ErrorCode, KafkaError, readControlRecordType, recordBatches, topicPartitionKey, ZERO_UUID, type FetchResponsePartition, type RecordBatch } from '@samsa/protocol';
+import {
+  API_KEYS,
+  ControlRecordType,
+  ErrorCode,
+  KafkaError,
+  readControlRecordType,
+  recordBatches,
+  topicPartitionKey,
+  ZERO_UUID,
+  type FetchResponsePartition,
+  type RecordBatch,
+} from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
 import { brokerError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -142,7 +153,15 @@ export class Fetcher<K, V> {
           topics: [...topics].map(([topic, ps]) => ({
             topic,
             topicId: ZERO_UUID,
-            partitions: ps.map((p) => ({ partition: p.tp.partition, currentLeaderEpoch: v >= 9 ? p.epoch : -1, fetchOffset: p.offset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: this.cfg.maxPartitionFetchBytes, replicaDirectoryId: ZERO_UUID })),
+            partitions: ps.map((p) => ({
+              partition: p.tp.partition,
+              currentLeaderEpoch: v >= 9 ? p.epoch : -1,
+              fetchOffset: p.offset,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1n,
+              partitionMaxBytes: this.cfg.maxPartitionFetchBytes,
+              replicaDirectoryId: ZERO_UUID,
+            })),
           })),
           forgottenTopicsData: [],
           rackId: this.cfg.clientRack,
@@ -181,13 +200,31 @@ export class Fetcher<K, V> {
         this.metadata.requestUpdate();
       } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
         if (this.cfg.autoOffsetReset === 'none') {
-          this.completed.push({ tp, fetchOffset, records: [], next: 0, endOffset: fetchOffset, endLeaderEpoch: -1, error: new OffsetOutOfRangeError(new Map([[topicPartitionKey(tp), fetchOffset]])), bytes: 0 });
+          this.completed.push({
+            tp,
+            fetchOffset,
+            records: [],
+            next: 0,
+            endOffset: fetchOffset,
+            endLeaderEpoch: -1,
+            error: new OffsetOutOfRangeError(new Map([[topicPartitionKey(tp), fetchOffset]])),
+            bytes: 0,
+          });
         } else {
           this.log.info({ topic: tp.topic, partition: tp.partition, offset: fetchOffset.toString() }, 'fetch position is out of range; resetting offset');
           this.subs.requestReset(tp);
         }
       } else {
-        this.completed.push({ tp, fetchOffset, records: [], next: 0, endOffset: fetchOffset, endLeaderEpoch: -1, error: new KafkaError(p.errorCode, `Fetch of ${topicPartitionKey(tp)} failed: ${err.message}`, { cause: err }), bytes: 0 });
+        this.completed.push({
+          tp,
+          fetchOffset,
+          records: [],
+          next: 0,
+          endOffset: fetchOffset,
+          endLeaderEpoch: -1,
+          error: new KafkaError(p.errorCode, `Fetch of ${topicPartitionKey(tp)} failed: ${err.message}`, { cause: err }),
+          bytes: 0,
+        });
       }
       return;
     }
@@ -219,11 +256,30 @@ export class Fetcher<K, V> {
         const logAppendTime = batch.timestampType === 1;
         for (const r of batch.records()) {
           if (r.offset < fetchOffset) continue;
-          records.push({ offset: r.offset, timestamp: Number(r.timestamp), logAppendTime, key: r.key, value: r.value, headers: r.headers.map((h) => ({ key: h.key, value: h.value })), leaderEpoch: batch.partitionLeaderEpoch });
+          records.push({
+            offset: r.offset,
+            timestamp: Number(r.timestamp),
+            logAppendTime,
+            key: r.key,
+            value: r.value,
+            headers: r.headers.map((h) => ({ key: h.key, value: h.value })),
+            leaderEpoch: batch.partitionLeaderEpoch,
+          });
         }
       }
     } catch (err) {
-      this.completed.push({ tp, fetchOffset, records, next: 0, endOffset, endLeaderEpoch, error: new KafkaError('CORRUPT_MESSAGE', `Received exception when fetching the next record from ${topicPartitionKey(tp)}: ${(err as Error).message}`, { cause: err }), bytes: buf.length });
+      this.completed.push({
+        tp,
+        fetchOffset,
+        records,
+        next: 0,
+        endOffset,
+        endLeaderEpoch,
+        error: new KafkaError('CORRUPT_MESSAGE', `Received exception when fetching the next record from ${topicPartitionKey(tp)}: ${(err as Error).message}`, {
+          cause: err,
+        }),
+        bytes: buf.length,
+      });
       return;
     }
     this.stats.bytes += buf.length;
@@ -269,7 +325,11 @@ export class Fetcher<K, V> {
       key = this.keyDeserializer.deserialize(tp.topic, r.key);
       value = this.valueDeserializer.deserialize(tp.topic, r.value);
     } catch (err) {
-      throw new KafkaError('INVALID_RECORD', `Error deserializing key/value for partition ${topicPartitionKey(tp)} at offset ${r.offset}. If needed, please seek past the record to continue consumption.`, { cause: err });
+      throw new KafkaError(
+        'INVALID_RECORD',
+        `Error deserializing key/value for partition ${topicPartitionKey(tp)} at offset ${r.offset}. If needed, please seek past the record to continue consumption.`,
+        { cause: err },
+      );
     }
     return {
       topic: tp.topic,

@@ -4,4 +4,3 @@ export * from './errors.js';
 export * from './interceptors.js';
 export { Consumer, WakeupError, type OffsetToCommit } from './consumer.js';
 export { createAssignors } from './assignor-registry.js';
-

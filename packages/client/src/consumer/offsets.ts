@@ -20,7 +20,13 @@ export type OffsetMap = Map<string, { tp: TopicPartition; offset: OffsetAndMetad
 
 const EARLIEST = -2n;
 const LATEST = -1n;
-const RETRIABLE_COMMIT: ReadonlySet<number> = new Set([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.REQUEST_TIMED_OUT, ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNSTABLE_OFFSET_COMMIT]);
+const RETRIABLE_COMMIT: ReadonlySet<number> = new Set([
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.REQUEST_TIMED_OUT,
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.UNSTABLE_OFFSET_COMMIT,
+]);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function byTopic<T extends { tp: TopicPartition }>(items: Iterable<T>): Map<string, T[]> {
@@ -50,7 +56,11 @@ export class ConsumerOffsets<K, V> {
   }
 
   private requireGroup(): GroupMembership {
-    if (!this.group) throw new KafkaError('INVALID_GROUP_ID', 'To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration.');
+    if (!this.group)
+      throw new KafkaError(
+        'INVALID_GROUP_ID',
+        'To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration.',
+      );
     return this.group;
   }
 
@@ -94,12 +104,19 @@ export class ConsumerOffsets<K, V> {
         retentionTimeMs: -1n,
         topics: [...byTopic(offsets.values())].map(([name, items]) => ({
           name,
-          partitions: items.map(({ tp, offset }) => ({ partitionIndex: tp.partition, committedOffset: offset.offset, committedLeaderEpoch: offset.leaderEpoch, commitTimestamp: -1n, committedMetadata: offset.metadata })),
+          partitions: items.map(({ tp, offset }) => ({
+            partitionIndex: tp.partition,
+            committedOffset: offset.offset,
+            committedLeaderEpoch: offset.leaderEpoch,
+            commitTimestamp: -1n,
+            committedMetadata: offset.metadata,
+          })),
         })),
       })),
     );
     let first: { tp: TopicPartition; code: number } | undefined;
-    for (const t of res.topics) for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) first ??= { tp: { topic: t.name, partition: p.partitionIndex }, code: p.errorCode };
+    for (const t of res.topics)
+      for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) first ??= { tp: { topic: t.name, partition: p.partitionIndex }, code: p.errorCode };
     if (!first) return;
     const err = brokerError(first.code);
     switch (first.code) {
@@ -158,7 +175,12 @@ export class ConsumerOffsets<K, V> {
             (v) => {
               const topics = [...byTopic(tps.map((tp) => ({ tp })))].map(([name, items]) => ({ name, partitionIndexes: items.map((i) => i.tp.partition) }));
               return v >= 8
-                ? { groupId: '', topics: [], groups: [{ groupId: this.cfg.groupId!, memberId: null, memberEpoch: -1, topics }], requireStable: this.cfg.isolationLevel === 'read_committed' }
+                ? {
+                    groupId: '',
+                    topics: [],
+                    groups: [{ groupId: this.cfg.groupId!, memberId: null, memberEpoch: -1, topics }],
+                    requireStable: this.cfg.isolationLevel === 'read_committed',
+                  }
                 : { groupId: this.cfg.groupId!, topics, groups: [], requireStable: v >= 7 && this.cfg.isolationLevel === 'read_committed' };
             },
             { maxVersion: 9 },
@@ -171,12 +193,16 @@ export class ConsumerOffsets<K, V> {
         for (const t of topics) {
           for (const p of t.partitions) {
             if (p.errorCode !== ErrorCode.NONE) throw brokerError(p.errorCode);
-            out.set(topicPartitionKey(t.name, p.partitionIndex), p.committedOffset < 0n ? null : { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.metadata ?? '' });
+            out.set(
+              topicPartitionKey(t.name, p.partitionIndex),
+              p.committedOffset < 0n ? null : { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.metadata ?? '' },
+            );
           }
         }
         return out;
       } catch (err) {
-        if (err instanceof KafkaError && (err.code === ErrorCode.NOT_COORDINATOR || err.code === ErrorCode.COORDINATOR_NOT_AVAILABLE)) group.markCoordinatorUnknown(err.errorName);
+        if (err instanceof KafkaError && (err.code === ErrorCode.NOT_COORDINATOR || err.code === ErrorCode.COORDINATOR_NOT_AVAILABLE))
+          group.markCoordinatorUnknown(err.errorName);
         const retriable = err instanceof KafkaError && (err.retriable || RETRIABLE_COMMIT.has(err.code));
         if (!retriable || Date.now() + this.cfg.retryBackoffMs >= deadline) throw err;
         await sleep(Math.min(this.cfg.retryBackoffMaxMs, this.cfg.retryBackoffMs * 2 ** Math.min(attempt, 4)));
@@ -209,7 +235,10 @@ export class ConsumerOffsets<K, V> {
     if (reset.length === 0) return;
     const none = reset.filter((s) => s.resetStrategy === 'none').map((s) => s.tp);
     if (none.length > 0) throw new NoOffsetForPartitionError(none);
-    const listed = await this.listOffsets(reset.map((s) => ({ tp: s.tp, timestamp: s.resetStrategy === 'earliest' ? EARLIEST : LATEST })), deadline);
+    const listed = await this.listOffsets(
+      reset.map((s) => ({ tp: s.tp, timestamp: s.resetStrategy === 'earliest' ? EARLIEST : LATEST })),
+      deadline,
+    );
     for (const s of reset) {
       const r = listed.get(topicPartitionKey(s.tp));
       if (!r || !this.subs.isAssigned(s.tp) || s.state !== 'AWAIT_RESET') continue;
@@ -219,7 +248,10 @@ export class ConsumerOffsets<K, V> {
   }
 
   /** ListOffsets on the partitions' leaders (timestamp -2 earliest, -1 latest, else a time). Retries until `deadline`. */
-  async listOffsets(reqs: readonly { tp: TopicPartition; timestamp: bigint }[], deadline: number): Promise<Map<string, { offset: bigint; leaderEpoch: number; timestamp: bigint }>> {
+  async listOffsets(
+    reqs: readonly { tp: TopicPartition; timestamp: bigint }[],
+    deadline: number,
+  ): Promise<Map<string, { offset: bigint; leaderEpoch: number; timestamp: bigint }>> {
     const out = new Map<string, { offset: bigint; leaderEpoch: number; timestamp: bigint }>();
     let pending = [...reqs];
     for (let attempt = 0; pending.length > 0; attempt++) {
@@ -245,7 +277,12 @@ export class ConsumerOffsets<K, V> {
               isolationLevel: this.cfg.isolationLevel === 'read_committed' ? 1 : 0,
               topics: [...byTopic(items)].map(([name, ps]) => ({
                 name,
-                partitions: ps.map((p) => ({ partitionIndex: p.tp.partition, currentLeaderEpoch: this.metadata.leaderOf(name, p.tp.partition)?.leaderEpoch ?? -1, timestamp: p.timestamp, maxNumOffsets: 1 })),
+                partitions: ps.map((p) => ({
+                  partitionIndex: p.tp.partition,
+                  currentLeaderEpoch: this.metadata.leaderOf(name, p.tp.partition)?.leaderEpoch ?? -1,
+                  timestamp: p.timestamp,
+                  maxNumOffsets: 1,
+                })),
               })),
             }));
             for (const t of res.topics) {
@@ -253,7 +290,11 @@ export class ConsumerOffsets<K, V> {
                 const item = items.find((i) => i.tp.topic === t.name && i.tp.partition === p.partitionIndex);
                 if (!item) continue;
                 if (p.errorCode === ErrorCode.NONE) {
-                  out.set(topicPartitionKey(item.tp), { offset: p.offset >= 0n ? p.offset : (p.oldStyleOffsets[0] ?? -1n), leaderEpoch: p.leaderEpoch, timestamp: p.timestamp });
+                  out.set(topicPartitionKey(item.tp), {
+                    offset: p.offset >= 0n ? p.offset : (p.oldStyleOffsets[0] ?? -1n),
+                    leaderEpoch: p.leaderEpoch,
+                    timestamp: p.timestamp,
+                  });
                 } else {
                   const err = brokerError(p.errorCode);
                   if (!err.retriable) throw new KafkaError(p.errorCode, `ListOffsets for ${topicPartitionKey(item.tp)} failed: ${err.message}`, { cause: err });
@@ -274,7 +315,9 @@ export class ConsumerOffsets<K, V> {
       pending = failed.filter((r) => !out.has(topicPartitionKey(r.tp)));
       if (pending.length === 0) break;
       if (Date.now() + this.cfg.retryBackoffMs >= deadline) {
-        throw new KafkaError('REQUEST_TIMED_OUT', `Failed to get offsets by times for ${pending.map((r) => topicPartitionKey(r.tp)).join(', ')} in time`, { cause: lastError });
+        throw new KafkaError('REQUEST_TIMED_OUT', `Failed to get offsets by times for ${pending.map((r) => topicPartitionKey(r.tp)).join(', ')} in time`, {
+          cause: lastError,
+        });
       }
       await sleep(Math.min(this.cfg.retryBackoffMaxMs, this.cfg.retryBackoffMs * 2 ** Math.min(attempt, 4)));
     }

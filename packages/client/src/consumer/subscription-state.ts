@@ -136,7 +136,9 @@ export class SubscriptionState {
 
   /** Partitions whose position is unknown and not awaiting a reset: look up committed offsets. */
   initializing(): TopicPartition[] {
-    return this.states().filter((s) => s.state === FetchState.INITIALIZING).map((s) => s.tp);
+    return this.states()
+      .filter((s) => s.state === FetchState.INITIALIZING)
+      .map((s) => s.tp);
   }
 
   awaitingReset(): PartitionState[] {
@@ -156,7 +158,10 @@ export class SubscriptionState {
   }
 
   paused(): TopicPartition[] {
-    return this.states().filter((s) => s.paused).map((s) => s.tp).sort(compareTopicPartitions);
+    return this.states()
+      .filter((s) => s.paused)
+      .map((s) => s.tp)
+      .sort(compareTopicPartitions);
   }
 
   /** Assigned, not paused, position known. */
@@ -168,12 +173,22 @@ export class SubscriptionState {
   allConsumed(): Map<string, { tp: TopicPartition; offset: OffsetAndMetadata }> {
     const out = new Map<string, { tp: TopicPartition; offset: OffsetAndMetadata }>();
     for (const s of this.states()) {
-      if (s.position && s.state === FetchState.FETCHING) out.set(topicPartitionKey(s.tp), { tp: s.tp, offset: { offset: s.position.offset, leaderEpoch: s.position.leaderEpoch, metadata: '' } });
+      if (s.position && s.state === FetchState.FETCHING)
+        out.set(topicPartitionKey(s.tp), { tp: s.tp, offset: { offset: s.position.offset, leaderEpoch: s.position.leaderEpoch, metadata: '' } });
     }
     return out;
   }
 }
 
 function newState(tp: TopicPartition): PartitionState {
-  return { tp: { topic: tp.topic, partition: tp.partition }, state: FetchState.INITIALIZING, position: null, resetStrategy: null, paused: false, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n };
+  return {
+    tp: { topic: tp.topic, partition: tp.partition },
+    state: FetchState.INITIALIZING,
+    position: null,
+    resetStrategy: null,
+    paused: false,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+  };
 }

@@ -52,4 +52,3 @@ export interface ConsumerRebalanceListener {
   onPartitionsAssigned?(partitions: TopicPartition[]): void | Promise<void>;
   onPartitionsLost?(partitions: TopicPartition[]): void | Promise<void>;
 }
-

@@ -61,7 +61,13 @@ function writeVarlong(buf: Buffer, pos: number, n: number): number {
 }
 
 /** Bytes a record takes in a batch, its length prefix included. */
-export function recordSize(tsDelta: number, offsetDelta: number, key: Buffer | null, value: Buffer | null, headers: readonly RecordHeaderBytes[] | null): number {
+export function recordSize(
+  tsDelta: number,
+  offsetDelta: number,
+  key: Buffer | null,
+  value: Buffer | null,
+  headers: readonly RecordHeaderBytes[] | null,
+): number {
   let body = 1 + sizeOfVarlong(tsDelta) + sizeOfVarlong(offsetDelta);
   body += key ? sizeOfVarlong(key.length) + key.length : 1;
   body += value ? sizeOfVarlong(value.length) + value.length : 1;

@@ -58,7 +58,11 @@ export class BufferPool {
         timer: setTimeout(() => {
           const i = this.waiters.indexOf(waiter);
           if (i >= 0) this.waiters.splice(i, 1);
-          reject(new BufferExhaustedError(`Failed to allocate ${size} bytes within the configured max blocking time ${maxBlockMs} ms. Total memory: ${this.totalMemory} bytes. Available memory: ${this.availableMemory} bytes. Poolable size: ${this.poolableSize} bytes`));
+          reject(
+            new BufferExhaustedError(
+              `Failed to allocate ${size} bytes within the configured max blocking time ${maxBlockMs} ms. Total memory: ${this.totalMemory} bytes. Available memory: ${this.availableMemory} bytes. Poolable size: ${this.poolableSize} bytes`,
+            ),
+          );
           this.serveWaiters();
         }, maxBlockMs),
       };

@@ -108,19 +108,28 @@ function bool(input: Record<string, unknown>, name: keyof typeof PRODUCER_DEFAUL
 /** Validates and resolves a config, applying Kafka's defaults and its idempotence constraints. */
 export function resolveProducerConfig(input: ProducerConfigInput): ProducerConfig {
   const rec = input as unknown as Record<string, unknown>;
-  if (!input['bootstrap.servers'] || input['bootstrap.servers'].length === 0) throw configError('Missing required configuration "bootstrap.servers" which has no default value.');
+  if (!input['bootstrap.servers'] || input['bootstrap.servers'].length === 0)
+    throw configError('Missing required configuration "bootstrap.servers" which has no default value.');
   const explicit = new Set(Object.keys(rec).filter((k) => rec[k] !== undefined));
   const acksRaw = String(input.acks ?? PRODUCER_DEFAULTS.acks).trim();
   const acks = acksRaw === 'all' || acksRaw === '-1' ? -1 : acksRaw === '0' ? 0 : acksRaw === '1' ? 1 : undefined;
   if (acks === undefined) throw configError(`Invalid value ${acksRaw} for configuration acks: String must be one of: all, -1, 0, 1`);
   const compression = String(input['compression.type'] ?? PRODUCER_DEFAULTS['compression.type']).toLowerCase();
-  if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(compression)) throw configError(`Invalid value ${compression} for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd`);
+  if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(compression))
+    throw configError(`Invalid value ${compression} for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd`);
   const maxInFlight = int(rec, 'max.in.flight.requests.per.connection', 1);
   const retries = int(rec, 'retries');
   let idempotence = bool(rec, 'enable.idempotence', explicit);
   // Kafka: idempotence is on by default but silently off when a conflicting setting was given
   // explicitly; an explicit enable.idempotence=true with a conflict is an error.
-  const conflict = maxInFlight > 5 ? 'max.in.flight.requests.per.connection must be set to at most 5' : retries === 0 ? 'retries must be greater than 0' : acks !== -1 ? 'acks must be set to all' : null;
+  const conflict =
+    maxInFlight > 5
+      ? 'max.in.flight.requests.per.connection must be set to at most 5'
+      : retries === 0
+        ? 'retries must be greater than 0'
+        : acks !== -1
+          ? 'acks must be set to all'
+          : null;
   if (idempotence && conflict) {
     if (explicit.has('enable.idempotence')) throw configError(`To use the idempotent producer, ${conflict}.`);
     idempotence = false;

@@ -112,7 +112,8 @@ export class ProducerMetadata {
     for (;;) {
       const t = this.topics.get(topic);
       if (t && t.partitions.length > 0) return t.partitions;
-      if (this.cluster.isClosed) throw new KafkaError('UNKNOWN_SERVER_ERROR', `Producer closed while waiting for the metadata of topic ${topic}`, { cause: lastError });
+      if (this.cluster.isClosed)
+        throw new KafkaError('UNKNOWN_SERVER_ERROR', `Producer closed while waiting for the metadata of topic ${topic}`, { cause: lastError });
       if (Date.now() >= deadline) {
         throw new KafkaError('REQUEST_TIMED_OUT', `Topic ${topic} not present in metadata after ${maxBlockMs} ms.`, { cause: lastError });
       }

@@ -22,18 +22,27 @@ async function fakeWithProduce(hold?: () => Promise<void>): Promise<{ fc: FakeCl
   b.on(API_KEYS.Produce, async (req) => {
     await hold?.();
     return {
-    throttleTimeMs: 0,
-    nodeEndpoints: [],
-    responses: req.topicData.map((t) => ({
-      name: t.name,
-      partitionResponses: t.partitionData.map((p) => {
-        const batch = new RecordBatch(p.records!);
-        appended.push({ partition: p.index, producerId: batch.producerId, sequence: batch.baseSequence, count: batch.recordCount });
-        const base = offsets.get(p.index) ?? 0n;
-        offsets.set(p.index, base + BigInt(batch.recordCount));
-        return { index: p.index, errorCode: 0, baseOffset: base, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 } };
-      }),
-    })),
+      throttleTimeMs: 0,
+      nodeEndpoints: [],
+      responses: req.topicData.map((t) => ({
+        name: t.name,
+        partitionResponses: t.partitionData.map((p) => {
+          const batch = new RecordBatch(p.records!);
+          appended.push({ partition: p.index, producerId: batch.producerId, sequence: batch.baseSequence, count: batch.recordCount });
+          const base = offsets.get(p.index) ?? 0n;
+          offsets.set(p.index, base + BigInt(batch.recordCount));
+          return {
+            index: p.index,
+            errorCode: 0,
+            baseOffset: base,
+            logAppendTimeMs: -1n,
+            logStartOffset: 0n,
+            recordErrors: [],
+            errorMessage: null,
+            currentLeader: { leaderId: -1, leaderEpoch: -1 },
+          };
+        }),
+      })),
     };
   });
   return { fc, appended, offsets };
@@ -86,7 +95,7 @@ describe('Producer', () => {
     expect(f.appended.reduce((n, a) => n + a.count, 0)).toBe(10);
   });
 
-  it('producer – a Callback object (Kafka\'s onCompletion(metadata, exception)) is told each record\'s outcome, as a function callback is', async () => {
+  it("producer – a Callback object (Kafka's onCompletion(metadata, exception)) is told each record's outcome, as a function callback is", async () => {
     const f = await fakeWithProduce();
     fc = f.fc;
     const p = new Producer({ 'bootstrap.servers': fc.bootstrapServers, 'max.request.size': 2000 });
@@ -156,8 +165,10 @@ describe('Producer', () => {
       const batch = new RecordBatch(p.records!);
       let errorCode = 0;
       let baseOffset = -1n;
-      if (batch.baseSequence < expected) errorCode = 46; // DUPLICATE_SEQUENCE_NUMBER
-      else if (batch.baseSequence > expected) errorCode = 45; // OUT_OF_ORDER_SEQUENCE_NUMBER
+      if (batch.baseSequence < expected)
+        errorCode = 46; // DUPLICATE_SEQUENCE_NUMBER
+      else if (batch.baseSequence > expected)
+        errorCode = 45; // OUT_OF_ORDER_SEQUENCE_NUMBER
       else if (failOnce && expected > 0) {
         failOnce = false;
         errorCode = 6; // NOT_LEADER_OR_FOLLOWER
@@ -170,7 +181,23 @@ describe('Producer', () => {
       return {
         throttleTimeMs: 0,
         nodeEndpoints: [],
-        responses: [{ name: 't', partitionResponses: [{ index: 0, errorCode, baseOffset, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 } }] }],
+        responses: [
+          {
+            name: 't',
+            partitionResponses: [
+              {
+                index: 0,
+                errorCode,
+                baseOffset,
+                logAppendTimeMs: -1n,
+                logStartOffset: 0n,
+                recordErrors: [],
+                errorMessage: null,
+                currentLeader: { leaderId: -1, leaderEpoch: -1 },
+              },
+            ],
+          },
+        ],
       };
     });
     const p = new Producer({ 'bootstrap.servers': fc2.bootstrapServers, 'batch.size': 200, 'retry.backoff.ms': 5 });

@@ -20,7 +20,13 @@ import { bufferSerializer, type Serializer } from './serializers.js';
 import { IdempotenceManager } from './idempotence.js';
 import { notify, type Completion, type ProducerRecord, type RecordMetadata, type TopicPartitionInfo } from './types.js';
 
-const COMPRESSION = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD } as const;
+const COMPRESSION = {
+  none: CompressionType.NONE,
+  gzip: CompressionType.GZIP,
+  snappy: CompressionType.SNAPPY,
+  lz4: CompressionType.LZ4,
+  zstd: CompressionType.ZSTD,
+} as const;
 const RECORD_BATCH_OVERHEAD = 61;
 
 export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
@@ -167,24 +173,52 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       key = this.keySerializer.serialize(topic, record.key as K);
       value = this.valueSerializer.serialize(topic, record.value);
       if (record.headers && record.headers.length > 0) {
-        headers = record.headers.map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: h.value === null ? null : typeof h.value === 'string' ? Buffer.from(h.value, 'utf8') : h.value }));
+        headers = record.headers.map((h) => ({
+          key: Buffer.from(h.key, 'utf8'),
+          value: h.value === null ? null : typeof h.value === 'string' ? Buffer.from(h.value, 'utf8') : h.value,
+        }));
       }
     } catch (err) {
-      return notify(callback, new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }), null);
+      return notify(
+        callback,
+        new KafkaError('INVALID_RECORD', `Can't serialize key/value of record to topic ${topic}: ${(err as Error).message}`, { cause: err }),
+        null,
+      );
     }
     const size = RECORD_BATCH_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0) + 32;
     if (size > this.config.maxRequestSize) {
-      return notify(callback, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`), null);
+      return notify(
+        callback,
+        new KafkaError(
+          'MESSAGE_TOO_LARGE',
+          `The message is ${size} bytes when serialized which is larger than ${this.config.maxRequestSize}, which is the value of the max.request.size configuration.`,
+        ),
+        null,
+      );
     }
     if (size > this.config.bufferMemory) {
-      return notify(callback, new KafkaError('MESSAGE_TOO_LARGE', `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`), null);
+      return notify(
+        callback,
+        new KafkaError(
+          'MESSAGE_TOO_LARGE',
+          `The message is ${size} bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.`,
+        ),
+        null,
+      );
     }
     let partition: number;
     const explicit = record.partition !== undefined && record.partition !== null;
     if (explicit) {
       partition = record.partition!;
       if (partition < 0 || partition >= partitions.length) {
-        return notify(callback, new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`), null);
+        return notify(
+          callback,
+          new KafkaError(
+            'UNKNOWN_TOPIC_OR_PARTITION',
+            `Partition ${partition} of topic ${topic} with partition count ${partitions.length} is not present in metadata after ${this.config.maxBlockMs} ms.`,
+          ),
+          null,
+        );
       }
     } else {
       partition = this.partitioner.partition(topic, key, partitions);

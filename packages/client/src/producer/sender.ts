@@ -111,7 +111,7 @@ export class Sender {
     // rather than one per turn of the event loop.
     let nextCheck = Infinity;
     try {
-      for (let sent = true; sent; ) {
+      for (let sent = true; sent;) {
         sent = false;
         nextCheck = Infinity;
         for (const [node, chosen] of this.drain(now, idem, (t) => (nextCheck = Math.min(nextCheck, t)))) {
@@ -156,7 +156,11 @@ export class Sender {
         // until the partition acknowledged a first batch, so a broker never sees sequence n > 0
         // from a producer it does not know yet while the batch with sequence 0 may still fail
         const limit = idem.hasAcked(q.topic, q.partition) ? 5 : 1;
-        if (inflight.length >= limit || (batch.hasSequence && batch.producerEpoch === idem.producerEpoch && batch.producerId === idem.producerId && inflight.length > 0)) continue;
+        if (
+          inflight.length >= limit ||
+          (batch.hasSequence && batch.producerEpoch === idem.producerEpoch && batch.producerId === idem.producerId && inflight.length > 0)
+        )
+          continue;
       }
       let entry: [number, ProducerBatch[]] | undefined;
       for (const e of perNode) if (e[0] === leader) entry = e;
@@ -242,13 +246,10 @@ export class Sender {
     };
     const issue = (conn: Connection): void => {
       if (this.cfg.acks === 0) {
-        conn.sendOneWay(API_KEYS.Produce, body, opts).then(
-          () => {
-            for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
-            done();
-          },
-          failedAndDone,
-        );
+        conn.sendOneWay(API_KEYS.Produce, body, opts).then(() => {
+          for (const b of batches) this.finish(b, () => b.complete(-1n, -1));
+          done();
+        }, failedAndDone);
         return;
       }
       // a callback, not a promise, per request: the sender keeps up to max.in.flight of them
@@ -298,7 +299,11 @@ export class Sender {
     for (const b of batches) {
       const p = index ? index.get(b.topic)?.get(b.partition) : partitionResponse(res, b.topic, b.partition);
       if (!p) {
-        this.handleError(b, ErrorCode.UNKNOWN_SERVER_ERROR, new KafkaError('UNKNOWN_SERVER_ERROR', `Broker ${node} did not answer for ${topicPartitionKey(b)}`));
+        this.handleError(
+          b,
+          ErrorCode.UNKNOWN_SERVER_ERROR,
+          new KafkaError('UNKNOWN_SERVER_ERROR', `Broker ${node} did not answer for ${topicPartitionKey(b)}`),
+        );
         continue;
       }
       if (p.errorCode === ErrorCode.NONE || p.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
@@ -363,7 +368,14 @@ export class Sender {
         q.batches.shift();
         b.queued = false;
         if (this.idempotence && b.hasSequence) this.idempotence.requestBump();
-        this.finish(b, () => b.fail(new KafkaError('REQUEST_TIMED_OUT', `Expiring ${b.recordCount} record(s) for ${topicPartitionKey(b)}:${now - b.createdMs} ms has passed since batch creation`)));
+        this.finish(b, () =>
+          b.fail(
+            new KafkaError(
+              'REQUEST_TIMED_OUT',
+              `Expiring ${b.recordCount} record(s) for ${topicPartitionKey(b)}:${now - b.createdMs} ms has passed since batch creation`,
+            ),
+          ),
+        );
       }
     }
   }

@@ -3,7 +3,16 @@ import { API_KEYS, ErrorCode, RecordBatch } from '@samsa/protocol';
 import { FakeCluster } from '../testing/fake-cluster.js';
 import { Producer } from './producer.js';
 
-const ok = (index: number, baseOffset: bigint) => ({ index, errorCode: 0, baseOffset, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 } });
+const ok = (index: number, baseOffset: bigint) => ({
+  index,
+  errorCode: 0,
+  baseOffset,
+  logAppendTimeMs: -1n,
+  logStartOffset: 0n,
+  recordErrors: [],
+  errorMessage: null,
+  currentLeader: { leaderId: -1, leaderEpoch: -1 },
+});
 
 /**
  * Broker 0 led t-0 and then lost it without knowing (a leader cut off from ZooKeeper: the controller
@@ -18,19 +27,24 @@ async function staleLeaderCluster() {
   const b0 = fc.broker(0);
   const b1 = fc.broker(1);
   for (const b of [b0, b1]) b.on(API_KEYS.InitProducerId, () => ({ throttleTimeMs: 0, errorCode: 0, producerId: 9n, producerEpoch: 0 }));
-  const produce = (name: 'b0' | 'b1') => async (req: { topicData: Array<{ name: string; partitionData: Array<{ index: number; records: Buffer | null }> }> }) => {
-    const p = req.topicData[0]!.partitionData[0]!;
-    const values = [...new RecordBatch(p.records!)].map((r) => r.value!.toString());
-    if (name === 'b0' && moved) {
-      at.b0.push(...values.map((v) => `late:${v}`));
-      await new Promise((r) => setTimeout(r, 300)); // waits for a high watermark that never comes
-      return { throttleTimeMs: 0, nodeEndpoints: [], responses: [{ name: 't', partitionResponses: [{ ...ok(p.index, -1n), errorCode: ErrorCode.REQUEST_TIMED_OUT }] }] };
-    }
-    const log = at[name];
-    const base = BigInt(log.length);
-    log.push(...values);
-    return { throttleTimeMs: 0, nodeEndpoints: [], responses: [{ name: 't', partitionResponses: [ok(p.index, base)] }] };
-  };
+  const produce =
+    (name: 'b0' | 'b1') => async (req: { topicData: Array<{ name: string; partitionData: Array<{ index: number; records: Buffer | null }> }> }) => {
+      const p = req.topicData[0]!.partitionData[0]!;
+      const values = [...new RecordBatch(p.records!)].map((r) => r.value!.toString());
+      if (name === 'b0' && moved) {
+        at.b0.push(...values.map((v) => `late:${v}`));
+        await new Promise((r) => setTimeout(r, 300)); // waits for a high watermark that never comes
+        return {
+          throttleTimeMs: 0,
+          nodeEndpoints: [],
+          responses: [{ name: 't', partitionResponses: [{ ...ok(p.index, -1n), errorCode: ErrorCode.REQUEST_TIMED_OUT }] }],
+        };
+      }
+      const log = at[name];
+      const base = BigInt(log.length);
+      log.push(...values);
+      return { throttleTimeMs: 0, nodeEndpoints: [], responses: [{ name: 't', partitionResponses: [ok(p.index, base)] }] };
+    };
   b0.on(API_KEYS.Produce, produce('b0'));
   b1.on(API_KEYS.Produce, produce('b1'));
   const move = () => {
@@ -70,7 +84,14 @@ describe('Producer and a stale leader', () => {
   it('producer – a leader that only times out and serves stale metadata is left: metadata is asked of another broker, and an older leader epoch is never taken back', async () => {
     const s = await staleLeaderCluster();
     fc = s.fc;
-    const p = new Producer({ 'bootstrap.servers': s.fc.broker(0).address, 'linger.ms': 1, 'retry.backoff.ms': 20, 'delivery.timeout.ms': 15_000, 'request.timeout.ms': 2000, 'metadata.max.age.ms': 100 });
+    const p = new Producer({
+      'bootstrap.servers': s.fc.broker(0).address,
+      'linger.ms': 1,
+      'retry.backoff.ms': 20,
+      'delivery.timeout.ms': 15_000,
+      'request.timeout.ms': 2000,
+      'metadata.max.age.ms': 100,
+    });
     try {
       await p.send({ topic: 't', partition: 0, value: 'first' });
       expect(s.at.b0).toEqual(['first']);

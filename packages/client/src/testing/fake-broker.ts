@@ -174,13 +174,29 @@ export class FakeBroker {
     const req = decodeRequest(frame);
     if (!req.ok) {
       if (req.error === 'UNSUPPORTED_VERSION' && req.response) {
-        this.requests.push({ apiKey: req.header.apiKey, apiName: req.api.name, version: req.header.apiVersion, correlationId: req.header.correlationId, clientId: req.header.clientId, body: undefined, connectionId });
+        this.requests.push({
+          apiKey: req.header.apiKey,
+          apiName: req.api.name,
+          version: req.header.apiVersion,
+          correlationId: req.header.correlationId,
+          clientId: req.header.clientId,
+          body: undefined,
+          connectionId,
+        });
         return this.kip511(req.header.correlationId);
       }
       return CLOSE_CONNECTION;
     }
     const { apiKey, apiVersion: version, header } = req;
-    this.requests.push({ apiKey, apiName: req.api.name, version, correlationId: header.correlationId, clientId: header.clientId, body: req.body, connectionId });
+    this.requests.push({
+      apiKey,
+      apiName: req.api.name,
+      version,
+      correlationId: header.correlationId,
+      clientId: header.clientId,
+      body: req.body,
+      connectionId,
+    });
     const handler = this.handlers[apiKey] as FakeHandler<typeof apiKey> | undefined;
     if (!handler) {
       if (apiKey === API_KEYS.ApiVersions) {

@@ -108,7 +108,13 @@ export class FakeCluster {
       name,
       topicId: opts.topicId ?? randomBytes(16),
       isInternal: opts.isInternal ?? name.startsWith('__'),
-      partitions: assignment.map((replicas, partition) => ({ partition, leader: replicas[0] ?? -1, leaderEpoch: 0, replicas: [...replicas], isr: [...replicas] })),
+      partitions: assignment.map((replicas, partition) => ({
+        partition,
+        leader: replicas[0] ?? -1,
+        leaderEpoch: 0,
+        replicas: [...replicas],
+        isr: [...replicas],
+      })),
       configs: { ...opts.configs },
     };
     this.topics.set(name, topic);
@@ -144,7 +150,10 @@ export class FakeCluster {
           if (notController) return fail(ErrorCode.NOT_CONTROLLER, 'This is not the correct controller for this cluster.');
           if (this.topics.has(t.name)) return fail(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${t.name}' already exists.`);
           if (!/^[a-zA-Z0-9._-]{1,249}$/.test(t.name) || t.name === '.' || t.name === '..') {
-            return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic name "${t.name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`);
+            return fail(
+              ErrorCode.INVALID_TOPIC_EXCEPTION,
+              `Topic name "${t.name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
+            );
           }
           let assignment: number[][];
           if (t.assignments.length > 0) {
@@ -161,7 +170,15 @@ export class FakeCluster {
           const configs = Object.fromEntries(t.configs.map((c) => [c.name, c.value ?? '']));
           const topicId = randomBytes(16);
           if (!req.validateOnly) this.addTopic(t.name, assignment, { configs, topicId });
-          return { ...base, topicId: req.validateOnly ? ZERO_UUID : topicId, errorCode: 0, errorMessage: null, numPartitions: assignment.length, replicationFactor: assignment[0]?.length ?? 0, configs: [] };
+          return {
+            ...base,
+            topicId: req.validateOnly ? ZERO_UUID : topicId,
+            errorCode: 0,
+            errorMessage: null,
+            numPartitions: assignment.length,
+            replicationFactor: assignment[0]?.length ?? 0,
+            configs: [],
+          };
         }),
       };
     });
@@ -186,9 +203,13 @@ export class FakeCluster {
         const topic = this.topics.get(t.name);
         if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${t.name}' does not exist.`);
         const current = topic.partitions.length;
-        if (t.count <= current) return fail(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${current} partitions, which is higher than the requested ${t.count}.`);
+        if (t.count <= current)
+          return fail(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${current} partitions, which is higher than the requested ${t.count}.`);
         if (t.assignments && t.assignments.length !== t.count - current) {
-          return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Increasing the number of partitions by ${t.count - current} but ${t.assignments.length} assignments provided.`);
+          return fail(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            `Increasing the number of partitions by ${t.count - current} but ${t.assignments.length} assignments provided.`,
+          );
         }
         if (!req.validateOnly) {
           const rf = topic.partitions[0]?.replicas.length ?? 1;
@@ -230,13 +251,19 @@ export class FakeCluster {
             0,
             null,
             names.map((n) =>
-              n in topic.configs ? entry(n, topic.configs[n]!, DESCRIBE_CONFIGS_SOURCE.topic) : entry(n, this.defaultConfigs[n]!, DESCRIBE_CONFIGS_SOURCE.default),
+              n in topic.configs
+                ? entry(n, topic.configs[n]!, DESCRIBE_CONFIGS_SOURCE.topic)
+                : entry(n, this.defaultConfigs[n]!, DESCRIBE_CONFIGS_SOURCE.default),
             ),
           );
         }
         if (r.resourceType === 4) {
-          if (Number(r.resourceName) !== ctx.broker.nodeId) return result(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${ctx.broker.nodeId} but received ${r.resourceName}`, []);
-          return result(0, null, [entry('broker.id', String(ctx.broker.nodeId), DESCRIBE_CONFIGS_SOURCE.staticBroker), entry('num.partitions', String(this.defaultPartitions), DESCRIBE_CONFIGS_SOURCE.default)]);
+          if (Number(r.resourceName) !== ctx.broker.nodeId)
+            return result(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${ctx.broker.nodeId} but received ${r.resourceName}`, []);
+          return result(0, null, [
+            entry('broker.id', String(ctx.broker.nodeId), DESCRIBE_CONFIGS_SOURCE.staticBroker),
+            entry('num.partitions', String(this.defaultPartitions), DESCRIBE_CONFIGS_SOURCE.default),
+          ]);
         }
         return result(ErrorCode.INVALID_REQUEST, `Unsupported resource type ${r.resourceType}`, []);
       }),
@@ -251,7 +278,8 @@ export class FakeCluster {
       const byTopic = new Map<string, Array<{ partitionId: number; errorCode: number; errorMessage: string | null }>>();
       for (const { topic, partition } of wanted) {
         const p = this.topics.get(topic)?.partitions.find((x) => x.partition === partition);
-        const result = (errorCode: number, errorMessage: string | null) => byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partitionId: partition, errorCode, errorMessage }]);
+        const result = (errorCode: number, errorMessage: string | null) =>
+          byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partitionId: partition, errorCode, errorMessage }]);
         if (!p) {
           result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'The partition does not exist.');
           continue;
@@ -261,7 +289,10 @@ export class FakeCluster {
           const preferred = p.replicas[0] ?? -1;
           if (p.leader === preferred && leaderLive) result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.');
           else if (!this.live.has(preferred) || !p.isr.includes(preferred)) {
-            result(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, `Failed to elect leader for partition ${topicPartitionKey(topic, partition)} under strategy PreferredReplicaPartitionLeaderElectionStrategy`);
+            result(
+              ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
+              `Failed to elect leader for partition ${topicPartitionKey(topic, partition)} under strategy PreferredReplicaPartitionLeaderElectionStrategy`,
+            );
           } else {
             p.leader = preferred;
             p.leaderEpoch++;
@@ -270,7 +301,11 @@ export class FakeCluster {
         } else if (leaderLive) result(ErrorCode.ELECTION_NOT_NEEDED, 'Leader election not needed for topic partition.');
         else {
           const next = p.replicas.find((r) => this.live.has(r));
-          if (next === undefined) result(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, `Failed to elect leader for partition ${topicPartitionKey(topic, partition)} under strategy OfflinePartitionLeaderElectionStrategy(true)`);
+          if (next === undefined)
+            result(
+              ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+              `Failed to elect leader for partition ${topicPartitionKey(topic, partition)} under strategy OfflinePartitionLeaderElectionStrategy(true)`,
+            );
           else {
             p.leader = next;
             p.leaderEpoch++;
@@ -299,7 +334,12 @@ export class FakeCluster {
         errorMessage: null,
         topics: [...byTopic].map(([name, rs]) => ({
           name,
-          partitions: rs.map((r) => ({ partitionIndex: r.partition, replicas: r.replicas, addingReplicas: r.addingReplicas, removingReplicas: r.removingReplicas })),
+          partitions: rs.map((r) => ({
+            partitionIndex: r.partition,
+            replicas: r.replicas,
+            addingReplicas: r.addingReplicas,
+            removingReplicas: r.removingReplicas,
+          })),
         })),
       };
     });
@@ -323,7 +363,14 @@ export class FakeCluster {
       clusterAuthorizedOperations: NO_AUTHORIZED_OPERATIONS,
       topics: topics.map((t) =>
         typeof t === 'string'
-          ? { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: t, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: NO_AUTHORIZED_OPERATIONS }
+          ? {
+              errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              name: t,
+              topicId: ZERO_UUID,
+              isInternal: false,
+              partitions: [],
+              topicAuthorizedOperations: NO_AUTHORIZED_OPERATIONS,
+            }
           : {
               errorCode: 0,
               name: t.name,

@@ -45,11 +45,24 @@ export class FakeGroup {
   }
 
   /** Appends records to a partition log; returns the base offset. */
-  append(topic: string, partition: number, records: RecordInput[], opts: { compression?: number; transactional?: boolean; producerId?: bigint; control?: boolean } = {}): bigint {
+  append(
+    topic: string,
+    partition: number,
+    records: RecordInput[],
+    opts: { compression?: number; transactional?: boolean; producerId?: bigint; control?: boolean } = {},
+  ): bigint {
     const key = topicPartitionKey(topic, partition);
     const log = this.logs.get(key) ?? [];
     const base = log.length ? log[log.length - 1]!.baseOffset + BigInt(log[log.length - 1]!.count) : 0n;
-    const buf = encodeRecordBatch({ records, baseOffset: base, compression: opts.compression as never, transactional: opts.transactional, producerId: opts.producerId, producerEpoch: opts.producerId !== undefined ? 0 : undefined, control: opts.control });
+    const buf = encodeRecordBatch({
+      records,
+      baseOffset: base,
+      compression: opts.compression as never,
+      transactional: opts.transactional,
+      producerId: opts.producerId,
+      producerEpoch: opts.producerId !== undefined ? 0 : undefined,
+      control: opts.control,
+    });
     log.push({ baseOffset: base, buf, count: records.length });
     this.logs.set(key, log);
     return base;
@@ -74,12 +87,31 @@ export class FakeGroup {
       const code = this.take('FindCoordinator') ?? 0;
       const coordinator = this.fc.broker(this.coordinatorId);
       const node = { nodeId: coordinator.nodeId, host: coordinator.host, port: coordinator.port };
-      if (ctx.version >= 4) return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host: '', port: 0, coordinators: req.coordinatorKeys.map((key) => ({ key, ...node, errorCode: code, errorMessage: null })) };
+      if (ctx.version >= 4)
+        return {
+          throttleTimeMs: 0,
+          errorCode: 0,
+          errorMessage: null,
+          nodeId: 0,
+          host: '',
+          port: 0,
+          coordinators: req.coordinatorKeys.map((key) => ({ key, ...node, errorCode: code, errorMessage: null })),
+        };
       return { throttleTimeMs: 0, errorCode: code, errorMessage: null, ...node, coordinators: [] };
     });
     const guard = <T>(f: () => T | Promise<T>, err: (code: number) => T) => (isNot() ? err(ErrorCode.NOT_COORDINATOR) : f());
     b.on(API_KEYS.JoinGroup, (req, ctx) => {
-      const fail = (code: number, memberId = req.memberId) => ({ throttleTimeMs: 0, errorCode: code, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId, members: [] });
+      const fail = (code: number, memberId = req.memberId) => ({
+        throttleTimeMs: 0,
+        errorCode: code,
+        generationId: -1,
+        protocolType: null,
+        protocolName: null,
+        leader: '',
+        skipAssignment: false,
+        memberId,
+        members: [],
+      });
       return guard(
         async () => {
           const injected = this.take('JoinGroup');
@@ -104,7 +136,10 @@ export class FakeGroup {
             leader: this.leader,
             skipAssignment: false,
             memberId,
-            members: memberId === this.leader ? joined.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.protocols.find((p) => p.name === this.protocol)!.metadata })) : [],
+            members:
+              memberId === this.leader
+                ? joined.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.protocols.find((p) => p.name === this.protocol)!.metadata }))
+                : [],
           };
         },
         (c) => fail(c),
@@ -129,7 +164,13 @@ export class FakeGroup {
           await new Promise((r) => setTimeout(r, 10));
         }
       }
-      return { throttleTimeMs: 0, errorCode: 0, protocolType: 'consumer', protocolName: this.protocol, assignment: this.assignments.get(req.memberId) ?? Buffer.alloc(0) };
+      return {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        protocolType: 'consumer',
+        protocolName: this.protocol,
+        assignment: this.assignments.get(req.memberId) ?? Buffer.alloc(0),
+      };
     });
     b.on(API_KEYS.Heartbeat, (req) => {
       this.heartbeats.push({ memberId: req.memberId, generationId: req.generationId });
@@ -150,21 +191,33 @@ export class FakeGroup {
       return { throttleTimeMs: 0, errorCode: 0, members: req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, errorCode: 0 })) };
     });
     b.on(API_KEYS.OffsetCommit, (req) => {
-      const code = isNot() ? ErrorCode.NOT_COORDINATOR : (this.take('OffsetCommit') ?? (req.generationIdOrMemberEpoch >= 0 && req.generationIdOrMemberEpoch !== this.generationId ? ErrorCode.ILLEGAL_GENERATION : 0));
+      const code = isNot()
+        ? ErrorCode.NOT_COORDINATOR
+        : (this.take('OffsetCommit') ??
+          (req.generationIdOrMemberEpoch >= 0 && req.generationIdOrMemberEpoch !== this.generationId ? ErrorCode.ILLEGAL_GENERATION : 0));
       const offsets: Record<string, bigint> = {};
       for (const t of req.topics) for (const p of t.partitions) offsets[topicPartitionKey(t.name, p.partitionIndex)] = p.committedOffset;
       if (code === 0) {
         this.commits.push({ generationId: req.generationIdOrMemberEpoch, memberId: req.memberId, offsets });
         for (const [k, v] of Object.entries(offsets)) this.committed.set(k, v);
       }
-      return { throttleTimeMs: 0, topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })) };
+      return {
+        throttleTimeMs: 0,
+        topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+      };
     });
     b.on(API_KEYS.OffsetFetch, (req, ctx) => {
       const code = isNot() ? ErrorCode.NOT_COORDINATOR : (this.take('OffsetFetch') ?? 0);
       const topicsReq = ctx.version >= 8 ? (req.groups[0]?.topics ?? []) : (req.topics ?? []);
       const topics = topicsReq.map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: this.committed.get(topicPartitionKey(t.name, p)) ?? -1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 })),
+        partitions: t.partitionIndexes.map((p) => ({
+          partitionIndex: p,
+          committedOffset: this.committed.get(topicPartitionKey(t.name, p)) ?? -1n,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: 0,
+        })),
       }));
       if (ctx.version >= 8) return { throttleTimeMs: 0, topics: [], errorCode: 0, groups: [{ groupId: req.groups[0]!.groupId, topics, errorCode: code }] };
       return { throttleTimeMs: 0, topics, errorCode: code, groups: [] };
@@ -173,7 +226,14 @@ export class FakeGroup {
       throttleTimeMs: 0,
       topics: req.topics.map((t) => ({
         name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [], timestamp: -1n, offset: p.timestamp === -2n ? 0n : this.endOffset(t.name, p.partitionIndex), leaderEpoch: 0 })),
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: 0,
+          oldStyleOffsets: [],
+          timestamp: -1n,
+          offset: p.timestamp === -2n ? 0n : this.endOffset(t.name, p.partitionIndex),
+          leaderEpoch: 0,
+        })),
       })),
     }));
     b.on(API_KEYS.Fetch, async (req) => {

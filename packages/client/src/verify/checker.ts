@@ -173,7 +173,11 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
     }
     if (w.acks !== 0 && !at.some(([p, off]) => p === a.partition && off === a.offset)) {
       mismatches++;
-      note('acked offset mismatch', `worker ${a.worker} seq ${a.seq} acknowledged at ${a.partition}@${a.offset}, read at ${at.map(([p, off]) => `${p}@${off}`).join(', ')}`, mismatches);
+      note(
+        'acked offset mismatch',
+        `worker ${a.worker} seq ${a.seq} acknowledged at ${a.partition}@${a.offset}, read at ${at.map(([p, off]) => `${p}@${off}`).join(', ')}`,
+        mismatches,
+      );
     }
     const ok = `${a.partition}:${a.worker}`;
     let list = ackOrder.get(ok);
@@ -186,7 +190,11 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
       for (let i = 1; i < list.length; i++) {
         if (list[i]!.offset <= list[i - 1]!.offset) {
           backwards++;
-          note('offsets backwards', `partition:worker ${k}: seq ${list[i]!.seq} acknowledged at offset ${list[i]!.offset} <= ${list[i - 1]!.offset} of seq ${list[i - 1]!.seq}`, backwards);
+          note(
+            'offsets backwards',
+            `partition:worker ${k}: seq ${list[i]!.seq} acknowledged at offset ${list[i]!.offset} <= ${list[i - 1]!.offset} of seq ${list[i - 1]!.seq}`,
+            backwards,
+          );
         }
       }
     }
@@ -215,11 +223,13 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
         for (const rec of replica.records) {
           if (rec.offset < r.logStartOffset) continue;
           if (!reference.has(rec.offset)) diff ??= `offset ${rec.offset} on broker ${b} not served by the leader`;
-          else if (reference.get(rec.offset) !== rec.value) diff ??= `offset ${rec.offset}: broker ${b} has ${JSON.stringify(rec.value)}, the leader served ${JSON.stringify(reference.get(rec.offset))}`;
+          else if (reference.get(rec.offset) !== rec.value)
+            diff ??= `offset ${rec.offset}: broker ${b} has ${JSON.stringify(rec.value)}, the leader served ${JSON.stringify(reference.get(rec.offset))}`;
         }
         const have = new Set(replica.records.map((x) => x.offset));
         if (replica.endOffset >= r.highWatermark) {
-          for (const off of reference.keys()) if (!have.has(off) && off >= r.logStartOffset) diff ??= `offset ${off} served by the leader is missing on broker ${b}`;
+          for (const off of reference.keys())
+            if (!have.has(off) && off >= r.logStartOffset) diff ??= `offset ${off} served by the leader is missing on broker ${b}`;
         }
         if (diff) {
           pr.divergentReplicas.push(b);
@@ -233,7 +243,13 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
   const incomplete = reads.filter((r) => r.incomplete).map((r) => r.partition);
   for (const p of incomplete) note('incomplete read', `${topicPartitionKey(o.topic, p)}: ${byPartition.get(p)!.incomplete}`, 1);
   const ok =
-    lost === 0 && reordered === 0 && backwards === 0 && mismatches === 0 && divergent.size === 0 && incomplete.length === 0 && (!w.idempotent || duplicates === 0);
+    lost === 0 &&
+    reordered === 0 &&
+    backwards === 0 &&
+    mismatches === 0 &&
+    divergent.size === 0 &&
+    incomplete.length === 0 &&
+    (!w.idempotent || duplicates === 0);
   const report: VerifyReport = {
     topic: o.topic,
     runId: w.runId,
@@ -259,6 +275,9 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
     errors: w.errors,
     ok,
   };
-  log.info({ ok, acknowledged: report.acknowledged, consumed: report.consumed, lost, duplicates, reordered, divergent: report.divergentPartitions }, 'check done');
+  log.info(
+    { ok, acknowledged: report.acknowledged, consumed: report.consumed, lost, duplicates, reordered, divergent: report.divergentPartitions },
+    'check done',
+  );
   return report;
 }

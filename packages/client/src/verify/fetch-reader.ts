@@ -77,7 +77,15 @@ export async function readPartition(
               topic,
               topicId: Buffer.alloc(16),
               partitions: [
-                { partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 8 * 1024 * 1024, replicaDirectoryId: Buffer.alloc(16) },
+                {
+                  partition,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: BigInt(offset),
+                  lastFetchedEpoch: -1,
+                  logStartOffset: -1n,
+                  partitionMaxBytes: 8 * 1024 * 1024,
+                  replicaDirectoryId: Buffer.alloc(16),
+                },
               ],
             },
           ],

@@ -54,7 +54,12 @@ export interface LogRecordDigest {
 }
 
 /** The records of a replica's log below `upTo` (exclusive), from all its segments. */
-export async function readReplicaLog(logDir: string, topic: string, partition: number, upTo = Number.MAX_SAFE_INTEGER): Promise<{ records: LogRecordDigest[]; endOffset: number }> {
+export async function readReplicaLog(
+  logDir: string,
+  topic: string,
+  partition: number,
+  upTo = Number.MAX_SAFE_INTEGER,
+): Promise<{ records: LogRecordDigest[]; endOffset: number }> {
   const records: LogRecordDigest[] = [];
   let endOffset = 0;
   for (const file of await segmentFiles(logDir, topic, partition)) {

@@ -21,7 +21,21 @@ const base: VerifyReport = {
   ackedOffsetMismatches: 0,
   divergentPartitions: [],
   incompletePartitions: [],
-  partitions: [{ partition: 0, acknowledged: 10, consumed: 10, lost: 0, duplicates: 0, reordered: 0, highWatermark: 10, replicasCompared: [0, 1, 2], divergentReplicas: [], laggingReplicas: [], incomplete: null }],
+  partitions: [
+    {
+      partition: 0,
+      acknowledged: 10,
+      consumed: 10,
+      lost: 0,
+      duplicates: 0,
+      reordered: 0,
+      highWatermark: 10,
+      replicasCompared: [0, 1, 2],
+      divergentReplicas: [],
+      laggingReplicas: [],
+      incomplete: null,
+    },
+  ],
   replicasChecked: true,
   violations: [],
   lostSamples: [],
@@ -47,7 +61,13 @@ describe('verify report', () => {
   });
 
   it('verify – violations are marked and listed, and the table ends FAILED', () => {
-    const s = formatReport({ ...base, ok: false, lost: 2, divergentPartitions: [0], violations: ['lost: worker 0 seq 3 acknowledged at t-0 offset 3, never read'] });
+    const s = formatReport({
+      ...base,
+      ok: false,
+      lost: 2,
+      divergentPartitions: [0],
+      violations: ['lost: worker 0 seq 3 acknowledged at t-0 offset 3, never read'],
+    });
     expect(s).toMatch(/lost\s+2 !\n/);
     expect(s).toMatch(/divergent partitions\s+0 !\n/);
     expect(s).toContain('  lost: worker 0 seq 3 acknowledged at t-0 offset 3, never read');

@@ -29,20 +29,31 @@ export function connectingView(s: ConsoleState): string {
 
 export function overviewView(s: ConsoleState): string {
   if (s.brokers.length === 0) {
-    return empty('overview-empty', 'No live brokers', `<p>The cluster answered but lists no live brokers. Start brokers (<code>npm start</code>) and check <code>npx samsa cluster status</code>.</p>`);
+    return empty(
+      'overview-empty',
+      'No live brokers',
+      `<p>The cluster answered but lists no live brokers. Start brokers (<code>npm start</code>) and check <code>npx samsa cluster status</code>.</p>`,
+    );
   }
   const ctl = s.brokers.find((b) => b.isController);
   let html = `<h1>Cluster ${esc(s.clusterId ?? '')}</h1><div class="cards">`;
   html += card('Brokers', `${s.brokers.length}`, { testId: 'broker-count' });
-  html += card('Controller', ctl ? `broker ${ctl.id}` : 'none', { cls: ctl ? '' : 'bad', testId: 'controller', sub: s.controllerEpoch !== null ? `<span data-testid="controller-epoch">epoch ${s.controllerEpoch}</span>` : 'epoch: no metrics' });
+  html += card('Controller', ctl ? `broker ${ctl.id}` : 'none', {
+    cls: ctl ? '' : 'bad',
+    testId: 'controller',
+    sub: s.controllerEpoch !== null ? `<span data-testid="controller-epoch">epoch ${s.controllerEpoch}</span>` : 'epoch: no metrics',
+  });
   html += card('Topics', count(s.counts.topics), { sub: `${count(s.counts.partitions)} partitions` });
   html += card('Offline partitions', count(s.counts.offline), { cls: s.counts.offline > 0 ? 'bad' : 'ok', testId: 'offline-count' });
   html += card('Under-replicated', count(s.counts.underReplicated), { cls: s.counts.underReplicated > 0 ? 'bad' : 'ok', testId: 'urp-count' });
   html += card('Consumer groups', count(s.groups.length));
-  html += '</div><h2>Brokers</h2><table data-testid="brokers"><tr><th>ID</th><th>Address</th><th>Rack</th><th>Role</th><th class="num">Leaders</th><th class="num">Replicas</th><th>Metrics</th></tr>';
+  html +=
+    '</div><h2>Brokers</h2><table data-testid="brokers"><tr><th>ID</th><th>Address</th><th>Rack</th><th>Role</th><th class="num">Leaders</th><th class="num">Replicas</th><th>Metrics</th></tr>';
   for (const b of s.brokers) {
     const m = s.metrics.find((e) => e.brokerId === b.id);
-    const metrics = b.metricsUrl ? `<a href="${esc(b.metricsUrl)}/metrics">${esc(b.metricsUrl)}</a> ${m ? (m.ok ? '<span class="tag ok">up</span>' : `<span class="tag bad" title="${esc(m.error ?? '')}">down</span>`) : ''}` : '<span class="muted">none (metrics.port unset)</span>';
+    const metrics = b.metricsUrl
+      ? `<a href="${esc(b.metricsUrl)}/metrics">${esc(b.metricsUrl)}</a> ${m ? (m.ok ? '<span class="tag ok">up</span>' : `<span class="tag bad" title="${esc(m.error ?? '')}">down</span>`) : ''}`
+      : '<span class="muted">none (metrics.port unset)</span>';
     html += `<tr data-broker="${b.id}"><td>${b.id}</td><td>${esc(b.host)}:${b.port}</td><td>${esc(b.rack ?? '–')}</td><td>${b.isController ? '<span class="tag ctl">controller</span>' : 'broker'}</td><td class="num">${b.leaderCount}</td><td class="num">${b.replicaCount}</td><td>${metrics}</td></tr>`;
   }
   html += '</table>';
@@ -62,7 +73,8 @@ export function topicsView(s: ConsoleState): string {
       `<p>Create one, then it appears here within a second:</p><pre>npx samsa topics --bootstrap-server ${esc(firstBootstrap(s))} --create --topic t1 --partitions 6 --replication-factor 3</pre>${topics.length > 0 ? `<p class="muted">Internal topics: ${topics.map((t) => esc(t.name)).join(', ')}</p>` : ''}`,
     );
   }
-  let html = '<h1>Topics</h1><table data-testid="topics"><tr><th>Topic</th><th class="num">Partitions</th><th class="num">RF</th><th class="num">Offline</th><th class="num">Under-replicated</th><th class="num">Messages</th><th class="num">Size</th></tr>';
+  let html =
+    '<h1>Topics</h1><table data-testid="topics"><tr><th>Topic</th><th class="num">Partitions</th><th class="num">RF</th><th class="num">Offline</th><th class="num">Under-replicated</th><th class="num">Messages</th><th class="num">Size</th></tr>';
   for (const t of topics) {
     const offline = t.partitions.filter((p) => p.leader === null).length;
     const urp = t.partitions.filter((p) => p.isr.length < p.replicas.length).length;
@@ -75,7 +87,12 @@ export function topicsView(s: ConsoleState): string {
 
 export function partitionMapView(s: ConsoleState, name: string): string {
   const t: TopicView | undefined = s.topics.find((x) => x.name === name);
-  if (!t) return empty('topic-missing', `Topic ${name} not found`, `<p>It is not in the cluster's metadata (deleted, or not created yet). <a href="#/topics">All topics</a></p>`);
+  if (!t)
+    return empty(
+      'topic-missing',
+      `Topic ${name} not found`,
+      `<p>It is not in the cluster's metadata (deleted, or not created yet). <a href="#/topics">All topics</a></p>`,
+    );
   const brokerIds = [...new Set([...s.brokers.map((b) => b.id), ...t.partitions.flatMap((p) => p.replicas)])].sort((a, b) => a - b);
   const live = new Set(s.brokers.map((b) => b.id));
   let html = `<h1><a href="#/topics">Topics</a> / ${esc(t.name)}</h1>`;
@@ -105,7 +122,8 @@ export function groupsView(s: ConsoleState): string {
       `<p>Groups appear once a consumer with a group id joins or commits offsets, for example:</p><pre>kcat -b ${esc(firstBootstrap(s))} -G my-group t1</pre>`,
     );
   }
-  let html = '<h1>Consumer groups</h1><table data-testid="groups"><tr><th>Group</th><th>State</th><th>Assignor</th><th class="num">Coordinator</th><th class="num">Members</th><th class="num">Lag</th><th>Lag (recent)</th></tr>';
+  let html =
+    '<h1>Consumer groups</h1><table data-testid="groups"><tr><th>Group</th><th>State</th><th>Assignor</th><th class="num">Coordinator</th><th class="num">Members</th><th class="num">Lag</th><th>Lag (recent)</th></tr>';
   for (const g of s.groups) {
     const spark = lineChart([{ name: 'lag', color: PALETTE[0]!, points: s.lagHistory[g.groupId] ?? [] }], { width: 180, height: 36, spark: true });
     html += `<tr data-group="${esc(g.groupId)}"><td><a href="#/groups/${encodeURIComponent(g.groupId)}">${esc(g.groupId)}</a></td><td>${stateTag(g.state)}</td><td>${esc(g.assignor || '–')}</td><td class="num">${g.coordinator ?? '–'}</td><td class="num">${g.members.length}</td><td class="num">${count(g.totalLag)}</td><td>${spark}</td></tr>`;
@@ -120,12 +138,14 @@ function stateTag(state: string): string {
 
 export function groupView(s: ConsoleState, id: string): string {
   const g: GroupView | undefined = s.groups.find((x) => x.groupId === id);
-  if (!g) return empty('group-missing', `Group ${id} not found`, `<p>The coordinators do not list it (deleted, or expired). <a href="#/groups">All groups</a></p>`);
+  if (!g)
+    return empty('group-missing', `Group ${id} not found`, `<p>The coordinators do not list it (deleted, or expired). <a href="#/groups">All groups</a></p>`);
   let html = `<h1><a href="#/groups">Consumer groups</a> / ${esc(g.groupId)} ${stateTag(g.state)}</h1>`;
   html += `<div class="cards">${card('Total lag', count(g.totalLag), { testId: 'lag-total' })}${card('Members', String(g.members.length))}${card('Coordinator', g.coordinator === null ? '–' : `broker ${g.coordinator}`)}</div>`;
   html += `<div class="chart"><div class="title">Lag over time <span class="now">messages behind the high watermark, summed over partitions</span></div>${lineChart([{ name: 'lag', color: PALETTE[0]!, points: s.lagHistory[g.groupId] ?? [] }], { width: 720, height: 220, format: rate, testId: 'lag-chart' })}</div>`;
   html += '<h2>Members</h2>';
-  if (g.members.length === 0) html += `<p class="muted" data-testid="members-empty">No active members (group ${esc(g.state)}): only committed offsets are shown below. Start a consumer with group id <code>${esc(g.groupId)}</code> to see assignments.</p>`;
+  if (g.members.length === 0)
+    html += `<p class="muted" data-testid="members-empty">No active members (group ${esc(g.state)}): only committed offsets are shown below. Start a consumer with group id <code>${esc(g.groupId)}</code> to see assignments.</p>`;
   else {
     html += '<table data-testid="members"><tr><th>Member</th><th>Client id</th><th>Host</th><th>Assignment</th></tr>';
     for (const m of g.members) {
@@ -135,7 +155,8 @@ export function groupView(s: ConsoleState, id: string): string {
   }
   html += '<h2>Partitions</h2>';
   if (g.partitions.length === 0) return html + '<p class="muted">No assigned or committed partitions.</p>';
-  html += '<table data-testid="group-partitions"><tr><th>Topic</th><th class="num">Partition</th><th class="num">Committed</th><th class="num">End offset</th><th class="num">Lag</th><th>Member</th></tr>';
+  html +=
+    '<table data-testid="group-partitions"><tr><th>Topic</th><th class="num">Partition</th><th class="num">Committed</th><th class="num">End offset</th><th class="num">Lag</th><th>Member</th></tr>';
   for (const p of g.partitions) {
     html += `<tr><td>${esc(p.topic)}</td><td class="num">${p.partition}</td><td class="num">${count(p.committed)}</td><td class="num">${count(p.endOffset)}</td><td class="num">${count(p.lag)}</td><td>${esc(p.clientId ?? '–')}</td></tr>`;
   }
@@ -180,7 +201,10 @@ export function timelineView(s: ConsoleState, filter: string): string {
   const shown = filter ? s.timeline.filter((e) => e.kind === filter) : s.timeline;
   let html = `<h1>Controller event timeline</h1><div class="filters">Show: <a href="#/timeline">all (${s.timeline.length})</a>${kinds.map((k) => ` · <a href="#/timeline/${k}">${esc(KIND_LABEL[k] ?? k)}</a>`).join('')}</div>`;
   html += timelineList(shown);
-  return html + '<p class="muted">Sources: <b>metadata</b> — successive metadata snapshots compared (one per poll); <b>state-change log</b> — the controller\'s decisions from each broker\'s GET /state-change; <b>metrics</b> — the controllers\' unclean-election counters.</p>';
+  return (
+    html +
+    "<p class=\"muted\">Sources: <b>metadata</b> — successive metadata snapshots compared (one per poll); <b>state-change log</b> — the controller's decisions from each broker's GET /state-change; <b>metrics</b> — the controllers' unclean-election counters.</p>"
+  );
 }
 
 export function throughputView(s: ConsoleState): string {
@@ -192,7 +216,8 @@ export function throughputView(s: ConsoleState): string {
     );
   }
   const tp = s.throughput;
-  if (tp.bytesIn.length === 0) return empty('throughput-collecting', 'Collecting…', '<p>Rates need two scrapes of each endpoint; the first chart point appears after the next poll.</p>');
+  if (tp.bytesIn.length === 0)
+    return empty('throughput-collecting', 'Collecting…', '<p>Rates need two scrapes of each endpoint; the first chart point appears after the next poll.</p>');
   const last = (p: ReadonlyArray<readonly [number, number]>) => p.at(-1)?.[1] ?? 0;
   let html = '<h1>Throughput</h1>';
   html += `<div class="chart"><div class="title">Bytes in / out per second <span class="now">in ${bytes(last(tp.bytesIn))}/s · out ${bytes(last(tp.bytesOut))}/s</span></div>${lineChart(
@@ -204,11 +229,17 @@ export function throughputView(s: ConsoleState): string {
   )}</div>`;
   html += `<div class="chart"><div class="title">Messages in per second <span class="now">${rate(last(tp.messagesIn))}/s</span></div>${lineChart([{ name: 'messages in', color: PALETTE[2]!, points: tp.messagesIn }], { format: rate, testId: 'messages-chart' })}</div>`;
   if (tp.topics.length > 0) {
-    html += '<h2>Per topic (now)</h2><table><tr><th>Topic</th><th class="num">Bytes in/s</th><th class="num">Bytes out/s</th><th class="num">Messages in/s</th></tr>';
-    for (const t of tp.topics) html += `<tr><td>${esc(t.topic)}</td><td class="num">${bytes(t.bytesIn)}</td><td class="num">${bytes(t.bytesOut)}</td><td class="num">${rate(t.messagesIn)}</td></tr>`;
+    html +=
+      '<h2>Per topic (now)</h2><table><tr><th>Topic</th><th class="num">Bytes in/s</th><th class="num">Bytes out/s</th><th class="num">Messages in/s</th></tr>';
+    for (const t of tp.topics)
+      html += `<tr><td>${esc(t.topic)}</td><td class="num">${bytes(t.bytesIn)}</td><td class="num">${bytes(t.bytesOut)}</td><td class="num">${rate(t.messagesIn)}</td></tr>`;
     html += '</table>';
   }
   html += '<h2>Endpoints</h2><table><tr><th>Broker</th><th>URL</th><th>Scrape</th></tr>';
-  for (const e of s.metrics) html += `<tr><td>${e.brokerId ?? '–'}</td><td>${esc(e.url)}/metrics</td><td>${e.ok ? '<span class="tag ok">ok</span>' : `<span class="tag bad">${esc(e.error ?? 'failed')}</span>`}</td></tr>`;
-  return html + '</table><p class="muted">Rates of kafka_server_brokertopicmetrics_{bytesin,bytesout,messagesin}_total between successive scrapes, summed over brokers.</p>';
+  for (const e of s.metrics)
+    html += `<tr><td>${e.brokerId ?? '–'}</td><td>${esc(e.url)}/metrics</td><td>${e.ok ? '<span class="tag ok">ok</span>' : `<span class="tag bad">${esc(e.error ?? 'failed')}</span>`}</td></tr>`;
+  return (
+    html +
+    '</table><p class="muted">Rates of kafka_server_brokertopicmetrics_{bytesin,bytesout,messagesin}_total between successive scrapes, summed over brokers.</p>'
+  );
 }

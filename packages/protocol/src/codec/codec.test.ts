@@ -58,7 +58,21 @@ describe('codec', () => {
       b.writeBigInt64BE(v);
       return b;
     };
-    const edges = [0n, 1n, -1n, -2n, 0xffffffffn, 0x100000000n, -0x100000000n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)];
+    const edges = [
+      0n,
+      1n,
+      -1n,
+      -2n,
+      0xffffffffn,
+      0x100000000n,
+      -0x100000000n,
+      2n ** 53n - 1n,
+      -(2n ** 53n - 1n),
+      2n ** 53n,
+      -(2n ** 53n),
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+    ];
     const check = (v: bigint) => {
       const b = Buffer.alloc(8);
       writeInt64BE(b, v, 0);
@@ -208,24 +222,20 @@ describe('codec', () => {
 
   it('codec – compact nullable round-trips for random strings and bytes', () => {
     fc.assert(
-      fc.property(
-        fc.option(fc.string({ unit: 'grapheme', maxLength: 80 })),
-        fc.option(fc.uint8Array({ maxLength: 300 })),
-        (s, b) => {
-          const w = new Writer(4);
-          w.writeCompactNullableString(s);
-          w.writeNullableString(s);
-          const buf = b === null ? null : Buffer.from(b);
-          w.writeCompactNullableBytes(buf);
-          w.writeNullableBytes(buf);
-          const r = new Reader(w.finish());
-          expect(r.readCompactNullableString()).toBe(s);
-          expect(r.readNullableString()).toBe(s);
-          expect(r.readCompactNullableBytes()).toEqual(buf);
-          expect(r.readNullableBytes()).toEqual(buf);
-          expect(r.remaining).toBe(0);
-        },
-      ),
+      fc.property(fc.option(fc.string({ unit: 'grapheme', maxLength: 80 })), fc.option(fc.uint8Array({ maxLength: 300 })), (s, b) => {
+        const w = new Writer(4);
+        w.writeCompactNullableString(s);
+        w.writeNullableString(s);
+        const buf = b === null ? null : Buffer.from(b);
+        w.writeCompactNullableBytes(buf);
+        w.writeNullableBytes(buf);
+        const r = new Reader(w.finish());
+        expect(r.readCompactNullableString()).toBe(s);
+        expect(r.readNullableString()).toBe(s);
+        expect(r.readCompactNullableBytes()).toEqual(buf);
+        expect(r.readNullableBytes()).toEqual(buf);
+        expect(r.remaining).toBe(0);
+      }),
     );
   });
 

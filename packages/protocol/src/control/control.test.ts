@@ -94,8 +94,7 @@ const samples: ControlMessage[] = [
   { type: ControlMessageType.ERROR_RESPONSE, body: { errorCode: 35, message: 'no such control message' } },
 ];
 
-const encodeSample = (m: ControlMessage, correlationId: number): Buffer =>
-  encodeControlMessage(correlationId, m.type, m.body as never);
+const encodeSample = (m: ControlMessage, correlationId: number): Buffer => encodeControlMessage(correlationId, m.type, m.body as never);
 
 describe('control – messages', () => {
   for (const m of samples) {

@@ -45,11 +45,7 @@ export function encodeFrame(frame: ControlFrame): Buffer {
 }
 
 /** Encodes a typed control message as a complete frame. */
-export function encodeControlMessage<T extends ControlMessageType>(
-  correlationId: number,
-  type: T,
-  body: ControlMessageBodies[T],
-): Buffer {
+export function encodeControlMessage<T extends ControlMessageType>(correlationId: number, type: T, body: ControlMessageBodies[T]): Buffer {
   return encodeFrame({ correlationId, type, payload: encodeControlBody(type, body) });
 }
 

@@ -33,7 +33,14 @@ function sampleRecords(n = 5): RecordInput[] {
     key: i === 1 ? null : `key-${i}`,
     value: i === 2 ? null : `value-${i}-`.repeat(20),
     timestamp: T0 + i * 7,
-    headers: i === 3 ? [{ key: 'h1', value: 'v1' }, { key: 'h2', value: null }, { key: 'ünï', value: '' }] : [],
+    headers:
+      i === 3
+        ? [
+            { key: 'h1', value: 'v1' },
+            { key: 'h2', value: null },
+            { key: 'ünï', value: '' },
+          ]
+        : [],
   }));
 }
 
@@ -115,7 +122,9 @@ describe('records – encode/decode round trip', () => {
   });
 
   it('records serialise to JSON (bigints as strings, bytes as base64)', () => {
-    const [r] = new RecordBatch(encodeRecordBatch({ records: [{ key: 'k', value: null, timestamp: T0, headers: [{ key: 'h', value: 'v' }] }], baseOffset: 9n })).toArray();
+    const [r] = new RecordBatch(
+      encodeRecordBatch({ records: [{ key: 'k', value: null, timestamp: T0, headers: [{ key: 'h', value: 'v' }] }], baseOffset: 9n }),
+    ).toArray();
     expect(JSON.parse(JSON.stringify(r))).toEqual({
       offset: '9',
       timestamp: String(T0),
@@ -139,7 +148,10 @@ describe('records – encode/decode round trip', () => {
 
   it('reports LogAppendTime batches with the batch max timestamp for every record', () => {
     const buf = encodeRecordBatch({
-      records: [{ value: 'x', timestamp: T0 }, { value: 'y', timestamp: T0 + 5 }],
+      records: [
+        { value: 'x', timestamp: T0 },
+        { value: 'y', timestamp: T0 + 5 },
+      ],
       timestampType: TimestampType.LOG_APPEND_TIME,
       maxTimestamp: T0 + 1000,
     });
@@ -150,7 +162,14 @@ describe('records – encode/decode round trip', () => {
 
   it('encodes attributes bits', () => {
     const b = new RecordBatch(
-      encodeRecordBatch({ records: [{ value: 'x' }], transactional: true, producerId: 5n, producerEpoch: 0, baseSequence: 0, compression: CompressionType.GZIP }),
+      encodeRecordBatch({
+        records: [{ value: 'x' }],
+        transactional: true,
+        producerId: 5n,
+        producerEpoch: 0,
+        baseSequence: 0,
+        compression: CompressionType.GZIP,
+      }),
     );
     expect(b.isTransactional).toBe(true);
     expect(b.isControl).toBe(false);

@@ -9,14 +9,7 @@
  * rewritten in place without recomputing it.
  */
 import { KafkaError } from '../errors.js';
-import {
-  COMPRESSION_CODEC_MASK,
-  CompressionType,
-  compress,
-  decompress,
-  type CompressOptions,
-  type DecompressOptions,
-} from './compression.js';
+import { COMPRESSION_CODEC_MASK, CompressionType, compress, decompress, type CompressOptions, type DecompressOptions } from './compression.js';
 import {
   ATTRIBUTES_OFFSET,
   BASE_OFFSET_OFFSET,
@@ -133,10 +126,7 @@ export class RecordBatch {
     }
     const batchLength = buffer.readInt32BE(BATCH_LENGTH_OFFSET);
     if (batchLength + LOG_OVERHEAD !== buffer.length) {
-      throw new KafkaError(
-        CORRUPT_MESSAGE,
-        `Record batch length field (${batchLength}) does not match the ${buffer.length - LOG_OVERHEAD} bytes available`,
-      );
+      throw new KafkaError(CORRUPT_MESSAGE, `Record batch length field (${batchLength}) does not match the ${buffer.length - LOG_OVERHEAD} bytes available`);
     }
     this.buffer = buffer;
   }
@@ -302,10 +292,7 @@ export class RecordIterator implements IterableIterator<KafkaRecord> {
     const c = this.cursor;
     if (this.read >= this.count) return { done: true, value: undefined };
     if (c.pos >= c.end) {
-      throw new KafkaError(
-        INVALID_RECORD,
-        `Record batch declares ${this.count} records but its payload ends after ${this.read}`,
-      );
+      throw new KafkaError(INVALID_RECORD, `Record batch declares ${this.count} records but its payload ends after ${this.read}`);
     }
     const record = readRecord(c, this.ctx);
     this.read++;
@@ -354,12 +341,7 @@ export function encodeRecordBatch(input: RecordBatchInput): Buffer {
   const records = input.records;
   const compression = input.compression ?? CompressionType.NONE;
   const first = records[0];
-  const baseTimestamp =
-    input.baseTimestamp !== undefined
-      ? Number(input.baseTimestamp)
-      : first?.timestamp !== undefined
-        ? Number(first.timestamp)
-        : Date.now();
+  const baseTimestamp = input.baseTimestamp !== undefined ? Number(input.baseTimestamp) : first?.timestamp !== undefined ? Number(first.timestamp) : Date.now();
   let maxTs = Number.NEGATIVE_INFINITY;
   let maxDelta = -1;
   records.forEach((r, i) => {

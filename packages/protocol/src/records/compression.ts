@@ -187,7 +187,7 @@ const ZSTD_STREAM_OUT = dStreamOutSize();
 function zstdBounded(data: Buffer, maxBytes: number): Buffer {
   let declared = 0;
   let known = true;
-  for (let frame = data; frame.length > 0; ) {
+  for (let frame = data; frame.length > 0;) {
     const size = getFrameContentSize(frame);
     if (size === null) {
       known = false;

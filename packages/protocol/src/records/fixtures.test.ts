@@ -5,15 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  CompressionType,
-  RecordBatch,
-  compressionFromName,
-  encodeRecordBatch,
-  isXerialSnappy,
-  scanRecordSet,
-  validateRecords,
-} from './index.js';
+import { CompressionType, RecordBatch, compressionFromName, encodeRecordBatch, isXerialSnappy, scanRecordSet, validateRecords } from './index.js';
 
 interface ManifestEntry {
   file: string;

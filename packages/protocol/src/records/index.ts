@@ -26,15 +26,7 @@ export {
   type CompressionName,
   type DecompressOptions,
 } from './compression.js';
-export {
-  encodeRecords,
-  type BytesInput,
-  type KafkaRecord,
-  type RecordContext,
-  type RecordHeader,
-  type RecordHeaderInput,
-  type RecordInput,
-} from './record.js';
+export { encodeRecords, type BytesInput, type KafkaRecord, type RecordContext, type RecordHeader, type RecordHeaderInput, type RecordInput } from './record.js';
 export {
   RecordBatch,
   RecordIterator,

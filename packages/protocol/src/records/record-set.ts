@@ -7,14 +7,7 @@
  */
 import { KafkaError } from '../errors.js';
 import { RecordBatch } from './batch.js';
-import {
-  BATCH_LENGTH_OFFSET,
-  CURRENT_MAGIC,
-  HEADER_SIZE_UP_TO_MAGIC,
-  LEGACY_RECORD_OVERHEAD_V0,
-  LOG_OVERHEAD,
-  MAGIC_OFFSET,
-} from './constants.js';
+import { BATCH_LENGTH_OFFSET, CURRENT_MAGIC, HEADER_SIZE_UP_TO_MAGIC, LEGACY_RECORD_OVERHEAD_V0, LOG_OVERHEAD, MAGIC_OFFSET } from './constants.js';
 
 const CORRUPT_MESSAGE = 2;
 

@@ -124,10 +124,7 @@ export interface RecordContext {
 }
 
 function badSize(bodySize: number, read: number): never {
-  throw new KafkaError(
-    INVALID_RECORD,
-    `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${read}`,
-  );
+  throw new KafkaError(INVALID_RECORD, `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${read}`);
 }
 
 /** Reads one record at the cursor; throws KafkaError INVALID_RECORD when malformed. */
@@ -136,10 +133,7 @@ export function readRecord(c: Cursor, ctx: RecordContext): KafkaRecord {
   const bodySize = c.varint();
   const bodyStart = c.pos;
   if (bodySize < 0 || bodySize > c.end - bodyStart) {
-    throw new KafkaError(
-      INVALID_RECORD,
-      `Invalid record size: expected ${bodySize} bytes in record payload, but only ${c.end - bodyStart} remain`,
-    );
+    throw new KafkaError(INVALID_RECORD, `Invalid record size: expected ${bodySize} bytes in record payload, but only ${c.end - bodyStart} remain`);
   }
   const outerEnd = c.end;
   c.end = bodyStart + bodySize;
@@ -195,10 +189,7 @@ export function skimRecord(c: Cursor, out: RecordSkim): void {
   const bodySize = c.varint();
   const bodyStart = c.pos;
   if (bodySize < 0 || bodySize > c.end - bodyStart) {
-    throw new KafkaError(
-      INVALID_RECORD,
-      `Invalid record size: expected ${bodySize} bytes in record payload, but only ${c.end - bodyStart} remain`,
-    );
+    throw new KafkaError(INVALID_RECORD, `Invalid record size: expected ${bodySize} bytes in record payload, but only ${c.end - bodyStart} remain`);
   }
   const outerEnd = c.end;
   c.end = bodyStart + bodySize;
@@ -220,10 +211,7 @@ export function skimRecord(c: Cursor, out: RecordSkim): void {
     if (vLen > 0) c.skip(vLen);
   }
   if (c.pos !== c.end) {
-    throw new KafkaError(
-      INVALID_RECORD,
-      `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${c.pos - bodyStart}`,
-    );
+    throw new KafkaError(INVALID_RECORD, `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${c.pos - bodyStart}`);
   }
   c.end = outerEnd;
 }
@@ -298,7 +286,7 @@ export function encodeRecords(records: readonly RecordInput[], baseTimestamp: nu
   let pos = 0;
   for (const p of prepared) {
     pos = writeVarint(buf, pos, p.bodySize);
-    buf.writeInt8(p.attributes << 24 >> 24, pos++);
+    buf.writeInt8((p.attributes << 24) >> 24, pos++);
     pos = writeVarlong(buf, pos, p.timestampDelta);
     pos = writeVarint(buf, pos, p.offsetDelta);
     pos = writeBytes(buf, pos, p.key);

@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KafkaError, errorByCode } from '../errors.js';
-import type {
-  CompressionType} from './index.js';
-import {
-  RecordBatch,
-  encodeRecordBatch,
-  rewriteCrc,
-  scanRecordSet,
-  validateRecords,
-  type RecordInput,
-} from './index.js';
+import type { CompressionType } from './index.js';
+import { RecordBatch, encodeRecordBatch, rewriteCrc, scanRecordSet, validateRecords, type RecordInput } from './index.js';
 import { Cursor, sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js';
 
 const bytes = fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a));
@@ -107,7 +99,10 @@ describe('records – property: encode/decode', () => {
 
 describe('records – property: garbage never throws anything but KafkaError', () => {
   it('random bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (a) => decodeEverything(Buffer.from(a))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (a) => decodeEverything(Buffer.from(a))),
+      { numRuns: 1000 },
+    );
   });
 
   it('random bytes behind a plausible header', () => {

@@ -47,17 +47,10 @@ export function rewriteCrc(buf: Buffer, position: number, size: number): void {
  * Sets the timestamp type bit and maxTimestamp of the complete batch at `position` (of `size` bytes)
  * and, if anything changed, recomputes the CRC. Returns whether the batch was modified.
  */
-export function setMaxTimestamp(
-  buf: Buffer,
-  timestampType: TimestampType,
-  maxTimestamp: bigint,
-  position = 0,
-  size = buf.length - position,
-): boolean {
+export function setMaxTimestamp(buf: Buffer, timestampType: TimestampType, maxTimestamp: bigint, position = 0, size = buf.length - position): boolean {
   ensureHeader(buf, position);
   const attrs = buf.readInt16BE(position + ATTRIBUTES_OFFSET);
-  const newAttrs =
-    timestampType === TimestampType.LOG_APPEND_TIME ? attrs | TIMESTAMP_TYPE_MASK : attrs & ~TIMESTAMP_TYPE_MASK;
+  const newAttrs = timestampType === TimestampType.LOG_APPEND_TIME ? attrs | TIMESTAMP_TYPE_MASK : attrs & ~TIMESTAMP_TYPE_MASK;
   if (newAttrs === attrs && buf.readBigInt64BE(position + MAX_TIMESTAMP_OFFSET) === maxTimestamp) return false;
   buf.writeInt16BE(newAttrs, position + ATTRIBUTES_OFFSET);
   buf.writeBigInt64BE(maxTimestamp, position + MAX_TIMESTAMP_OFFSET);

@@ -218,7 +218,13 @@ describe('records – validation: rejected batches', () => {
   });
 
   it('non-sequential offset deltas → INVALID_RECORD unless allowed', () => {
-    const buf = encodeRecordBatch({ records: [{ value: 'a', offsetDelta: 0 }, { value: 'b', offsetDelta: 2 }], lastOffsetDelta: 1 });
+    const buf = encodeRecordBatch({
+      records: [
+        { value: 'a', offsetDelta: 0 },
+        { value: 'b', offsetDelta: 2 },
+      ],
+      lastOffsetDelta: 1,
+    });
     expect(failed(validateRecords(buf)).errorCode).toBe(87);
     ok(validateRecords(buf, { requireSequentialOffsetDeltas: false }));
   });
@@ -250,7 +256,7 @@ describe('records – validation: rejected batches', () => {
     ok(validateRecords(batch(), { timestampType: TimestampType.LOG_APPEND_TIME }));
   });
 
-  it('a key error hides the same record\'s timestamp error; any timestamp error makes the batch INVALID_TIMESTAMP', () => {
+  it("a key error hides the same record's timestamp error; any timestamp error makes the batch INVALID_TIMESTAMP", () => {
     const buf = encodeRecordBatch({
       records: [
         { key: null, value: 'a', timestamp: 1 },
@@ -272,7 +278,13 @@ describe('records – validation: rejected batches', () => {
   });
 
   it('compacted topics need keys → INVALID_RECORD', () => {
-    const buf = encodeRecordBatch({ records: [{ key: 'k', value: 'v' }, { key: null, value: 'v' }], compression: CompressionType.SNAPPY });
+    const buf = encodeRecordBatch({
+      records: [
+        { key: 'k', value: 'v' },
+        { key: null, value: 'v' },
+      ],
+      compression: CompressionType.SNAPPY,
+    });
     const r = failed(validateRecords(buf, { compactedTopic: true }));
     expect(r.errorCode).toBe(87);
     expect(r.recordErrors).toEqual([{ batchIndex: 1, message: expect.stringMatching(/without key/) }]);

@@ -273,8 +273,7 @@ function run(records: Buffer, s: Settings): RecordsValidationOk {
     const p = it.partial;
     fail(
       CORRUPT_MESSAGE,
-      `Incomplete record batch at position ${p.position}: ${p.available} bytes present` +
-        (p.declared === null ? '' : `, ${p.declared} declared`),
+      `Incomplete record batch at position ${p.position}: ${p.available} bytes present` + (p.declared === null ? '' : `, ${p.declared} declared`),
     );
   }
 
@@ -298,11 +297,7 @@ function run(records: Buffer, s: Settings): RecordsValidationOk {
       fail(INVALID_RECORD, `The baseOffset of the record batch should be 0, but it is ${b.readBigInt64BE(BASE_OFFSET_OFFSET)}`, i);
     }
     if (b.length > s.maxMessageBytes) {
-      fail(
-        MESSAGE_TOO_LARGE,
-        `The record batch size is ${b.length} bytes which exceeds the maximum configured value of ${s.maxMessageBytes}`,
-        i,
-      );
+      fail(MESSAGE_TOO_LARGE, `The record batch size is ${b.length} bytes which exceeds the maximum configured value of ${s.maxMessageBytes}`, i);
     }
     if (s.verifyCrc) {
       const stored = b.readUInt32BE(CRC_OFFSET);
@@ -377,11 +372,7 @@ function validateBatch(view: RecordBatch, position: number, index: number, s: Se
     }
     if (count <= 0) fail(INVALID_RECORD, `Invalid reported count for record batch: ${count}`, index);
     if (countFromOffsets !== count) {
-      fail(
-        INVALID_RECORD,
-        `Inconsistent batch offset range [${baseOffset}, ${baseOffset + BigInt(lastOffsetDelta)}] and count of records ${count}`,
-        index,
-      );
+      fail(INVALID_RECORD, `Inconsistent batch offset range [${baseOffset}, ${baseOffset + BigInt(lastOffsetDelta)}] and count of records ${count}`, index);
     }
     if (isControl) fail(INVALID_RECORD, 'Clients are not allowed to write control records', index);
     if (hasProducerId && baseSequence < 0) {

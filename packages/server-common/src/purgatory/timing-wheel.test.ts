@@ -6,7 +6,10 @@ class Op extends DelayedOperation {
   ready = false;
   expired = false;
   completedAt = 0;
-  constructor(delay: number, private readonly onDone?: () => void) {
+  constructor(
+    delay: number,
+    private readonly onDone?: () => void,
+  ) {
     super(delay);
   }
   tryComplete(): boolean {
@@ -28,14 +31,7 @@ describe('timing wheel', () => {
     const start = Date.now();
     // -5: already due when added (runs at once); the others land on wheel levels 1 and 2
     const delays = [5, 450, 1, 30, 120, 25, -5, 60, 19, 21];
-    const all = Promise.all(
-      delays.map(
-        (d) =>
-          new Promise<void>((resolve) =>
-            timer.add({ expirationMs: start + d, run: () => (fired.push(d), resolve()) }),
-          ),
-      ),
-    );
+    const all = Promise.all(delays.map((d) => new Promise<void>((resolve) => timer.add({ expirationMs: start + d, run: () => (fired.push(d), resolve()) }))));
     expect(timer.size).toBe(delays.length - 1); // the overdue task ran at once
     await all;
     expect(fired).toEqual([...delays].sort((a, b) => a - b));

@@ -19,7 +19,14 @@ import { OffsetCheckpointFile, type TopicPartitionOffset } from '../checkpoint.j
 import { ScanStatus } from '../file-records.js';
 import type { Log } from '../log.js';
 import type { LogSegment } from '../segment.js';
-import { CLEANER_OFFSET_CHECKPOINT_FILE, LogCleaningAbortedError, nonActiveSegmentsFrom, segmentsInRange, totalBytes, type LogToClean } from './cleaner-types.js';
+import {
+  CLEANER_OFFSET_CHECKPOINT_FILE,
+  LogCleaningAbortedError,
+  nonActiveSegmentsFrom,
+  segmentsInRange,
+  totalBytes,
+  type LogToClean,
+} from './cleaner-types.js';
 
 type CleaningState =
   | { kind: 'in-progress' }
@@ -251,7 +258,10 @@ export class CleanerManager {
     } else if (s?.kind === 'aborted') {
       this.states.set(key, { kind: 'paused', count: s.pauses });
     } else {
-      this.log.error({ topic: log.topicPartition.topic, partition: log.topicPartition.partition, state: s?.kind ?? 'none' }, 'cleaning ended in an unexpected state');
+      this.log.error(
+        { topic: log.topicPartition.topic, partition: log.topicPartition.partition, state: s?.kind ?? 'none' },
+        'cleaning ended in an unexpected state',
+      );
     }
     this.settle(key);
   }
@@ -307,12 +317,18 @@ export async function cleanableOffsets(log: Log, lastCleanOffset: bigint | undef
   let forceUpdateCheckpoint = false;
   if (checkpoint < logStart) {
     if (log.config.retentionMs < 0 && log.config.retentionBytes < 0) {
-      logger?.warn({ log: log.name, checkpoint: checkpoint.toString(), logStartOffset: logStart.toString() }, 'resetting the first dirty offset to the log start offset: the checkpointed offset is invalid');
+      logger?.warn(
+        { log: log.name, checkpoint: checkpoint.toString(), logStartOffset: logStart.toString() },
+        'resetting the first dirty offset to the log start offset: the checkpointed offset is invalid',
+      );
     }
     firstDirtyOffset = logStart;
     forceUpdateCheckpoint = true;
   } else if (checkpoint > log.logEndOffset) {
-    logger?.warn({ log: log.name, checkpoint: checkpoint.toString(), logEndOffset: log.logEndOffset.toString() }, 'the checkpointed dirty offset is beyond the log end offset; cleaning the whole log');
+    logger?.warn(
+      { log: log.name, checkpoint: checkpoint.toString(), logEndOffset: log.logEndOffset.toString() },
+      'the checkpointed dirty offset is beyond the log end offset; cleaning the whole log',
+    );
     firstDirtyOffset = logStart;
     forceUpdateCheckpoint = true;
   }

@@ -177,7 +177,11 @@ describe('cleaner', () => {
     await writeRounds(log, 3, 4);
     const [tomb] = await append(log, [{ key: 'k1', value: null }]);
     const more = async (): Promise<void> => {
-      for (let r = 0; r < 10; r++) await append(log, [0, 2, 3].map((k) => ({ key: `k${k}`, value: `x${r}` })));
+      for (let r = 0; r < 10; r++)
+        await append(
+          log,
+          [0, 2, 3].map((k) => ({ key: `k${k}`, value: `x${r}` })),
+        );
     };
     await more();
     const cleaner = makeCleaner(clock);
@@ -214,7 +218,11 @@ describe('cleaner', () => {
     const pid = 7n;
     for (let i = 0; i < 6; i++) await append(log, [{ key: 'a', value: `p${i}` }], { producerId: pid, producerEpoch: 0, baseSequence: i });
     // another producer overwrites the key, so every batch of producer 7 is emptied
-    for (let i = 0; i < 40; i++) await append(log, [{ key: 'a', value: `q${i}` }, { key: `b${i % 4}`, value: 'x' }]);
+    for (let i = 0; i < 40; i++)
+      await append(log, [
+        { key: 'a', value: `q${i}` },
+        { key: `b${i % 4}`, value: 'x' },
+      ]);
     const r = await cleanLog(makeCleaner(clock), log, clock);
     const view = await readLog(log);
     const ofProducer = view.batches.filter((b) => b.producerId === pid);
@@ -229,7 +237,12 @@ describe('cleaner', () => {
     await append(log, [{ key: null, value: 'no-key' }]);
     const control = keyedBatchAt(log.logEndOffset, [{ key: null, value: null }], { control: true });
     await log.appendAsFollower(control);
-    const txn = keyedBatchAt(log.logEndOffset, [{ key: 'k0', value: 'in-a-transaction' }], { transactional: true, producerId: 99n, producerEpoch: 0, baseSequence: 0 });
+    const txn = keyedBatchAt(log.logEndOffset, [{ key: 'k0', value: 'in-a-transaction' }], {
+      transactional: true,
+      producerId: 99n,
+      producerEpoch: 0,
+      baseSequence: 0,
+    });
     await log.appendAsFollower(txn);
     log.updateHighWatermark(log.logEndOffset);
     await writeRounds(log, 20, 10);

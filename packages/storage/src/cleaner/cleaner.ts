@@ -140,7 +140,10 @@ export class Cleaner {
     for (;;) {
       const st = await scanner.next();
       if (st === ScanStatus.END) break;
-      if (st !== ScanStatus.BATCH) throw new CorruptRecordError(`Cannot read ${segment.log.path} at position ${scanner.position} while building the offset map: ${scanner.corruption ?? st}`);
+      if (st !== ScanStatus.BATCH)
+        throw new CorruptRecordError(
+          `Cannot read ${segment.log.path} at position ${scanner.position} while building the offset map: ${scanner.corruption ?? st}`,
+        );
       this.o.checkDone(log);
       const bytes = await scanner.batchBytes();
       if (!bytes) throw new LogCleaningAbortedError(`${segment.log.path} shrank while building the offset map`);
@@ -166,7 +169,12 @@ export class Cleaner {
   /** Cleans a group of segments into one `.cleaned` segment and swaps it in. */
   private async cleanSegments(log: Log, group: readonly LogSegment[], ctx: FilterContext, stats: CleanerStats, truncations: number): Promise<void> {
     const first = group[0] as LogSegment;
-    const cleaned = await LogSegment.create(log.dir, first.baseOffset, { config: log.config, clock: this.o.clock, logger: this.log, fileSuffix: CLEANED_FILE_SUFFIX });
+    const cleaned = await LogSegment.create(log.dir, first.baseOffset, {
+      config: log.config,
+      clock: this.o.clock,
+      logger: this.log,
+      fileSuffix: CLEANED_FILE_SUFFIX,
+    });
     let swapped = false;
     try {
       for (const segment of group) {
@@ -205,7 +213,8 @@ export class Cleaner {
     for (;;) {
       const st = await scanner.next();
       if (st === ScanStatus.END) break;
-      if (st !== ScanStatus.BATCH) throw new CorruptRecordError(`Cannot read ${source.log.path} at position ${scanner.position} while cleaning: ${scanner.corruption ?? st}`);
+      if (st !== ScanStatus.BATCH)
+        throw new CorruptRecordError(`Cannot read ${source.log.path} at position ${scanner.position} while cleaning: ${scanner.corruption ?? st}`);
       this.o.checkDone(log);
       const bytes = await scanner.batchBytes();
       if (!bytes) throw new LogCleaningAbortedError(`${source.log.path} shrank while cleaning`);

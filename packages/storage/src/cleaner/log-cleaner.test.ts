@@ -43,7 +43,13 @@ async function openManager(topicConfig: Partial<LogConfig> = compacted, over: Pa
 
 async function writeRounds(log: Log, rounds: number, keys: number, tag = 'v'): Promise<void> {
   for (let r = 0; r < rounds; r++) {
-    await log.appendAsLeader(keyedBatch(Array.from({ length: keys }, (_, k) => ({ key: `k${k}`, value: `${tag}${r}-${k}` })), { timestamp: clock.now() }), 0);
+    await log.appendAsLeader(
+      keyedBatch(
+        Array.from({ length: keys }, (_, k) => ({ key: `k${k}`, value: `${tag}${r}-${k}` })),
+        { timestamp: clock.now() },
+      ),
+      0,
+    );
     log.updateHighWatermark(log.logEndOffset);
   }
 }
@@ -59,7 +65,7 @@ function cleanerOf(m: LogManager): LogCleaner {
 }
 
 describe('log cleaner', () => {
-  test('log cleaner – cleans the filthiest compacted log and writes cleaner-offset-checkpoint in Kafka\'s format', async () => {
+  test("log cleaner – cleans the filthiest compacted log and writes cleaner-offset-checkpoint in Kafka's format", async () => {
     const m = await openManager();
     const log = await m.getOrCreateLog(tp);
     const other = await m.getOrCreateLog({ topic: 'plain', partition: 0 });

@@ -70,7 +70,7 @@ export async function readLog(log: Log): Promise<{ records: ReadRecord[]; batche
     const info = await log.read(next, 1 << 20, undefined, true);
     const buf = await info.records.read();
     if (buf.length === 0) break;
-    for (let pos = 0; pos + 61 <= buf.length; ) {
+    for (let pos = 0; pos + 61 <= buf.length;) {
       const size = buf.readInt32BE(pos + 8) + 12;
       if (pos + size > buf.length) break;
       const b = new RecordBatch(buf.subarray(pos, pos + size));
@@ -102,7 +102,7 @@ export async function readLog(log: Log): Promise<{ records: ReadRecord[]; batche
   return { records, batches };
 }
 
-export const silent = process.env.CLEANER_TEST_LOG ? pino({ level: "debug" }) : pino({ enabled: false });
+export const silent = process.env.CLEANER_TEST_LOG ? pino({ level: 'debug' }) : pino({ enabled: false });
 
 export function makeCleaner(clock: Clock, opts: { mapEntries?: number; checkDone?: (log: Log) => void; ioBufferSize?: number } = {}): Cleaner {
   return new Cleaner({
@@ -113,9 +113,11 @@ export function makeCleaner(clock: Clock, opts: { mapEntries?: number; checkDone
     throttler: new Throttler(Number.MAX_VALUE),
     clock,
     logger: silent,
-    checkDone: opts.checkDone ?? ((log) => {
-      if (log.isClosed) throw new LogCleaningAbortedError();
-    }),
+    checkDone:
+      opts.checkDone ??
+      ((log) => {
+        if (log.isClosed) throw new LogCleaningAbortedError();
+      }),
   });
 }
 

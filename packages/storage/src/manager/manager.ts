@@ -219,7 +219,8 @@ export class LogManager {
     }
     const props = parseMetaProperties(text);
     const version = props.get('version');
-    if (version !== '0') throw new KafkaStorageError(`${join(dir, META_PROPERTIES_FILE)} has version ${version ?? '(none)'}; only version 0 (ZooKeeper mode) is supported`);
+    if (version !== '0')
+      throw new KafkaStorageError(`${join(dir, META_PROPERTIES_FILE)} has version ${version ?? '(none)'}; only version 0 (ZooKeeper mode) is supported`);
     const brokerId = props.get('broker.id');
     if (brokerId !== undefined && Number(brokerId) !== this.opts.brokerId) {
       throw new InconsistentBrokerIdError(
@@ -230,7 +231,9 @@ export class LogManager {
     const clusterId = props.get('cluster.id');
     if (clusterId !== undefined) {
       if (this.clusterIdValue !== undefined && clusterId !== this.clusterIdValue) {
-        throw new InconsistentClusterIdError(`The cluster id ${this.clusterIdValue} doesn't match stored cluster id ${clusterId} in ${join(dir, META_PROPERTIES_FILE)}`);
+        throw new InconsistentClusterIdError(
+          `The cluster id ${this.clusterIdValue} doesn't match stored cluster id ${clusterId} in ${join(dir, META_PROPERTIES_FILE)}`,
+        );
       }
       this.clusterIdValue ??= clusterId;
     }
@@ -300,10 +303,7 @@ export class LogManager {
       this.logs.set(key, { log, dir: d });
     });
     if (d.hadCleanShutdown) await unlink(marker).catch(() => undefined);
-    this.log.info(
-      { dir: d.path, logs: toLoad.length, hadCleanShutdown: d.hadCleanShutdown, ms: this.clock.now() - started },
-      'loaded logs in log dir',
-    );
+    this.log.info({ dir: d.path, logs: toLoad.length, hadCleanShutdown: d.hadCleanShutdown, ms: this.clock.now() - started }, 'loaded logs in log dir');
   }
 
   // ---- logs --------------------------------------------------------------------------------

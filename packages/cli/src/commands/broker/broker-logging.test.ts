@@ -17,7 +17,10 @@ describe('createBrokerLoggers', () => {
     stateChangeLogger.info({ topic: 't', partition: 0, leader: 1 }, 'applied LeaderAndIsr');
     stateChangeLogger.info({ topic: 't', partition: 1, leader: 2 }, 'elected leader');
     expect(logger).not.toBe(stateChangeLogger);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ logger: STATE_CHANGE_LOGGER, topic: 't', partition: 0, leader: 1, msg: 'applied LeaderAndIsr' });
     expect(lines[1]).toMatchObject({ logger: STATE_CHANGE_LOGGER, msg: 'elected leader' });

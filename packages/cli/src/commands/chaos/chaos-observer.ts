@@ -52,7 +52,8 @@ export class ElectionObserver {
       const epoch = await zk.getControllerEpoch();
       const id = await zk.getControllerId();
       if (epoch && id !== null) {
-        if (this.controller && epoch.epoch !== this.controller.epoch) this.events.push({ at: now, kind: 'controller', from: this.controller.id, to: id, epoch: epoch.epoch });
+        if (this.controller && epoch.epoch !== this.controller.epoch)
+          this.events.push({ at: now, kind: 'controller', from: this.controller.id, to: id, epoch: epoch.epoch });
         this.controller = { id, epoch: epoch.epoch };
       }
       for (let p = 0; p < this.partitions; p++) {
@@ -60,7 +61,14 @@ export class ElectionObserver {
         if (!st) continue;
         const prev = this.leaders.get(p);
         if (prev && st.state.leaderEpoch !== prev.epoch) {
-          this.events.push({ at: now, kind: 'leader', partition: topicPartitionKey(this.topic, p), from: prev.leader, to: st.state.leader, epoch: st.state.leaderEpoch });
+          this.events.push({
+            at: now,
+            kind: 'leader',
+            partition: topicPartitionKey(this.topic, p),
+            from: prev.leader,
+            to: st.state.leader,
+            epoch: st.state.leaderEpoch,
+          });
         }
         this.leaders.set(p, { leader: st.state.leader, epoch: st.state.leaderEpoch });
       }

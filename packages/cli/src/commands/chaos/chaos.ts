@@ -142,9 +142,26 @@ export async function injectFaults(o: ChaosOptions, stats: () => { acknowledged:
 
 export function formatFaults(faults: readonly InjectedFault[], start: number): string {
   const rows = [['#', 'AT', 'FAULT', 'TARGET', 'PID', 'DOWN', 'RECOVERED IN']];
-  faults.forEach((f, i) => rows.push([String(i + 1), `${((f.at - start) / 1000).toFixed(1)} s`, f.kind, f.target, String(f.pid), `${(f.downMs / 1000).toFixed(1)} s`, `${(f.recoveredMs / 1000).toFixed(1)} s`]));
+  faults.forEach((f, i) =>
+    rows.push([
+      String(i + 1),
+      `${((f.at - start) / 1000).toFixed(1)} s`,
+      f.kind,
+      f.target,
+      String(f.pid),
+      `${(f.downMs / 1000).toFixed(1)} s`,
+      `${(f.recoveredMs / 1000).toFixed(1)} s`,
+    ]),
+  );
   const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(w[i]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(w[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export interface RawChaosOptions extends RawVerifyOptions {
@@ -154,7 +171,8 @@ export interface RawChaosOptions extends RawVerifyOptions {
   faults: string;
 }
 
-const DESCRIPTION = 'Random seeded faults (SIGKILL/SIGTERM/SIGSTOP of brokers, the controller, a ZooKeeper server) against the local cluster while samsa verify runs; exits 1 on any violation';
+const DESCRIPTION =
+  'Random seeded faults (SIGKILL/SIGTERM/SIGSTOP of brokers, the controller, a ZooKeeper server) against the local cluster while samsa verify runs; exits 1 on any violation';
 
 function defineChaosOptions(cmd: Command): Command {
   return addVerifyOptions(
@@ -176,7 +194,10 @@ export async function executeChaosCommand(raw: RawChaosOptions, io: CommandIo): 
   for (const k of kinds) if (!(FAULT_KINDS as readonly string[]).includes(k)) throw new Error(`unknown fault kind '${k}' (known: ${FAULT_KINDS.join(', ')})`);
   const seed = raw.seed !== undefined ? Number(raw.seed) : Date.now() % 1_000_000_007;
   const durationMs = parseDuration(raw.duration ?? '5m');
-  const run = verifyRunOptions({ ...raw, bootstrapServer: state.bootstrap, duration: raw.duration ?? '5m', topic: raw.topic ?? `samsa-chaos-${Date.now()}` }, out);
+  const run = verifyRunOptions(
+    { ...raw, bootstrapServer: state.bootstrap, duration: raw.duration ?? '5m', topic: raw.topic ?? `samsa-chaos-${Date.now()}` },
+    out,
+  );
   run.logDirs = Object.fromEntries(state.brokers.map((b) => [b.id, join(b.dir, 'logs')]));
   out(`samsa chaos: seed ${seed}, ${Math.round(durationMs / 1000)} s, faults ${kinds.join(',')} every ~${raw.faultInterval}, cluster ${state.bootstrap}`);
   const observer = new ElectionObserver(state.zookeeper.connect, run.topic, run.partitions);
@@ -202,12 +223,17 @@ export async function executeChaosCommand(raw: RawChaosOptions, io: CommandIo): 
   if (faults.length) out(formatFaults(faults, start));
   out('');
   out(`leader elections seen: ${leaders.length} (leader epoch changes in the partition state znodes); controller elections: ${controllers.length}`);
-  for (const e of observer.events) out(`  ${((e.at - start) / 1000).toFixed(1)} s  ${e.kind === 'leader' ? `${e.partition} leader ${e.from} -> ${e.to}` : `controller ${e.from} -> ${e.to}`} (epoch ${e.epoch})`);
+  for (const e of observer.events)
+    out(
+      `  ${((e.at - start) / 1000).toFixed(1)} s  ${e.kind === 'leader' ? `${e.partition} leader ${e.from} -> ${e.to}` : `controller ${e.from} -> ${e.to}`} (epoch ${e.epoch})`,
+    );
   if (raw.json) out(JSON.stringify({ report, faults, elections: observer.events, seed }, null, 2));
   return report.ok ? 0 : 1;
 }
 
-export const chaosCommand: CommandBuilder = commandBuilder('chaos', DESCRIPTION, defineChaosOptions, (raw: RawChaosOptions, io) => executeChaosCommand(raw, io));
+export const chaosCommand: CommandBuilder = commandBuilder('chaos', DESCRIPTION, defineChaosOptions, (raw: RawChaosOptions, io) =>
+  executeChaosCommand(raw, io),
+);
 
 export function registerChaosCommand(program: Command): void {
   registerCommand(program, chaosCommand);

@@ -26,7 +26,20 @@ describe('samsa cluster', () => {
     const dir = await mkdtemp(join(tmpdir(), 'samsa-cli-'));
     dirs.push(dir);
     const base = portBase();
-    const args = ['--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000), '--broker-port', String(base + 5), '--metrics-port', String(base + 8)];
+    const args = [
+      '--data-dir',
+      dir,
+      '--zk-port',
+      String(base),
+      '--zk-peer-port',
+      String(base + 10000),
+      '--zk-election-port',
+      String(base + 20000),
+      '--broker-port',
+      String(base + 5),
+      '--metrics-port',
+      String(base + 8),
+    ];
     const up = await run(process.execPath, [bin, 'cluster', 'up', '--detach', ...args], { timeout: 180_000 });
     expect(up.stdout).toContain('serving (leader)');
     expect(up.stdout).toContain(`bootstrap.servers=127.0.0.1:${base + 5},127.0.0.1:${base + 6},127.0.0.1:${base + 7}`);
@@ -62,9 +75,33 @@ describe('samsa cluster', () => {
     const dir = await mkdtemp(join(tmpdir(), 'samsa-cli-'));
     dirs.push(dir);
     const base = portBase();
-    const child = spawn(process.execPath, [bin, 'cluster', 'up', '--zk-servers', '1', '--brokers', '1', '--broker-port', String(base + 5), '--metrics-port', '0', '--data-dir', dir, '--zk-port', String(base), '--zk-peer-port', String(base + 10000), '--zk-election-port', String(base + 20000)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        'cluster',
+        'up',
+        '--zk-servers',
+        '1',
+        '--brokers',
+        '1',
+        '--broker-port',
+        String(base + 5),
+        '--metrics-port',
+        '0',
+        '--data-dir',
+        dir,
+        '--zk-port',
+        String(base),
+        '--zk-peer-port',
+        String(base + 10000),
+        '--zk-election-port',
+        String(base + 20000),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const deadline = Date.now() + 120_000;

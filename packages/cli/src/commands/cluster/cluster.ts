@@ -5,15 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { formatClusterSummary, readClusterSummary } from './cluster-summary.js';
 import { commandBuilder, groupBuilder, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
-import {
-  DEFAULT_LOCAL_CLUSTER,
-  LocalCluster,
-  isAlive,
-  probeLocalCluster,
-  readState,
-  stopLocalCluster,
-  type LocalClusterState,
-} from '@samsa/local-cluster';
+import { DEFAULT_LOCAL_CLUSTER, LocalCluster, isAlive, probeLocalCluster, readState, stopLocalCluster, type LocalClusterState } from '@samsa/local-cluster';
 
 interface UpOptions {
   dataDir: string;
@@ -35,7 +27,10 @@ function parseCount(v: string, name: string, min = 1): number {
 
 type Say = (msg: string) => void;
 /** `[samsa] msg` lines on `io.out`. */
-const sayer = (io: CommandIo): Say => (msg) => io.out(`[samsa] ${msg}\n`);
+const sayer =
+  (io: CommandIo): Say =>
+  (msg) =>
+    io.out(`[samsa] ${msg}\n`);
 
 function defineUpOptions(cmd: Command): Command {
   return cmd
@@ -50,22 +45,27 @@ function defineUpOptions(cmd: Command): Command {
     .option('--metrics-port <port>', 'first broker metrics port (/metrics, /health, /ready); 0 disables', String(DEFAULT_LOCAL_CLUSTER.metricsPort));
 }
 
-const upCommand = commandBuilder('up', 'start the local cluster in the foreground (Ctrl-C stops it), or in the background with --detach', defineUpOptions, async (opts: UpOptions, io) => {
-  const ports = {
-    zkServers: parseCount(opts.zkServers, '--zk-servers'),
-    zkClientPort: parseCount(opts.zkPort, '--zk-port'),
-    zkPeerPort: parseCount(opts.zkPeerPort, '--zk-peer-port'),
-    zkElectionPort: parseCount(opts.zkElectionPort, '--zk-election-port'),
-    brokers: parseCount(opts.brokers, '--brokers', 0),
-    brokerPort: parseCount(opts.brokerPort, '--broker-port'),
-    metricsPort: parseCount(opts.metricsPort, '--metrics-port', 0),
-  };
-  if (opts.detach) {
-    await detach(opts, io);
-    return;
-  }
-  await foreground(opts.dataDir, ports, io);
-});
+const upCommand = commandBuilder(
+  'up',
+  'start the local cluster in the foreground (Ctrl-C stops it), or in the background with --detach',
+  defineUpOptions,
+  async (opts: UpOptions, io) => {
+    const ports = {
+      zkServers: parseCount(opts.zkServers, '--zk-servers'),
+      zkClientPort: parseCount(opts.zkPort, '--zk-port'),
+      zkPeerPort: parseCount(opts.zkPeerPort, '--zk-peer-port'),
+      zkElectionPort: parseCount(opts.zkElectionPort, '--zk-election-port'),
+      brokers: parseCount(opts.brokers, '--brokers', 0),
+      brokerPort: parseCount(opts.brokerPort, '--broker-port'),
+      metricsPort: parseCount(opts.metricsPort, '--metrics-port', 0),
+    };
+    if (opts.detach) {
+      await detach(opts, io);
+      return;
+    }
+    await foreground(opts.dataDir, ports, io);
+  },
+);
 
 const downCommand = commandBuilder(
   'down',
@@ -93,7 +93,11 @@ const statusCommand = commandBuilder(
 );
 
 /** `samsa cluster up|down|status`. */
-export const clusterCommand: CommandBuilder = groupBuilder('cluster', 'run a local development cluster (ZooKeeper ensemble + brokers) on loopback', [upCommand, downCommand, statusCommand]);
+export const clusterCommand: CommandBuilder = groupBuilder('cluster', 'run a local development cluster (ZooKeeper ensemble + brokers) on loopback', [
+  upCommand,
+  downCommand,
+  statusCommand,
+]);
 
 export function registerClusterCommands(program: Command): void {
   registerCommand(program, clusterCommand);
@@ -149,9 +153,25 @@ async function detach(opts: UpOptions, io: CommandIo): Promise<void> {
   const child = spawn(
     process.execPath,
     [
-      bin, 'cluster', 'up', '--data-dir', opts.dataDir, '--zk-servers', opts.zkServers, '--zk-port', opts.zkPort,
-      '--zk-peer-port', opts.zkPeerPort, '--zk-election-port', opts.zkElectionPort,
-      '--brokers', opts.brokers, '--broker-port', opts.brokerPort, '--metrics-port', opts.metricsPort,
+      bin,
+      'cluster',
+      'up',
+      '--data-dir',
+      opts.dataDir,
+      '--zk-servers',
+      opts.zkServers,
+      '--zk-port',
+      opts.zkPort,
+      '--zk-peer-port',
+      opts.zkPeerPort,
+      '--zk-election-port',
+      opts.zkElectionPort,
+      '--brokers',
+      opts.brokers,
+      '--broker-port',
+      opts.brokerPort,
+      '--metrics-port',
+      opts.metricsPort,
     ],
     { detached: true, stdio: ['ignore', fd, fd] },
   );
@@ -185,7 +205,13 @@ async function printStatus(state: LocalClusterState, io: CommandIo): Promise<boo
     table.push([r.service, String(r.id), r.pid ? String(r.pid) : '-', r.address, r.info ? serving : r.alive ? 'not serving' : 'down', r.metrics ?? '-']);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+  for (const row of table)
+    io.out(
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd() + '\n',
+    );
   io.out(`\nzookeeper.connect=${state.zookeeper.connect}\n`);
   if ((state.brokers ?? []).length > 0) io.out(`bootstrap.servers=${state.bootstrap}\n`);
   io.out(`supervisor pid ${state.supervisorPid} (${isAlive(state.supervisorPid) ? 'alive' : 'gone'}), state ${state.state}, data ${state.dataDir}\n`);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigSource, type Admin, type AdminOptions, type ConfigEntry } from '@samsa/client';
 import { runConfigsCommand, type ConfigsDeps } from './configs.js';
 
-const entry = (name: string, value: string): ConfigEntry => ({ name, value, source: ConfigSource.DynamicTopicConfig, isSensitive: false, isReadOnly: false, synonyms: [] }) as unknown as ConfigEntry;
+const entry = (name: string, value: string): ConfigEntry =>
+  ({ name, value, source: ConfigSource.DynamicTopicConfig, isSensitive: false, isReadOnly: false, synonyms: [] }) as unknown as ConfigEntry;
 
 /** An Admin that answers DescribeConfigs for one topic and records the options it was built with. */
 function fakeAdmin(): { deps: ConfigsDeps; built: AdminOptions[]; closed: () => number } {
@@ -35,7 +36,18 @@ async function run(deps: ConfigsDeps, ...args: string[]): Promise<{ code: number
 describe('configs', () => {
   it('configs – --command-config settings go to the Admin over the tool defaults and the embedder options', async () => {
     const f = fakeAdmin();
-    const r = await run(f.deps, '--bootstrap-server', 'b:9092', '--entity-type', 'topics', '--entity-name', 't', '--describe', '--command-config', 'admin.properties');
+    const r = await run(
+      f.deps,
+      '--bootstrap-server',
+      'b:9092',
+      '--entity-type',
+      'topics',
+      '--entity-name',
+      't',
+      '--describe',
+      '--command-config',
+      'admin.properties',
+    );
     expect(r).toEqual({ code: 0, out: 'Dynamic configs for topic t are:\n  retention.ms=1000 sensitive=false synonyms={}\n', err: '' });
     expect(f.built).toEqual([{ bootstrapServers: 'b:9092', clientId: 'ops', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 700, retryBackoffMs: 5 }]);
     expect(f.closed()).toBe(1);
@@ -44,7 +56,9 @@ describe('configs', () => {
   it('configs – without --command-config the tool defaults stand', async () => {
     const f = fakeAdmin();
     expect((await run(f.deps, '--bootstrap-server', 'b:9092', '--entity-type', 'topics', '--entity-name', 't', '--describe')).code).toBe(0);
-    expect(f.built).toEqual([{ bootstrapServers: 'b:9092', clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000, retryBackoffMs: 5 }]);
+    expect(f.built).toEqual([
+      { bootstrapServers: 'b:9092', clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000, retryBackoffMs: 5 },
+    ]);
   });
 
   it('configs – an unreadable or invalid --command-config is an error (exit 1), no Admin is built', async () => {

@@ -77,7 +77,15 @@ export function parseAddConfig(s: string): Record<string, string> {
 
 const singular = (t: EntityType) => t.slice(0, -1);
 /** DescribeConfigs source ids as Kafka's ConfigEntry.ConfigSource prints them. */
-const SOURCE_NAMES = ['UNKNOWN', 'DYNAMIC_TOPIC_CONFIG', 'DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG', 'DEFAULT_CONFIG', 'DYNAMIC_BROKER_LOGGER_CONFIG'] as readonly string[];
+const SOURCE_NAMES = [
+  'UNKNOWN',
+  'DYNAMIC_TOPIC_CONFIG',
+  'DYNAMIC_BROKER_CONFIG',
+  'DYNAMIC_DEFAULT_BROKER_CONFIG',
+  'STATIC_BROKER_CONFIG',
+  'DEFAULT_CONFIG',
+  'DYNAMIC_BROKER_LOGGER_CONFIG',
+] as readonly string[];
 
 /** Kafka's describe line: `  k=v sensitive=false synonyms={SOURCE:k=v, ...}`. */
 export function formatConfigEntry(e: ConfigEntry): string {
@@ -114,22 +122,36 @@ export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsI
   try {
     const { types, names } = entityArgs(raw);
     const type = types[0]!;
-    if ((raw.bootstrapServer === undefined) === (raw.zookeeper === undefined)) throw new ConfigsUsageError('Exactly one of --bootstrap-server or --zookeeper must be specified');
+    if ((raw.bootstrapServer === undefined) === (raw.zookeeper === undefined))
+      throw new ConfigsUsageError('Exactly one of --bootstrap-server or --zookeeper must be specified');
     if (!!raw.alter === !!raw.describe) throw new ConfigsUsageError('Command must include exactly one action: --describe, --alter');
-    if (raw.entityName !== undefined && raw.entityDefault && types.length === 1) throw new ConfigsUsageError('--entity-name and --entity-default cannot be used together');
+    if (raw.entityName !== undefined && raw.entityDefault && types.length === 1)
+      throw new ConfigsUsageError('--entity-name and --entity-default cannot be used together');
     if (raw.entityDefault && type === 'topics') throw new ConfigsUsageError('--entity-default is not supported for topics');
     if (raw.alter && names.some((n) => n === undefined)) throw new ConfigsUsageError('--entity-name or --entity-default must be specified with --alter');
-    if (raw.alter && raw.addConfig === undefined && raw.deleteConfig === undefined) throw new ConfigsUsageError('At least one of --add-config or --delete-config must be specified with --alter');
+    if (raw.alter && raw.addConfig === undefined && raw.deleteConfig === undefined)
+      throw new ConfigsUsageError('At least one of --add-config or --delete-config must be specified with --alter');
     const add = raw.addConfig !== undefined ? parseAddConfig(raw.addConfig) : {};
-    const del = raw.deleteConfig !== undefined ? raw.deleteConfig.split(',').map((x) => x.trim()).filter(Boolean) : [];
+    const del =
+      raw.deleteConfig !== undefined
+        ? raw.deleteConfig
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : [];
     const quotaEntity = types.includes('users') || types.includes('clients');
     if (raw.zookeeper !== undefined) {
       // a (user, client-id) entity is users/<user>/clients/<client-id>
       const zname = types.length === 2 ? `${names[types.indexOf('users')] ?? ''}/clients/${names[types.indexOf('clients')] ?? ''}` : names[0];
-      if (types.length === 2 && names.some((n) => n === undefined)) throw new ConfigsUsageError('--entity-name or --entity-default must be specified for both users and clients');
+      if (types.length === 2 && names.some((n) => n === undefined))
+        throw new ConfigsUsageError('--entity-name or --entity-default must be specified for both users and clients');
       return await viaZookeeper(raw.zookeeper, types.length === 2 ? 'users' : type, zname, raw.alter ? { add, del } : null, println);
     }
-    const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps, readCommandConfig(raw.commandConfig, fileReader(deps)));
+    const admin = openAdmin(
+      { bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 },
+      deps,
+      readCommandConfig(raw.commandConfig, fileReader(deps)),
+    );
     if (quotaEntity) return await quotasViaBootstrap(admin, types, names, raw.alter ? { add, del } : null, println);
     const name = names[0];
     try {
@@ -137,16 +159,39 @@ export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsI
       const resName = name === DEFAULT_ENTITY ? '' : name;
       if (raw.alter) {
         await admin.incrementalAlterConfigs([
-          { type: rtype, name: resName!, configs: [...Object.entries(add).map(([k, v]) => ({ name: k, value: v, op: 'SET' as const })), ...del.map((k) => ({ name: k, value: null, op: 'DELETE' as const }))] },
+          {
+            type: rtype,
+            name: resName!,
+            configs: [
+              ...Object.entries(add).map(([k, v]) => ({ name: k, value: v, op: 'SET' as const })),
+              ...del.map((k) => ({ name: k, value: null, op: 'DELETE' as const })),
+            ],
+          },
         ]);
-        println(name === DEFAULT_ENTITY ? `Completed updating default config for ${type} in the cluster.` : `Completed updating config for ${singular(type)} ${name}.`);
+        println(
+          name === DEFAULT_ENTITY
+            ? `Completed updating default config for ${type} in the cluster.`
+            : `Completed updating config for ${singular(type)} ${name}.`,
+        );
         return 0;
       }
-      const names = name !== undefined ? [name] : type === 'topics' ? (await admin.listTopics()).sort() : (await admin.describeCluster()).brokers.map((b) => String(b.nodeId)).sort();
+      const names =
+        name !== undefined
+          ? [name]
+          : type === 'topics'
+            ? (await admin.listTopics()).sort()
+            : (await admin.describeCluster()).brokers.map((b) => String(b.nodeId)).sort();
       for (const n of names) {
         const [res] = await admin.describeConfigs([{ type: rtype, name: n === DEFAULT_ENTITY ? '' : n }], { includeSynonyms: true });
-        const wanted = type === 'topics' ? ConfigSource.DynamicTopicConfig : n === DEFAULT_ENTITY ? ConfigSource.DynamicDefaultBrokerConfig : ConfigSource.DynamicBrokerConfig;
-        println(n === DEFAULT_ENTITY ? `Default configs for ${type} in the cluster are:` : `${raw.all ? 'All' : 'Dynamic'} configs for ${singular(type)} ${n} are:`);
+        const wanted =
+          type === 'topics'
+            ? ConfigSource.DynamicTopicConfig
+            : n === DEFAULT_ENTITY
+              ? ConfigSource.DynamicDefaultBrokerConfig
+              : ConfigSource.DynamicBrokerConfig;
+        println(
+          n === DEFAULT_ENTITY ? `Default configs for ${type} in the cluster are:` : `${raw.all ? 'All' : 'Dynamic'} configs for ${singular(type)} ${n} are:`,
+        );
         for (const e of res!.entries) if (raw.all || e.source === wanted) println(formatConfigEntry(e));
       }
       return 0;
@@ -178,7 +223,13 @@ function validateQuotas(config: Readonly<Record<string, string>>): void {
   }
 }
 
-async function viaZookeeper(connect: string, type: EntityType, name: string | undefined, change: { add: Record<string, string>; del: string[] } | null, println: (s: string) => void): Promise<number> {
+async function viaZookeeper(
+  connect: string,
+  type: EntityType,
+  name: string | undefined,
+  change: { add: Record<string, string>; del: string[] } | null,
+  println: (s: string) => void,
+): Promise<number> {
   const zk = await ZkClient.connect({ connectString: connect, sessionTimeoutMs: 30_000, connectionTimeoutMs: 30_000 });
   try {
     const kzk = new KafkaZk(zk);
@@ -206,7 +257,11 @@ async function viaZookeeper(connect: string, type: EntityType, name: string | un
     const names = name !== undefined ? [name] : await zk.getChildren(`/config/${ztype}`).catch(() => [] as string[]);
     for (const n of names) {
       const c = await kzk.getEntityConfig(ztype, n);
-      println(`Configs for ${singular(type)} '${n}' are ${Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',')}`);
+      println(
+        `Configs for ${singular(type)} '${n}' are ${Object.entries(c)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',')}`,
+      );
     }
     return 0;
   } finally {
@@ -227,12 +282,22 @@ const QUOTA_ENTITY_TYPE = { users: 'user', clients: 'client-id' } as const;
  * as numbers; describe filters strictly on the entity types given (a type without a name matches
  * every entity of it) and prints `Quota configs for client-id 'x' are k=v, ...`.
  */
-async function quotasViaBootstrap(admin: Admin, types: EntityType[], names: Array<string | undefined>, change: { add: Record<string, string>; del: string[] } | null, println: (s: string) => void): Promise<number> {
+async function quotasViaBootstrap(
+  admin: Admin,
+  types: EntityType[],
+  names: Array<string | undefined>,
+  change: { add: Record<string, string>; del: string[] } | null,
+  println: (s: string) => void,
+): Promise<number> {
   try {
     const components: ClientQuotaFilterComponent[] = types.map((t, i) => {
       const entityType = QUOTA_ENTITY_TYPE[t as 'users' | 'clients'];
       const n = names[i];
-      return n === undefined ? { entityType, match: 'specified' as const } : n === DEFAULT_ENTITY ? { entityType, match: 'default' as const } : { entityType, match: n };
+      return n === undefined
+        ? { entityType, match: 'specified' as const }
+        : n === DEFAULT_ENTITY
+          ? { entityType, match: 'default' as const }
+          : { entityType, match: n };
     });
     if (change) {
       const [current] = await admin.describeClientQuotas(components, { strict: true });
@@ -248,13 +313,20 @@ async function quotasViaBootstrap(admin: Admin, types: EntityType[], names: Arra
       ];
       const entity = Object.fromEntries(types.map((t, i) => [QUOTA_ENTITY_TYPE[t as 'users' | 'clients'], names[i] === DEFAULT_ENTITY ? null : names[i]!]));
       await admin.alterClientQuotas([{ entity, ops }]);
-      println(names[0] === DEFAULT_ENTITY ? `Completed updating default config for ${types[0]} in the cluster.` : `Completed updating config for ${singular(types[0]!)} ${names[0]}.`);
+      println(
+        names[0] === DEFAULT_ENTITY
+          ? `Completed updating default config for ${types[0]} in the cluster.`
+          : `Completed updating config for ${singular(types[0]!)} ${names[0]}.`,
+      );
       return 0;
     }
     for (const q of await admin.describeClientQuotas(components, { strict: true })) {
-      const part = (key: 'user' | 'client-id', label: string) => (key in q.entity ? [q.entity[key] === null ? `the default ${label}` : `${label} '${q.entity[key]}'`] : []);
+      const part = (key: 'user' | 'client-id', label: string) =>
+        key in q.entity ? [q.entity[key] === null ? `the default ${label}` : `${label} '${q.entity[key]}'`] : [];
       const entityStr = [...part('user', 'user-principal'), ...part('client-id', 'client-id')].join(', ');
-      const values = Object.entries(q.values).map(([k, v]) => `${k}=${javaDouble(v)}`).join(', ');
+      const values = Object.entries(q.values)
+        .map(([k, v]) => `${k}=${javaDouble(v)}`)
+        .join(', ');
       println(`Quota configs for ${entityStr} are ${values}`);
     }
     return 0;
@@ -269,21 +341,32 @@ function defineConfigsOptions(cmd: Command): Command {
     .option('--zookeeper <connect>', 'The ZooKeeper connection string (host:port[/chroot]); the tool writes /config itself.')
     .option('--entity-type <type>', 'Type of entity (topics/clients/users/brokers); users then clients for a (user, client-id) entity', collect)
     .option('--entity-name <name>', 'Name of entity (topic name/client id/user principal name/broker id)', collect)
-    .option('--user <user-principal>', 'The user\'s principal name (same as --entity-type users --entity-name <user-principal>)')
+    .option('--user <user-principal>', "The user's principal name (same as --entity-type users --entity-name <user-principal>)")
     .option('--user-defaults', 'The config defaults for all users (same as --entity-type users --entity-default)')
-    .option('--client <client-id>', 'The client\'s id (same as --entity-type clients --entity-name <client-id>)')
+    .option('--client <client-id>', "The client's id (same as --entity-type clients --entity-name <client-id>)")
     .option('--client-defaults', 'The config defaults for all clients (same as --entity-type clients --entity-default)')
     .option('--entity-default', 'Default entity name for clients/users/brokers (applies to corresponding entity type in command line)')
     .option('--alter', 'Alter the configuration for the entity.')
     .option('--describe', 'List configs for the given entity.')
     .option('--all', 'List all configs for the given entity, including static configs if available.')
-    .option('--add-config <configs>', 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: \'k1=v1,k2=[v1,v2,v2],k3=v3\'.')
-    .option('--delete-config <names>', 'config keys to remove \'k1,k2\'')
-    .option('--command-config <file>', 'Property file containing configs to be passed to Admin Client. This is used only with --bootstrap-server option for describing and altering broker configs.');
+    .option(
+      '--add-config <configs>',
+      "Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'.",
+    )
+    .option('--delete-config <names>', "config keys to remove 'k1,k2'")
+    .option(
+      '--command-config <file>',
+      'Property file containing configs to be passed to Admin Client. This is used only with --bootstrap-server option for describing and altering broker configs.',
+    );
 }
 
 const configsCommand = (deps: ConfigsDeps): CommandBuilder =>
-  commandBuilder('configs', 'Add/Remove entity config for a topic, client, user or broker (kafka-configs.sh).', defineConfigsOptions, (raw: RawConfigsOptions, io) => executeConfigsCommand(raw, io, deps));
+  commandBuilder(
+    'configs',
+    'Add/Remove entity config for a topic, client, user or broker (kafka-configs.sh).',
+    defineConfigsOptions,
+    (raw: RawConfigsOptions, io) => executeConfigsCommand(raw, io, deps),
+  );
 
 /** Runs `samsa configs <argv…>` writing to `io`; resolves with the exit code. */
 export function runConfigsCommand(argv: readonly string[], io: ConfigsIo, deps: ConfigsDeps = {}): Promise<number> {

@@ -22,8 +22,20 @@ describe('console-consumer', () => {
     expect(formatRecord(rec(), formatterProps({}))).toBe('v\n');
     expect(formatRecord(rec(), formatterProps({ 'print.key': 'true' }))).toBe('k\tv\n');
     expect(formatRecord(rec({ key: null }), formatterProps({ 'print.key': 'true', 'key.separator': ':' }))).toBe('null:v\n');
-    expect(formatRecord(rec(), formatterProps({ 'print.timestamp': 'true', 'print.partition': 'true', 'print.offset': 'true', 'print.key': 'true' }))).toBe('CreateTime:1700000000123\tPartition:2\tOffset:41\tk\tv\n');
-    expect(formatRecord(rec({ headers: [{ key: 'h1', value: Buffer.from('x') }, { key: 'h2', value: null }] }), formatterProps({ 'print.headers': 'true' }))).toBe('h1:x,h2:null\tv\n');
+    expect(formatRecord(rec(), formatterProps({ 'print.timestamp': 'true', 'print.partition': 'true', 'print.offset': 'true', 'print.key': 'true' }))).toBe(
+      'CreateTime:1700000000123\tPartition:2\tOffset:41\tk\tv\n',
+    );
+    expect(
+      formatRecord(
+        rec({
+          headers: [
+            { key: 'h1', value: Buffer.from('x') },
+            { key: 'h2', value: null },
+          ],
+        }),
+        formatterProps({ 'print.headers': 'true' }),
+      ),
+    ).toBe('h1:x,h2:null\tv\n');
     expect(formatRecord(rec(), formatterProps({ 'print.headers': 'true', 'print.value': 'false' }))).toBe('NO_HEADERS\n');
     expect(formatRecord(rec({ value: null }), formatterProps({ 'null.literal': '<nil>', 'line.separator': '\\r\\n' }))).toBe('<nil>\r\n');
   });

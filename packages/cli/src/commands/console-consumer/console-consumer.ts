@@ -108,14 +108,24 @@ function defineConsoleConsumerOptions(cmd: Command): Command {
     .option('--offset <offset>', "the offset to consume from (a non-negative number), or 'earliest' or 'latest'", 'latest')
     .option('--max-messages <n>', 'the maximum number of messages to consume before exiting')
     .option('--timeout-ms <ms>', 'if specified, exit if no message is available for consumption for the specified interval')
-    .option('--property <prop>', 'message formatter properties: print.key, print.timestamp, print.partition, print.offset, print.headers, print.value, key.separator, line.separator, headers.separator, null.literal', collect, [])
+    .option(
+      '--property <prop>',
+      'message formatter properties: print.key, print.timestamp, print.partition, print.offset, print.headers, print.value, key.separator, line.separator, headers.separator, null.literal',
+      collect,
+      [],
+    )
     .option('--consumer-property <prop>', 'consumer properties in the form key=value', collect, [])
     .option('--consumer.config <file>', 'consumer config properties file')
     .option('--isolation-level <level>', "'read_committed' or 'read_uncommitted' (default)")
     .option('--skip-message-on-error', 'skip a message that cannot be processed instead of halting');
 }
 
-export const consoleConsumerCommand: CommandBuilder = commandBuilder('console-consumer', DESCRIPTION, defineConsoleConsumerOptions, (raw: Opts & { 'consumer.config'?: string }, io) => executeConsoleConsumerCommand(raw, io));
+export const consoleConsumerCommand: CommandBuilder = commandBuilder(
+  'console-consumer',
+  DESCRIPTION,
+  defineConsoleConsumerOptions,
+  (raw: Opts & { 'consumer.config'?: string }, io) => executeConsoleConsumerCommand(raw, io),
+);
 
 export function registerConsoleConsumerCommand(program: Command): void {
   registerCommand(program, consoleConsumerCommand);
@@ -128,10 +138,13 @@ export async function executeConsoleConsumerCommand(o: Opts & { 'consumer.config
   const include = o.include ?? o.whitelist;
   if ((o.topic ? 1 : 0) + (include ? 1 : 0) !== 1) throw new Error('Exactly one of --include/--topic is required.');
   if (o.partition !== undefined && !o.topic) throw new Error('The topic is required when partition is specified.');
-  if (o.fromBeginning && o.partition !== undefined && o.offset !== 'latest') throw new Error("Options from-beginning and offset cannot be specified together.");
+  if (o.fromBeginning && o.partition !== undefined && o.offset !== 'latest') throw new Error('Options from-beginning and offset cannot be specified together.');
   const props: Record<string, string> = { ...consumerProps(o.consumerConfig ?? o['consumer.config'], o.consumerProperty) };
   if (o.group) {
-    if (props['group.id'] && props['group.id'] !== o.group) throw new Error(`The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. Detected group ids: '${o.group}', '${props['group.id']}'`);
+    if (props['group.id'] && props['group.id'] !== o.group)
+      throw new Error(
+        `The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. Detected group ids: '${o.group}', '${props['group.id']}'`,
+      );
     props['group.id'] = o.group;
   }
   const groupGiven = props['group.id'] !== undefined;
@@ -177,7 +190,10 @@ export async function executeConsoleConsumerCommand(o: Opts & { 'consumer.config
         throw err;
       }
       if (records.length === 0 && Number.isFinite(timeoutMs) && Date.now() - lastRecord >= timeoutMs) {
-        io.err(toolLogLine('ERROR', 'Error processing message, terminating consumer process: ', 'kafka.tools.ConsoleConsumer$') + 'org.apache.kafka.common.errors.TimeoutException\n');
+        io.err(
+          toolLogLine('ERROR', 'Error processing message, terminating consumer process: ', 'kafka.tools.ConsoleConsumer$') +
+            'org.apache.kafka.common.errors.TimeoutException\n',
+        );
         break;
       }
       if (records.length > 0) lastRecord = Date.now();

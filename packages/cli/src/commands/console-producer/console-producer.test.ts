@@ -24,7 +24,13 @@ describe('console-producer', () => {
     const file = join(dir, 'producer.properties');
     await writeFile(file, 'client.id=from-file\nacks=1\nenable.idempotence=false\n');
     const props = consoleProducerProps(parsed(['--topic', 't', '--producer.config', file, '--producer-property', 'acks=0']), '127.0.0.1:9092');
-    expect(props).toMatchObject({ 'client.id': 'from-file', acks: '0', 'enable.idempotence': 'false', 'bootstrap.servers': '127.0.0.1:9092', 'linger.ms': '1000' });
+    expect(props).toMatchObject({
+      'client.id': 'from-file',
+      acks: '0',
+      'enable.idempotence': 'false',
+      'bootstrap.servers': '127.0.0.1:9092',
+      'linger.ms': '1000',
+    });
   });
 
   it('console-producer – without a config file the tool defaults stand (client.id, acks=-1, linger.ms from --timeout)', () => {

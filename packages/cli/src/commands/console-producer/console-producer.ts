@@ -88,7 +88,9 @@ export async function executeConsoleProducerCommand(o: Opts, io: CommandIo): Pro
   return failed && reader['ignore.error'] !== 'true' ? 1 : 0;
 }
 
-export const consoleProducerCommand: CommandBuilder = commandBuilder('console-producer', DESCRIPTION, defineConsoleProducerOptions, (raw: Opts, io) => executeConsoleProducerCommand(raw, io));
+export const consoleProducerCommand: CommandBuilder = commandBuilder('console-producer', DESCRIPTION, defineConsoleProducerOptions, (raw: Opts, io) =>
+  executeConsoleProducerCommand(raw, io),
+);
 
 export function registerConsoleProducerCommand(program: Command): void {
   registerCommand(program, consoleProducerCommand);

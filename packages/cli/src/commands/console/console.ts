@@ -19,7 +19,13 @@ export interface ConsoleCommandOptions {
 export class ConsoleUsageError extends Error {}
 
 /** Validates the raw flags (commander leaves them strings). */
-export function parseConsoleOptions(raw: { bootstrapServer?: string; port?: string; host?: string; metricsUrls?: string; pollIntervalMs?: string }): ConsoleCommandOptions {
+export function parseConsoleOptions(raw: {
+  bootstrapServer?: string;
+  port?: string;
+  host?: string;
+  metricsUrls?: string;
+  pollIntervalMs?: string;
+}): ConsoleCommandOptions {
   if (!raw.bootstrapServer || raw.bootstrapServer.trim() === '') throw new ConsoleUsageError('Missing required argument "[bootstrap-server]"');
   const port = Number(raw.port ?? '8080');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConsoleUsageError(`--port must be a port number (0-65535), not ${raw.port}`);

@@ -77,7 +77,6 @@ export function lagOf(offset: bigint | null, logEndOffset: bigint | null): bigin
   return offset === null || offset === -1n || logEndOffset === null ? null : logEndOffset - offset;
 }
 
-
 /**
  * collectGroupsOffsets: one row per assigned partition (members with the most partitions first),
  * then one per committed partition no member owns (`-` consumer, host and client id).
@@ -105,9 +104,7 @@ export function buildOffsetRows(
       rows.push(row(tp, m.memberId, m.host, m.clientId));
     }
   }
-  const unassigned = [...committed.keys()]
-    .filter((tp) => !assigned.has(tp.topic, tp.partition))
-    .sort(compareTopicPartitions);
+  const unassigned = [...committed.keys()].filter((tp) => !assigned.has(tp.topic, tp.partition)).sort(compareTopicPartitions);
   for (const tp of unassigned) rows.push(row(tp, MISSING, MISSING, MISSING));
   return rows;
 }
@@ -126,9 +123,11 @@ export function formatOffsets(rows: readonly PartitionAssignmentRow[]): string {
     c = Math.max(c, r.consumerId.length);
     h = Math.max(h, r.host.length);
   }
-  const line = (cols: string[]) => `\n${pad(cols[0]!, g)} ${pad(cols[1]!, t)} ${pad(cols[2]!, 10)} ${pad(cols[3]!, 15)} ${pad(cols[4]!, 15)} ${pad(cols[5]!, 15)} ${pad(cols[6]!, c)} ${pad(cols[7]!, h)} ${cols[8]!}`;
+  const line = (cols: string[]) =>
+    `\n${pad(cols[0]!, g)} ${pad(cols[1]!, t)} ${pad(cols[2]!, 10)} ${pad(cols[3]!, 15)} ${pad(cols[4]!, 15)} ${pad(cols[5]!, 15)} ${pad(cols[6]!, c)} ${pad(cols[7]!, h)} ${cols[8]!}`;
   let s = line(['GROUP', 'TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'CONSUMER-ID', 'HOST', 'CLIENT-ID']);
-  for (const r of rows) s += line([r.group, show(r.topic), show(r.partition), show(r.offset), show(r.logEndOffset), show(r.lag), r.consumerId, r.host, r.clientId]);
+  for (const r of rows)
+    s += line([r.group, show(r.topic), show(r.partition), show(r.offset), show(r.logEndOffset), show(r.lag), r.consumerId, r.host, r.clientId]);
   return `${s}\n`;
 }
 
@@ -157,7 +156,9 @@ export function formatMembers(d: Pick<GroupDescription, 'groupId' | 'members'>, 
   }
   g = Math.max(g, d.groupId.length);
   const cols = (group: string, id: string, instance: string, host: string, client: string, n: string) =>
-    withInstance ? `${pad(group, g)} ${pad(id, c)} ${pad(instance, gi)} ${pad(host, h)} ${pad(client, cl)} ${pad(n, 15)} ` : `${pad(group, g)} ${pad(id, c)} ${pad(host, h)} ${pad(client, cl)} ${pad(n, 15)} `;
+    withInstance
+      ? `${pad(group, g)} ${pad(id, c)} ${pad(instance, gi)} ${pad(host, h)} ${pad(client, cl)} ${pad(n, 15)} `
+      : `${pad(group, g)} ${pad(id, c)} ${pad(host, h)} ${pad(client, cl)} ${pad(n, 15)} `;
   let s = `\n${cols('GROUP', 'CONSUMER-ID', 'GROUP-INSTANCE-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS')}${verbose ? 'ASSIGNMENT' : ''}\n`;
   for (const m of d.members) {
     const n = m.assignment.reduce((k, a) => k + a.partitions.length, 0);
@@ -203,14 +204,16 @@ export function formatResetOffsets(plan: ReadonlyMap<string, readonly NewOffset[
   }
   const line = (a: string, b: string, c: string, d: string) => `\n${pad(a, g)} ${pad(b, t)} ${pad(c, 10)} ${d}`;
   let s = line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET');
-  for (const [group, offsets] of plan) for (const o of [...offsets].sort(compareTopicPartitions)) s += line(group, o.topic, String(o.partition), String(o.offset));
+  for (const [group, offsets] of plan)
+    for (const o of [...offsets].sort(compareTopicPartitions)) s += line(group, o.topic, String(o.partition), String(o.offset));
   return `${s}\n`;
 }
 
 /** --export: CSV `topic,partition,offset` (one group asked) or `group,topic,partition,offset`. */
 export function formatResetCsv(plan: ReadonlyMap<string, readonly NewOffset[]>, singleGroup: boolean): string {
   let s = '';
-  for (const [group, offsets] of plan) for (const o of [...offsets].sort(compareTopicPartitions)) s += `${singleGroup ? '' : `${group},`}${o.topic},${o.partition},${o.offset}\n`;
+  for (const [group, offsets] of plan)
+    for (const o of [...offsets].sort(compareTopicPartitions)) s += `${singleGroup ? '' : `${group},`}${o.topic},${o.partition},${o.offset}\n`;
   return s;
 }
 
@@ -251,13 +254,17 @@ export function lookupsNeeded(s: ResetScenario): { committed: boolean; earliest:
  * asked for (Kafka's old format), else `group,topic,partition,offset`.
  */
 export function parseResetPlan(csv: string, groups: readonly string[]): Map<string, NewOffset[]> {
-  const lines = csv.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = csv
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const oldFormat = groups.length === 1 && lines.length > 0 && lines[0]!.split(',').length === 3;
   const plan = new Map<string, NewOffset[]>();
   for (const line of lines) {
     const f = line.split(',');
     const [group, topic, partition, offset] = oldFormat ? [groups[0]!, ...f] : f;
-    if (f.length !== (oldFormat ? 3 : 4) || !/^\d+$/.test(partition ?? '') || !/^-?\d+$/.test(offset ?? '')) throw new ConsumerGroupCommandError(`Invalid reset plan line '${line}'`);
+    if (f.length !== (oldFormat ? 3 : 4) || !/^\d+$/.test(partition ?? '') || !/^-?\d+$/.test(offset ?? ''))
+      throw new ConsumerGroupCommandError(`Invalid reset plan line '${line}'`);
     const list = plan.get(group!) ?? [];
     list.push({ topic: topic!, partition: Number(partition), offset: BigInt(offset!) });
     plan.set(group!, list);
@@ -272,7 +279,11 @@ export function parseResetPlan(csv: string, groups: readonly string[]): Map<stri
  * Throws ConsumerGroupsUsageError where Kafka prints the usage (a missing offset, shift without a
  * committed offset).
  */
-export function computeResetOffsets(s: ResetScenario, partitions: readonly TopicPartition[], l: OffsetLookups): { offsets: NewOffset[]; out: string; err: string } {
+export function computeResetOffsets(
+  s: ResetScenario,
+  partitions: readonly TopicPartition[],
+  l: OffsetLookups,
+): { offsets: NewOffset[]; out: string; err: string } {
   let out = '';
   let err = '';
   const need = (m: TopicPartitionMap<bigint>, tp: TopicPartition, what: string): bigint => {
@@ -310,7 +321,8 @@ export function computeResetOffsets(s: ResetScenario, partitions: readonly Topic
         break;
       case 'shift-by': {
         const current = l.committed.get(tp.topic, tp.partition);
-        if (current === undefined) throw new ConsumerGroupsUsageError(`Cannot shift offset for partition ${topicPartitionKey(tp)} since there is no current committed offset`);
+        if (current === undefined)
+          throw new ConsumerGroupsUsageError(`Cannot shift offset for partition ${topicPartitionKey(tp)} since there is no current committed offset`);
         offset = clamp(tp, current + s.shift);
         break;
       }
@@ -339,7 +351,8 @@ export function parseTopicArg(arg: string): { topic: string; partitions: number[
   const parts = arg.split(':');
   if (parts.length !== 2 || parts[1] === '') throw new ConsumerGroupsUsageError(`Invalid topic arg '${arg}', expected topic name and partitions`);
   const partitions = parts[1]!.split(',').map((p) => {
-    if (!/^[-+]?\d+$/.test(p) || Math.abs(Number(p)) > 2147483647) throw new ConsumerGroupsUsageError(`Invalid partition '${p}' specified in topic arg '${arg}''`);
+    if (!/^[-+]?\d+$/.test(p) || Math.abs(Number(p)) > 2147483647)
+      throw new ConsumerGroupsUsageError(`Invalid partition '${p}' specified in topic arg '${arg}''`);
     return Number(p);
   });
   return { topic: parts[0]!, partitions };
@@ -373,7 +386,8 @@ export function formatDeleteOffsets(group: string, topLevel: { name: string; mes
   let s: string;
   const partitionFailures = results.some((r) => r.error !== null);
   if (topLevel === null && !partitionFailures) s = `Request succeeded for deleting offsets from group ${group}.\n`;
-  else if (topLevel !== null && ['INVALID_GROUP_ID', 'GROUP_ID_NOT_FOUND', 'GROUP_AUTHORIZATION_FAILED', 'NON_EMPTY_GROUP'].includes(topLevel.name)) s = `\nError: ${topLevel.message}\n`;
+  else if (topLevel !== null && ['INVALID_GROUP_ID', 'GROUP_ID_NOT_FOUND', 'GROUP_AUTHORIZATION_FAILED', 'NON_EMPTY_GROUP'].includes(topLevel.name))
+    s = `\nError: ${topLevel.message}\n`;
   else if (topLevel === null) s = '\nError: Encountered some partition-level error, see the follow-up details.\n';
   else s = `\nError: Encountered some unknown error: ${topLevel.name}\n`;
   const t = results.reduce((n, r) => Math.max(n, r.topic.length), 15);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConsumerGroupsUsageError, parseDateTime, parseDuration, parseGroupStates, validateConsumerGroupsOptions, type RawConsumerGroupsOptions } from './consumer-groups-options.js';
+import {
+  ConsumerGroupsUsageError,
+  parseDateTime,
+  parseDuration,
+  parseGroupStates,
+  validateConsumerGroupsOptions,
+  type RawConsumerGroupsOptions,
+} from './consumer-groups-options.js';
 
 const bs = { bootstrapServer: 'localhost:9092' };
 const fails = (o: RawConsumerGroupsOptions) => {
@@ -22,28 +29,41 @@ describe('consumer-groups options', () => {
 
   it('consumer-groups options – --describe needs --group or --all-groups and at most one of --members/--offsets/--state (no value)', () => {
     expect(fails({ ...bs, describe: true })).toBe('Option [describe] takes one of these options: [all-groups], [group]');
-    expect(fails({ ...bs, describe: true, group: ['g'], members: true, state: true })).toBe('Option [describe] takes at most one of these options: [members], [offsets], [state]');
+    expect(fails({ ...bs, describe: true, group: ['g'], members: true, state: true })).toBe(
+      'Option [describe] takes at most one of these options: [members], [offsets], [state]',
+    );
     expect(fails({ ...bs, describe: true, group: ['g'], state: 'stable' })).toBe('Option [describe] does not take a value for [state]');
     expect(fails({ ...bs, describe: true, group: ['g'], allGroups: true })).toBe('Option "[group]" can\'t be used with option "[all-groups]"');
     expect(fails({ ...bs, describe: true, group: ['g'], topic: ['t'] })).toBe('Option "[topic]" can\'t be used with option "[describe]"');
     expect(fails({ ...bs, list: true, members: true })).toMatch(/^Option members is unavailable/);
     expect(validateConsumerGroupsOptions({ ...bs, describe: true, group: ['a', 'b', 'a'] })).toMatchObject({ view: 'offsets', groups: ['a', 'b'] });
-    expect(validateConsumerGroupsOptions({ ...bs, describe: true, allGroups: true, members: true, verbose: true })).toMatchObject({ view: 'members', verbose: true, allGroups: true });
+    expect(validateConsumerGroupsOptions({ ...bs, describe: true, allGroups: true, members: true, verbose: true })).toMatchObject({
+      view: 'members',
+      verbose: true,
+      allGroups: true,
+    });
     expect(validateConsumerGroupsOptions({ ...bs, describe: true, group: ['g'], state: true }).view).toBe('state');
   });
 
   it('consumer-groups options – --list --state: without a value all states, with one a case-insensitive filter; invalid names rejected', () => {
     expect(validateConsumerGroupsOptions({ ...bs, list: true, state: true }).listStates).toEqual([]);
     expect(validateConsumerGroupsOptions({ ...bs, list: true, state: 'stable, EMPTY' }).listStates).toEqual(['Stable', 'Empty']);
-    expect(() => parseGroupStates('stable,bogus')).toThrow("Invalid state list 'stable,bogus'. Valid states are: PreparingRebalance, CompletingRebalance, Stable, Dead, Empty");
+    expect(() => parseGroupStates('stable,bogus')).toThrow(
+      "Invalid state list 'stable,bogus'. Valid states are: PreparingRebalance, CompletingRebalance, Stable, Dead, Empty",
+    );
     expect(fails({ ...bs, list: true, group: ['g'] })).toBe('Option "[group]" can\'t be used with option "[list]"');
   });
 
   it('consumer-groups options – --delete and --delete-offsets scopes', () => {
     expect(fails({ ...bs, delete: true })).toBe('Option [delete] takes one of these options: [all-groups], [group]');
-    expect(fails({ ...bs, delete: true, group: ['g'], topic: ['t'] })).toBe('The consumer does not support topic-specific offset deletion from a consumer group.');
+    expect(fails({ ...bs, delete: true, group: ['g'], topic: ['t'] })).toBe(
+      'The consumer does not support topic-specific offset deletion from a consumer group.',
+    );
     expect(fails({ ...bs, deleteOffsets: true, group: ['g'] })).toBe('Option [delete-offsets] takes the following options: [group], [topic]');
-    expect(validateConsumerGroupsOptions({ ...bs, deleteOffsets: true, group: ['g'], topic: ['t:0,1', 'u'] })).toMatchObject({ action: 'delete-offsets', topics: ['t:0,1', 'u'] });
+    expect(validateConsumerGroupsOptions({ ...bs, deleteOffsets: true, group: ['g'], topic: ['t:0,1', 'u'] })).toMatchObject({
+      action: 'delete-offsets',
+      topics: ['t:0,1', 'u'],
+    });
   });
 
   it('consumer-groups options – --reset-offsets: one scenario, one scope, --dry-run xor --execute (neither: warn, dry run); values converted', () => {
@@ -51,13 +71,28 @@ describe('consumer-groups options', () => {
     expect(fails({ ...base, allTopics: true })).toMatch(/^Option '\[reset-offsets\]' requires one of the following scenarios: \[to-offset, to-datetime/);
     expect(fails({ ...base, allTopics: true, toEarliest: true, shiftBy: '1' })).toBe('Option "[to-earliest]" can\'t be used with option "[shift-by]"');
     expect(fails({ ...base, toEarliest: true })).toBe('One of the reset scopes should be defined: --all-topics, --topic.');
-    expect(fails({ ...base, allTopics: true, toLatest: true, dryRun: true, execute: true })).toBe('Option [reset-offsets] only accepts one of [execute] and [dry-run]');
+    expect(fails({ ...base, allTopics: true, toLatest: true, dryRun: true, execute: true })).toBe(
+      'Option [reset-offsets] only accepts one of [execute] and [dry-run]',
+    );
     expect(fails({ ...base, allTopics: true, toOffset: 'x' })).toBe("Cannot parse argument 'x' of option to-offset");
-    expect(fails({ ...bs, resetOffsets: true, allTopics: true, toLatest: true })).toBe('Option [reset-offsets] takes one of these options: [all-groups], [group]');
+    expect(fails({ ...bs, resetOffsets: true, allTopics: true, toLatest: true })).toBe(
+      'Option [reset-offsets] takes one of these options: [all-groups], [group]',
+    );
     expect(fails({ ...bs, list: true, execute: true })).toBe('Option "[execute]" can\'t be used with option "[list]"');
-    expect(validateConsumerGroupsOptions({ ...base, topic: ['t'], shiftBy: '-5' })).toMatchObject({ scenario: { kind: 'shift-by', shift: -5n }, execute: false, warnNoExecute: true });
-    expect(validateConsumerGroupsOptions({ ...base, allTopics: true, toOffset: '9007199254740993', execute: true })).toMatchObject({ scenario: { kind: 'to-offset', offset: 9007199254740993n }, execute: true, warnNoExecute: false });
-    expect(validateConsumerGroupsOptions({ ...base, allTopics: true, toCurrent: true, dryRun: true })).toMatchObject({ scenario: { kind: 'to-current' }, warnNoExecute: false });
+    expect(validateConsumerGroupsOptions({ ...base, topic: ['t'], shiftBy: '-5' })).toMatchObject({
+      scenario: { kind: 'shift-by', shift: -5n },
+      execute: false,
+      warnNoExecute: true,
+    });
+    expect(validateConsumerGroupsOptions({ ...base, allTopics: true, toOffset: '9007199254740993', execute: true })).toMatchObject({
+      scenario: { kind: 'to-offset', offset: 9007199254740993n },
+      execute: true,
+      warnNoExecute: false,
+    });
+    expect(validateConsumerGroupsOptions({ ...base, allTopics: true, toCurrent: true, dryRun: true })).toMatchObject({
+      scenario: { kind: 'to-current' },
+      warnNoExecute: false,
+    });
     expect(validateConsumerGroupsOptions({ ...base, allTopics: true, byDuration: 'PT1H' }).scenario).toEqual({ kind: 'by-duration', durationMs: 3_600_000 });
     // --from-file needs no scope
     expect(validateConsumerGroupsOptions({ ...base, fromFile: 'plan.csv' }).scenario).toEqual({ kind: 'from-file', path: 'plan.csv' });

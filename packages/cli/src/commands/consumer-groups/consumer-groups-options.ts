@@ -82,7 +82,8 @@ export class ConsumerGroupsUsageError extends Error {
   }
 }
 
-export const DESCRIPTION = 'This tool helps to list all consumer groups, describe a consumer group, delete consumer group info, or reset consumer group offsets.';
+export const DESCRIPTION =
+  'This tool helps to list all consumer groups, describe a consumer group, delete consumer group info, or reset consumer group offsets.';
 
 /** Kafka's consumer group states (ConsumerGroupState, without Unknown). */
 export const CONSUMER_GROUP_STATES = ['PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'] as const;
@@ -108,8 +109,14 @@ export function defineConsumerGroupsOptions(cmd: Command): Command {
     .option('--list', 'List all consumer groups.')
     .option('--describe', 'Describe consumer group and list offset lag (number of messages not yet processed) related to given group.')
     .option('--all-groups', 'Apply to all consumer groups.')
-    .option('--delete', 'Pass in groups to delete topic partition offsets and ownership information over the entire consumer group. For instance --group g1 --group g2')
-    .option('--timeout <timeout (ms)>', 'The timeout that can be set for some use cases. For example, it can be used when describing the group to specify the maximum amount of time in milliseconds to wait before the group stabilizes (when the group is just created, or is going through some changes). (default: 5000)')
+    .option(
+      '--delete',
+      'Pass in groups to delete topic partition offsets and ownership information over the entire consumer group. For instance --group g1 --group g2',
+    )
+    .option(
+      '--timeout <timeout (ms)>',
+      'The timeout that can be set for some use cases. For example, it can be used when describing the group to specify the maximum amount of time in milliseconds to wait before the group stabilizes (when the group is just created, or is going through some changes). (default: 5000)',
+    )
     .option(
       '--reset-offsets',
       'Reset offsets of consumer group. Supports one consumer group at the time, and instances should be inactive. Has 2 execution options: --dry-run (the default) to plan which offsets to reset, and --execute to update the offsets. Additionally, the --export option is used to export the results to a CSV format. You must choose one of the following reset specifications: --to-datetime, --by-duration, --to-earliest, --to-latest, --shift-by, --from-file, --to-current, --to-offset. To define the scope use --all-topics or --topic. One scope must be specified unless you use --from-file.',
@@ -126,9 +133,18 @@ export function defineConsumerGroupsOptions(cmd: Command): Command {
     .option('--to-latest', 'Reset offsets to latest offset.')
     .option('--to-current', 'Reset offsets to current offset.')
     .option('--shift-by <number-of-offsets>', "Reset offsets shifting current offset by 'n', where 'n' can be positive or negative.")
-    .option('--members', "Describe members of the group. This option may be used with '--describe' and '--bootstrap-server' options only. Example: --bootstrap-server localhost:9092 --describe --group group1 --members")
-    .option('--verbose', "Provide additional information, if any, when describing the group. This option may be used with '--offsets'/'--members'/'--state' and '--bootstrap-server' options only.")
-    .option('--offsets', "Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action of and may be used with '--describe' and '--bootstrap-server' options only.")
+    .option(
+      '--members',
+      "Describe members of the group. This option may be used with '--describe' and '--bootstrap-server' options only. Example: --bootstrap-server localhost:9092 --describe --group group1 --members",
+    )
+    .option(
+      '--verbose',
+      "Provide additional information, if any, when describing the group. This option may be used with '--offsets'/'--members'/'--state' and '--bootstrap-server' options only.",
+    )
+    .option(
+      '--offsets',
+      "Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action of and may be used with '--describe' and '--bootstrap-server' options only.",
+    )
     .option(
       '--state [states]',
       "When specified with '--describe', includes the state of the group. When specified with '--list', it displays the state of all groups. It can also be used to list groups with specific states. Example: --bootstrap-server localhost:9092 --list --state stable,empty",
@@ -203,7 +219,8 @@ export function validateConsumerGroupsOptions(o: RawConsumerGroupsOptions): Cons
   };
   const actions = (Object.keys(has) as ConsumerGroupsAction[]).filter((k) => has[k]);
   if (o.bootstrapServer === undefined) throw new ConsumerGroupsUsageError('Missing required argument "[bootstrap-server]"');
-  if (actions.length !== 1) throw new ConsumerGroupsUsageError('Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets');
+  if (actions.length !== 1)
+    throw new ConsumerGroupsUsageError('Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets');
   const action = actions[0]!;
   const groups = o.group ?? [];
   const topics = o.topic ?? [];
@@ -212,10 +229,15 @@ export function validateConsumerGroupsOptions(o: RawConsumerGroupsOptions): Cons
   const cant = (a: string, b: string) => new ConsumerGroupsUsageError(`Option "[${a}]" can't be used with option "[${b}]"`);
 
   // joptsimple's availableIf
-  for (const [flag, set] of [['members', o.members], ['verbose', o.verbose], ['offsets', o.offsets]] as const) {
+  for (const [flag, set] of [
+    ['members', o.members],
+    ['verbose', o.verbose],
+    ['offsets', o.offsets],
+  ] as const) {
     if (set && !has.describe) throw new ConsumerGroupsUsageError(`Option ${flag} is unavailable given other options on the command line (it needs [describe])`);
   }
-  if (o.state !== undefined && !has.describe && !has.list) throw new ConsumerGroupsUsageError('Option state is unavailable given other options on the command line (it needs [describe] or [list])');
+  if (o.state !== undefined && !has.describe && !has.list)
+    throw new ConsumerGroupsUsageError('Option state is unavailable given other options on the command line (it needs [describe] or [list])');
 
   let timeoutMs = 5000;
   if (o.timeout !== undefined) {
@@ -269,7 +291,8 @@ export function validateConsumerGroupsOptions(o: RawConsumerGroupsOptions): Cons
     if (given.length === 0) {
       throw new ConsumerGroupsUsageError(`Option '[reset-offsets]' requires one of the following scenarios: [${SCENARIOS.join(', ')}]`);
     }
-    if (!hasTopic && !o.allTopics && given[0] !== 'from-file') throw new ConsumerGroupsUsageError('One of the reset scopes should be defined: --all-topics, --topic.');
+    if (!hasTopic && !o.allTopics && given[0] !== 'from-file')
+      throw new ConsumerGroupsUsageError('One of the reset scopes should be defined: --all-topics, --topic.');
     if (hasTopic && o.allTopics) throw cant('topic', 'all-topics');
     switch (given[0]!) {
       case 'to-offset':
@@ -291,7 +314,12 @@ export function validateConsumerGroupsOptions(o: RawConsumerGroupsOptions): Cons
         scenario = { kind: given[0] as 'to-earliest' | 'to-latest' | 'to-current' };
     }
   } else {
-    for (const [flag, set] of [['dry-run', o.dryRun], ['execute', o.execute], ['export', o.export], ['all-topics', o.allTopics]] as const) {
+    for (const [flag, set] of [
+      ['dry-run', o.dryRun],
+      ['execute', o.execute],
+      ['export', o.export],
+      ['all-topics', o.allTopics],
+    ] as const) {
       if (set) throw cant(flag, action);
     }
   }

@@ -10,14 +10,25 @@ afterEach(async () => {
 });
 
 /** A 1-broker fake cluster coordinating group `g` in `state`, topic t (2 partitions: earliest 0/latest 10+p), committed t-0 = 4. */
-async function setup(state: string, files: Record<string, string> = {}): Promise<{ fc: FakeCluster; b: FakeBroker; run: (...argv: string[]) => Promise<{ code: number; out: string; err: string }> }> {
+async function setup(
+  state: string,
+  files: Record<string, string> = {},
+): Promise<{ fc: FakeCluster; b: FakeBroker; run: (...argv: string[]) => Promise<{ code: number; out: string; err: string }> }> {
   const fc = await FakeCluster.start({ brokers: 1 });
   cleanup.push(() => fc.close());
   fc.addTopic('t', [[0], [0]]);
   const b = fc.broker(0);
   b.on(10, (req, ctx) =>
     ctx.version >= 4
-      ? { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host: '', port: 0, coordinators: req.coordinatorKeys.map((key) => ({ key, nodeId: 0, host: b.host, port: b.port, errorCode: 0, errorMessage: null })) }
+      ? {
+          throttleTimeMs: 0,
+          errorCode: 0,
+          errorMessage: null,
+          nodeId: 0,
+          host: '',
+          port: 0,
+          coordinators: req.coordinatorKeys.map((key) => ({ key, nodeId: 0, host: b.host, port: b.port, errorCode: 0, errorMessage: null })),
+        }
       : { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host: b.host, port: b.port, coordinators: [] },
   );
   b.on(15, (req) => ({
@@ -30,7 +41,16 @@ async function setup(state: string, files: Record<string, string> = {}): Promise
       protocolData: state === 'Stable' ? 'range' : '',
       members:
         groupId === 'g' && state === 'Stable'
-          ? [{ memberId: 'm1', groupInstanceId: null, clientId: 'c1', clientHost: '/10.0.0.1', memberMetadata: Buffer.alloc(0), memberAssignment: encodeConsumerAssignment([{ topic: 't', partitions: [0, 1] }]) }]
+          ? [
+              {
+                memberId: 'm1',
+                groupInstanceId: null,
+                clientId: 'c1',
+                clientHost: '/10.0.0.1',
+                memberMetadata: Buffer.alloc(0),
+                memberAssignment: encodeConsumerAssignment([{ topic: 't', partitions: [0, 1] }]),
+              },
+            ]
           : [],
       authorizedOperations: -2147483648,
     })),
@@ -38,27 +58,48 @@ async function setup(state: string, files: Record<string, string> = {}): Promise
   b.on(9, (req) => ({
     throttleTimeMs: 0,
     errorCode: 0,
-    groups: req.groups.map((g) => ({ groupId: g.groupId, errorCode: 0, topics: g.groupId === 'g' ? [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 4n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }] : [] })),
+    groups: req.groups.map((g) => ({
+      groupId: g.groupId,
+      errorCode: 0,
+      topics:
+        g.groupId === 'g'
+          ? [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 4n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }]
+          : [],
+    })),
     topics: [],
   }));
   b.on(2, (req) => ({
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({
       name: t.name,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [], timestamp: -1n, offset: p.timestamp === -2n ? 0n : BigInt(10 + p.partitionIndex), leaderEpoch: 0 })),
+      partitions: t.partitions.map((p) => ({
+        partitionIndex: p.partitionIndex,
+        errorCode: 0,
+        oldStyleOffsets: [],
+        timestamp: -1n,
+        offset: p.timestamp === -2n ? 0n : BigInt(10 + p.partitionIndex),
+        leaderEpoch: 0,
+      })),
     })),
   }));
-  b.on(8, (req) => ({ throttleTimeMs: 0, topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0 })) })) }));
+  b.on(8, (req) => ({
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0 })) })),
+  }));
   const run = async (...argv: string[]) => {
     let out = '';
     let err = '';
-    const code = await runConsumerGroupsCommand(['--bootstrap-server', fc.bootstrapServers, ...argv], { out: (s) => (out += s), err: (s) => (err += s) }, {
-      adminOptions: { retryBackoffMs: 10, retryBackoffMaxMs: 20 },
-      readFile: (path) => {
-        if (files[path] === undefined) throw new Error(`no file ${path}`);
-        return files[path];
+    const code = await runConsumerGroupsCommand(
+      ['--bootstrap-server', fc.bootstrapServers, ...argv],
+      { out: (s) => (out += s), err: (s) => (err += s) },
+      {
+        adminOptions: { retryBackoffMs: 10, retryBackoffMaxMs: 20 },
+        readFile: (path) => {
+          if (files[path] === undefined) throw new Error(`no file ${path}`);
+          return files[path];
+        },
       },
-    });
+    );
     return { code, out, err };
   };
   return { fc, b, run };
@@ -69,7 +110,12 @@ describe('samsa consumer-groups (fake broker)', () => {
     const { run } = await setup('Stable');
     const d = await run('--describe', '--group', 'g');
     expect(d.code).toBe(0);
-    expect(d.out.split('\n').slice(2, 4).map((l) => l.split(/\s+/))).toEqual([
+    expect(
+      d.out
+        .split('\n')
+        .slice(2, 4)
+        .map((l) => l.split(/\s+/)),
+    ).toEqual([
       ['g', 't', '0', '4', '10', '6', 'm1', '/10.0.0.1', 'c1'],
       ['g', 't', '1', '-', '11', '-', 'm1', '/10.0.0.1', 'c1'],
     ]);
@@ -88,12 +134,19 @@ describe('samsa consumer-groups (fake broker)', () => {
     const dry = await empty.run('--reset-offsets', '--group', 'g', '--topic', 't', '--to-latest');
     expect(dry.code).toBe(0);
     expect(dry.err).toContain('WARN: No action will be performed as the --execute option is missing.');
-    expect(dry.out).toBe('\nGROUP           TOPIC           PARTITION  NEW-OFFSET\ng               t               0          10\ng               t               1          11\n');
+    expect(dry.out).toBe(
+      '\nGROUP           TOPIC           PARTITION  NEW-OFFSET\ng               t               0          10\ng               t               1          11\n',
+    );
     expect(empty.b.requestsFor(8)).toHaveLength(0);
     const done = await empty.run('--reset-offsets', '--group', 'g', '--topic', 't:1', '--to-offset', '3', '--execute');
     expect(done.code).toBe(0);
     const sent = empty.b.requestsFor(8)[0]!.body as ApiRequestMap[8];
-    expect(sent).toMatchObject({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 3n }] }] });
+    expect(sent).toMatchObject({
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 3n }] }],
+    });
     const unknown = await empty.run('--reset-offsets', '--group', 'g', '--topic', 't:7', '--to-earliest', '--dry-run');
     expect(unknown).toMatchObject({ code: 1, out: '\nError: Executing consumer group command failed due to The partitions "t-7" do not exist\n' });
   });

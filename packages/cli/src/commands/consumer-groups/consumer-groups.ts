@@ -62,8 +62,11 @@ export interface ConsumerGroupsDeps extends AdminToolDeps {
 }
 
 const consumerGroupsCommand = (deps: ConsumerGroupsDeps): CommandBuilder =>
-  commandBuilder('consumer-groups', "List, describe, delete consumer groups and reset their offsets (Kafka's kafka-consumer-groups.sh)", defineConsumerGroupsOptions, (raw: RawConsumerGroupsOptions, io, cmd) =>
-    executeConsumerGroupsCommand(raw, io, deps, cmd),
+  commandBuilder(
+    'consumer-groups',
+    "List, describe, delete consumer groups and reset their offsets (Kafka's kafka-consumer-groups.sh)",
+    defineConsumerGroupsOptions,
+    (raw: RawConsumerGroupsOptions, io, cmd) => executeConsumerGroupsCommand(raw, io, deps, cmd),
   );
 
 /** Runs `samsa consumer-groups <argv…>` writing to `io`; resolves with the exit code. */
@@ -84,7 +87,12 @@ function errorText(err: unknown): string {
 }
 
 /** Validates the options and runs the action; returns the exit code. */
-export async function executeConsumerGroupsCommand(raw: RawConsumerGroupsOptions, io: ConsumerGroupsIo, deps: ConsumerGroupsDeps = {}, cmd?: Command): Promise<number> {
+export async function executeConsumerGroupsCommand(
+  raw: RawConsumerGroupsOptions,
+  io: ConsumerGroupsIo,
+  deps: ConsumerGroupsDeps = {},
+  cmd?: Command,
+): Promise<number> {
   if (noOptionsGiven(raw)) return printUsage(io, DESCRIPTION, cmd);
   const usage = (message: string) => {
     io.err(`${message}\n`);
@@ -103,7 +111,11 @@ export async function executeConsumerGroupsCommand(raw: RawConsumerGroupsOptions
   try {
     const read = fileReader(deps);
     // --timeout bounds every admin call, as Kafka's withTimeoutMs
-    admin = openAdmin({ bootstrapServers: opts.bootstrapServer, clientId: 'samsa-consumer-groups', defaultApiTimeoutMs: opts.timeoutMs }, deps, readCommandConfig(opts.commandConfig, read));
+    admin = openAdmin(
+      { bootstrapServers: opts.bootstrapServer, clientId: 'samsa-consumer-groups', defaultApiTimeoutMs: opts.timeoutMs },
+      deps,
+      readCommandConfig(opts.commandConfig, read),
+    );
     const service = new ConsumerGroupService(admin, opts, io, deps.now ?? Date.now, read);
     return await service.run();
   } catch (err) {
@@ -167,7 +179,8 @@ class ConsumerGroupService {
     if (ids.length === 0) return [];
     const descs = await this.admin.describeGroups(ids);
     for (const d of descs) {
-      if (d.protocolType !== CONSUMER_PROTOCOL_TYPE && d.protocolType !== '') throw new ConsumerGroupCommandError(`GroupId ${d.groupId} is not a consumer group (${d.protocolType}).`);
+      if (d.protocolType !== CONSUMER_PROTOCOL_TYPE && d.protocolType !== '')
+        throw new ConsumerGroupCommandError(`GroupId ${d.groupId} is not a consumer group (${d.protocolType}).`);
     }
     return descs.sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
   }
@@ -280,7 +293,8 @@ class ConsumerGroupService {
     let topLevel: { name: string; message: string } | null = null;
     if (partitions.length > 0) {
       try {
-        for (const r of await this.admin.deleteGroupOffsets(group, partitions)) results.push({ topic: r.topic, partition: r.partition, error: r.error ? javaToString(r.error) : null });
+        for (const r of await this.admin.deleteGroupOffsets(group, partitions))
+          results.push({ topic: r.topic, partition: r.partition, error: r.error ? javaToString(r.error) : null });
       } catch (err) {
         if (!(err instanceof KafkaError)) throw err;
         topLevel = { name: err.errorName, message: err.message };
@@ -338,7 +352,8 @@ class ConsumerGroupService {
     }
     await this.checkPartitionsValid(partitions);
     if (need.committed) committed ??= await this.committedOffsets(groupId);
-    const strict = async (spec: OffsetSpec) => topicPartitionMap((await this.admin.listOffsets(partitions.map((tp) => ({ ...tp, spec })))).map((r) => [r, r.offset] as const));
+    const strict = async (spec: OffsetSpec) =>
+      topicPartitionMap((await this.admin.listOffsets(partitions.map((tp) => ({ ...tp, spec })))).map((r) => [r, r.offset] as const));
     const timestamp = scenario.kind === 'to-datetime' ? scenario.timestamp : scenario.kind === 'by-duration' ? this.now() - scenario.durationMs : 0;
     const r = computeResetOffsets(scenario, partitions, {
       committed: committed ?? new TopicPartitionMap(),
@@ -361,6 +376,7 @@ class ConsumerGroupService {
     const missing = partitions.filter((tp) => !info(tp));
     if (missing.length > 0) throw new ConsumerGroupCommandError(`The partitions "${missing.map((tp) => topicPartitionKey(tp)).join(',')}" do not exist`);
     const leaderless = partitions.filter((tp) => info(tp)!.leader === null);
-    if (leaderless.length > 0) throw new ConsumerGroupCommandError(`The partitions "${leaderless.map((tp) => topicPartitionKey(tp)).join(',')}" have no leader`);
+    if (leaderless.length > 0)
+      throw new ConsumerGroupCommandError(`The partitions "${leaderless.map((tp) => topicPartitionKey(tp)).join(',')}" have no leader`);
   }
 }

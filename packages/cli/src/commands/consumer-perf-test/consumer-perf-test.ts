@@ -43,8 +43,10 @@ export function formatDate(ms: number, pattern = 'yyyy-MM-dd HH:mm:ss:SSS'): str
     .replace('SSS', p(d.getMilliseconds(), 3));
 }
 
-export const PERF_HEADER = 'start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
-export const PERF_DETAILED_HEADER = 'time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
+export const PERF_HEADER =
+  'start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
+export const PERF_DETAILED_HEADER =
+  'time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
 
 const MB = 1024 * 1024;
 const f4 = (n: number) => (Number.isFinite(n) ? n.toFixed(4) : n > 0 ? 'Infinity' : 'NaN');
@@ -54,7 +56,18 @@ export function summaryLine(o: { startMs: number; endMs: number; bytes: number; 
   const elapsedSecs = (o.endMs - o.startMs) / 1000;
   const fetchTimeMs = o.endMs - o.startMs - o.joinMs;
   const mb = o.bytes / MB;
-  return [formatDate(o.startMs, o.dateFormat), formatDate(o.endMs, o.dateFormat), f4(mb), f4(mb / elapsedSecs), String(o.messages), f4(o.messages / elapsedSecs), String(o.joinMs), String(fetchTimeMs), f4(mb / (fetchTimeMs / 1000)), f4(o.messages / (fetchTimeMs / 1000))].join(', ');
+  return [
+    formatDate(o.startMs, o.dateFormat),
+    formatDate(o.endMs, o.dateFormat),
+    f4(mb),
+    f4(mb / elapsedSecs),
+    String(o.messages),
+    f4(o.messages / elapsedSecs),
+    String(o.joinMs),
+    String(fetchTimeMs),
+    f4(mb / (fetchTimeMs / 1000)),
+    f4(o.messages / (fetchTimeMs / 1000)),
+  ].join(', ');
 }
 
 const DESCRIPTION = 'Consumer performance test (kafka-consumer-perf-test)';
@@ -71,7 +84,10 @@ function defineConsumerPerfTestOptions(cmd: Command): Command {
     .option('--timeout <ms>', 'the maximum allowed time in milliseconds between returned records', '10000')
     .option('--show-detailed-stats', 'if set, stats are reported for each reporting interval as configured by reporting-interval')
     .option('--reporting-interval <ms>', 'interval in milliseconds at which to print progress info', '5000')
-    .option('--from-latest', 'if the consumer does not already have an established offset to consume from, start with the latest message present in the log rather than the earliest message')
+    .option(
+      '--from-latest',
+      'if the consumer does not already have an established offset to consume from, start with the latest message present in the log rather than the earliest message',
+    )
     .option('--consumer.config <file>', 'consumer config properties file')
     .option('--date-format <format>', 'the date format to use for formatting the time field', 'yyyy-MM-dd HH:mm:ss:SSS')
     .option('--hide-header', 'if set, skips printing the header for the stats');
@@ -102,8 +118,11 @@ export async function executeConsumerPerfTestCommand(o: Opts & { 'consumer.confi
   });
 }
 
-export const consumerPerfTestCommand: CommandBuilder = commandBuilder('consumer-perf-test', DESCRIPTION, defineConsumerPerfTestOptions, (raw: Opts & { 'consumer.config'?: string }, io) =>
-  executeConsumerPerfTestCommand(raw, io),
+export const consumerPerfTestCommand: CommandBuilder = commandBuilder(
+  'consumer-perf-test',
+  DESCRIPTION,
+  defineConsumerPerfTestOptions,
+  (raw: Opts & { 'consumer.config'?: string }, io) => executeConsumerPerfTestCommand(raw, io),
 );
 
 export function registerConsumerPerfTestCommand(program: Command): void {
@@ -168,7 +187,18 @@ export async function runConsumerPerfTest(o: ConsumerPerfOptions): Promise<{ mes
       const mbInterval = (bytes - lastBytes) / MB;
       const fetchTimeMs = elapsedMs - periodicJoinMs;
       o.out(
-        [formatDate(now, o.dateFormat), '0', f4(bytes / MB), f4((mbInterval * 1000) / elapsedMs), String(messages), f4(((messages - lastMessages) * 1000) / elapsedMs), String(periodicJoinMs), String(fetchTimeMs), f4((mbInterval * 1000) / fetchTimeMs), f4(((messages - lastMessages) * 1000) / fetchTimeMs)].join(', '),
+        [
+          formatDate(now, o.dateFormat),
+          '0',
+          f4(bytes / MB),
+          f4((mbInterval * 1000) / elapsedMs),
+          String(messages),
+          f4(((messages - lastMessages) * 1000) / elapsedMs),
+          String(periodicJoinMs),
+          String(fetchTimeMs),
+          f4((mbInterval * 1000) / fetchTimeMs),
+          f4(((messages - lastMessages) * 1000) / fetchTimeMs),
+        ].join(', '),
       );
       lastReport = now;
       lastBytes = bytes;
@@ -177,7 +207,10 @@ export async function runConsumerPerfTest(o: ConsumerPerfOptions): Promise<{ mes
     }
   }
   bar.done();
-  if (messages < o.messages) (o.err ?? ((e: string) => void process.stderr.write(e)))(`WARNING: Exiting before consuming the expected number of messages: timeout (${o.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.\n`);
+  if (messages < o.messages)
+    (o.err ?? ((e: string) => void process.stderr.write(e)))(
+      `WARNING: Exiting before consuming the expected number of messages: timeout (${o.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.\n`,
+    );
   await consumer.close();
   if (!o.detailed) o.out(summaryLine({ startMs, endMs, bytes, messages, joinMs, dateFormat: o.dateFormat }));
   return { messages, bytes };

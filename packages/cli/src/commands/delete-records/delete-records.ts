@@ -52,7 +52,9 @@ export function parseOffsetJson(text: string): DeleteRecordsRequestEntry[] {
 /** Kafka's report lines. */
 export function formatDeleteRecordsResults(results: readonly DeleteRecordsResult[]): string[] {
   return results.map((r) =>
-    r.error === undefined ? `partition: ${topicPartitionKey(r)}\tlow_watermark: ${r.lowWatermark}` : `partition: ${topicPartitionKey(r)}\terror: ${javaToString(r.error)}`,
+    r.error === undefined
+      ? `partition: ${topicPartitionKey(r)}\tlow_watermark: ${r.lowWatermark}`
+      : `partition: ${topicPartitionKey(r)}\terror: ${javaToString(r.error)}`,
   );
 }
 
@@ -62,7 +64,9 @@ export async function executeDeleteRecordsCommand(raw: RawDeleteRecordsOptions, 
     io.err(`${message}\n`);
     return 1;
   };
-  const missing = [raw.bootstrapServer === undefined ? 'bootstrap-server' : null, raw.offsetJsonFile === undefined ? 'offset-json-file' : null].filter((x) => x !== null);
+  const missing = [raw.bootstrapServer === undefined ? 'bootstrap-server' : null, raw.offsetJsonFile === undefined ? 'offset-json-file' : null].filter(
+    (x) => x !== null,
+  );
   if (missing.length > 0) return fail(`Missing required option(s): ${missing.join(', ')}`);
   const read = fileReader(deps);
   let entries: DeleteRecordsRequestEntry[];
@@ -73,7 +77,11 @@ export async function executeDeleteRecordsCommand(raw: RawDeleteRecordsOptions, 
   } catch (err) {
     return fail(errorMessage(err));
   }
-  const admin = openAdmin({ bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-delete-records', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 }, deps, props);
+  const admin = openAdmin(
+    { bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-delete-records', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 },
+    deps,
+    props,
+  );
   try {
     println('Executing records delete operation');
     const results = await admin.deleteRecords(entries);
@@ -90,13 +98,19 @@ export async function executeDeleteRecordsCommand(raw: RawDeleteRecordsOptions, 
 function defineDeleteRecordsOptions(cmd: Command): Command {
   return cmd
     .option('--bootstrap-server <host:port>', 'REQUIRED: The server to connect to.')
-    .option('--offset-json-file <file>', 'REQUIRED: The JSON file with offset per partition. The format to use is:\n{"partitions":\n  [{"topic": "foo", "partition": 1, "offset": 1}],\n "version":1\n}')
+    .option(
+      '--offset-json-file <file>',
+      'REQUIRED: The JSON file with offset per partition. The format to use is:\n{"partitions":\n  [{"topic": "foo", "partition": 1, "offset": 1}],\n "version":1\n}',
+    )
     .option('--command-config <file>', 'A property file containing configs to be passed to Admin Client.');
 }
 
 const deleteRecordsCommand = (deps: DeleteRecordsDeps): CommandBuilder =>
-  commandBuilder('delete-records', 'Delete records of the given partitions down to the specified offset (kafka-delete-records.sh).', defineDeleteRecordsOptions, (raw: RawDeleteRecordsOptions, io) =>
-    executeDeleteRecordsCommand(raw, io, deps),
+  commandBuilder(
+    'delete-records',
+    'Delete records of the given partitions down to the specified offset (kafka-delete-records.sh).',
+    defineDeleteRecordsOptions,
+    (raw: RawDeleteRecordsOptions, io) => executeDeleteRecordsCommand(raw, io, deps),
   );
 
 /** Runs `samsa delete-records <argv…>` writing to `io`; resolves with the exit code. */

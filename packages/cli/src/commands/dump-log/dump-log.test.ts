@@ -9,7 +9,10 @@ const b1 = encodeRecordBatch({
   producerEpoch: 0,
   baseSequence: 10,
   baseTimestamp: 1700000000000,
-  records: [{ value: Buffer.from('hello') }, { key: Buffer.from('k'), value: Buffer.from('world'), headers: [{ key: 'h', value: Buffer.from('v') }], timestamp: 1700000000005 }],
+  records: [
+    { value: Buffer.from('hello') },
+    { key: Buffer.from('k'), value: Buffer.from('world'), headers: [{ key: 'h', value: Buffer.from('v') }], timestamp: 1700000000005 },
+  ],
 });
 const b2 = encodeRecordBatch({ baseOffset: 2, compression: CompressionType.GZIP, baseTimestamp: 1700000000010, records: [{ value: Buffer.from('z') }] });
 
@@ -20,7 +23,11 @@ describe('dump-log', () => {
     expect(lines[1]).toBe(
       `baseOffset: 0 lastOffset: 1 count: 2 baseSequence: 10 lastSequence: 11 producerId: 7 producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1700000000005 size: ${b1.length} magic: 2 compresscodec: none crc: ${b1.readUInt32BE(17)} isvalid: true`,
     );
-    expect(lines[2]).toMatch(new RegExp(`^baseOffset: 2 lastOffset: 2 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 .* position: ${b1.length} CreateTime: 1700000000010 size: ${b2.length} magic: 2 compresscodec: gzip crc: \\d+ isvalid: true$`));
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^baseOffset: 2 lastOffset: 2 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 .* position: ${b1.length} CreateTime: 1700000000010 size: ${b2.length} magic: 2 compresscodec: gzip crc: \\d+ isvalid: true$`,
+      ),
+    );
     expect(lines).toHaveLength(3);
   });
 

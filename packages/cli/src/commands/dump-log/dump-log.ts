@@ -74,7 +74,10 @@ function defineDumpLogOptions(cmd: Command): Command {
 export function executeDumpLogCommand(raw: RawDumpLogOptions, io: CommandIo, readFile: (path: string) => Buffer = (f) => readFileSync(f)): void {
   const out = printer(io);
   const nonConsecutive = new Map<string, Array<[number, number]>>();
-  for (const file of raw.files.split(',').map((f) => f.trim()).filter(Boolean)) {
+  for (const file of raw.files
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean)) {
     out(`Dumping ${file}`);
     if (!file.endsWith('.log')) {
       io.err(`Ignoring unknown file ${file}\n`);
@@ -90,8 +93,11 @@ export function executeDumpLogCommand(raw: RawDumpLogOptions, io: CommandIo, rea
   }
 }
 
-export const dumpLogCommand: CommandBuilder = commandBuilder("dump-log", "Print the batches and records of log segment files (Kafka's kafka-dump-log.sh)", defineDumpLogOptions, async (raw: RawDumpLogOptions, io) =>
-  executeDumpLogCommand(raw, io),
+export const dumpLogCommand: CommandBuilder = commandBuilder(
+  'dump-log',
+  "Print the batches and records of log segment files (Kafka's kafka-dump-log.sh)",
+  defineDumpLogOptions,
+  async (raw: RawDumpLogOptions, io) => executeDumpLogCommand(raw, io),
 );
 
 export function registerDumpLogCommand(program: Command): void {

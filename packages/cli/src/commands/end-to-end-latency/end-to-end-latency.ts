@@ -20,14 +20,30 @@ const POLL_TIMEOUT_MS = 60_000;
 const DESCRIPTION = 'End-to-end latency: produce a message, wait until the consumer reads it, repeat (kafka.tools.EndToEndLatency)';
 
 function defineEndToEndLatencyArguments(cmd: Command): Command {
-  return cmd.argument('<broker_list>').argument('<topic>').argument('<num_messages>').argument('<producer_acks>').argument('<message_size_bytes>').argument('[properties_file]');
+  return cmd
+    .argument('<broker_list>')
+    .argument('<topic>')
+    .argument('<num_messages>')
+    .argument('<producer_acks>')
+    .argument('<message_size_bytes>')
+    .argument('[properties_file]');
 }
 
 /** The builder; `deps` builds the Admin that creates a missing topic (shared/admin-client.ts). */
 export const endToEndLatencyCommand = (deps: AdminToolDeps = {}): CommandBuilder =>
   commandBuilder('end-to-end-latency', DESCRIPTION, defineEndToEndLatencyArguments, async (_raw: object, io, _cmd, args) => {
     const [brokers, topic, num, acks, size, file] = args as [string, string, string, string, string, string | undefined];
-    await runEndToEndLatency({ brokers, topic, numMessages: Number(num), acks, messageSize: Number(size), props: file ? readPropertiesFile(file) : {}, out: printer(io), err: io.err, adminDeps: deps });
+    await runEndToEndLatency({
+      brokers,
+      topic,
+      numMessages: Number(num),
+      acks,
+      messageSize: Number(size),
+      props: file ? readPropertiesFile(file) : {},
+      out: printer(io),
+      err: io.err,
+      adminDeps: deps,
+    });
   });
 
 export function registerEndToEndLatencyCommand(program: Command): void {
@@ -70,7 +86,9 @@ export async function runEndToEndLatency(o: EndToEndLatencyOptions): Promise<Lat
   try {
     const existing = await admin.listTopics();
     if (!existing.includes(o.topic)) {
-      (o.err ?? ((e: string) => void process.stderr.write(e)))(`Topic "${o.topic}" does not exist. Will create topic with 1 partition(s) and replication factor = 1\n`);
+      (o.err ?? ((e: string) => void process.stderr.write(e)))(
+        `Topic "${o.topic}" does not exist. Will create topic with 1 partition(s) and replication factor = 1\n`,
+      );
       await admin.createTopics([{ name: o.topic, numPartitions: 1, replicationFactor: 1 }]);
     }
   } finally {
@@ -84,12 +102,17 @@ export async function runEndToEndLatency(o: EndToEndLatencyOptions): Promise<Lat
     'auto.offset.reset': 'latest',
     'fetch.max.wait.ms': 0,
   });
-  const producer = new Producer<Buffer, Buffer>({ ...(o.props as unknown as ProducerConfigInput), 'bootstrap.servers': o.brokers, 'linger.ms': 0, acks: o.acks as 'all' | '1' });
+  const producer = new Producer<Buffer, Buffer>({
+    ...(o.props as unknown as ProducerConfigInput),
+    'bootstrap.servers': o.brokers,
+    'linger.ms': 0,
+    acks: o.acks as 'all' | '1',
+  });
   const bar = new ProgressBar({ total: o.numMessages, unit: 'msgs', tty: o.tty });
   try {
     // a topic just created may have no partitions (or leaders) in metadata yet
     let parts = await consumer.partitionsFor(o.topic);
-    for (const end = Date.now() + 60_000; (parts.length === 0 || parts.some((p) => p.leader < 0)) && Date.now() < end; ) {
+    for (const end = Date.now() + 60_000; (parts.length === 0 || parts.some((p) => p.leader < 0)) && Date.now() < end;) {
       await new Promise((r) => setTimeout(r, 100));
       parts = await consumer.partitionsFor(o.topic);
     }

@@ -42,12 +42,15 @@ describe('samsa leader-election: options (LeaderElectionCommandOptions)', () => 
   const base = { bootstrapServer: 'h:9092', electionType: 'preferred' };
 
   it('election type is case-insensitive; a bad one is a parse error', () => {
-    for (const t of ['preferred', 'PREFERRED', 'Preferred']) expect(validateLeaderElectionOptions({ ...base, electionType: t, allTopicPartitions: true }).electionType).toBe('PREFERRED');
+    for (const t of ['preferred', 'PREFERRED', 'Preferred'])
+      expect(validateLeaderElectionOptions({ ...base, electionType: t, allTopicPartitions: true }).electionType).toBe('PREFERRED');
     expect(validateLeaderElectionOptions({ ...base, electionType: 'unClean', allTopicPartitions: true }).electionType).toBe('UNCLEAN');
-    expect(() => validateLeaderElectionOptions({ ...base, electionType: 'dirty', allTopicPartitions: true })).toThrow("Cannot parse argument 'dirty' of option election-type");
+    expect(() => validateLeaderElectionOptions({ ...base, electionType: 'dirty', allTopicPartitions: true })).toThrow(
+      "Cannot parse argument 'dirty' of option election-type",
+    );
   });
 
-  it('required options and the one-of rule, in Kafka\'s order and words', () => {
+  it("required options and the one-of rule, in Kafka's order and words", () => {
     expect(() => validateLeaderElectionOptions({ allTopicPartitions: true })).toThrow('Missing required option(s): bootstrap-server, election-type');
     expect(() => validateLeaderElectionOptions({ bootstrapServer: 'h:1', allTopicPartitions: true })).toThrow('Missing required option(s): election-type');
     const oneOf = 'One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file';
@@ -55,7 +58,9 @@ describe('samsa leader-election: options (LeaderElectionCommandOptions)', () => 
     expect(() => validateLeaderElectionOptions({ ...base, allTopicPartitions: true, topic: 't', partition: '0' })).toThrow(oneOf);
     expect(() => validateLeaderElectionOptions({ ...base, allTopicPartitions: true, pathToJsonFile: 'f' })).toThrow(oneOf);
     expect(() => validateLeaderElectionOptions({ ...base, topic: 't' })).toThrow('Missing required option(s): partition');
-    expect(() => validateLeaderElectionOptions({ ...base, allTopicPartitions: true, partition: '1' })).toThrow('Option partition is only allowed if topic is used');
+    expect(() => validateLeaderElectionOptions({ ...base, allTopicPartitions: true, partition: '1' })).toThrow(
+      'Option partition is only allowed if topic is used',
+    );
     expect(() => validateLeaderElectionOptions({ ...base, topic: 't', partition: 'x' })).toThrow("Cannot parse argument 'x' of option partition");
     expect(() => validateLeaderElectionOptions({ ...base, allTopicPartitions: true, commandConfig: 'a', 'admin.config': 'b' })).toThrow(
       'Option "[admin.config]" can\'t be used with option "[command-config]"',
@@ -63,7 +68,7 @@ describe('samsa leader-election: options (LeaderElectionCommandOptions)', () => 
     expect(validateLeaderElectionOptions({ ...base, topic: 't', partition: '3' })).toMatchObject({ topic: 't', partition: 3, allTopicPartitions: false });
   });
 
-  it('the JSON file: Kafka\'s format and errors', () => {
+  it("the JSON file: Kafka's format and errors", () => {
     expect(parseReplicaElectionData('{"partitions":[{"topic":"a","partition":1},{"topic":"b","partition":0}]}')).toEqual([
       { topic: 'a', partition: 1 },
       { topic: 'b', partition: 0 },
@@ -114,7 +119,9 @@ describe('samsa leader-election against a (fake) cluster', () => {
       out: '',
       err: 'One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file\n',
     });
-    expect((await run('--bootstrap-server', 'h:1', '--all-topic-partitions', '--election-type', 'sideways')).err).toBe("Cannot parse argument 'sideways' of option election-type\n");
+    expect((await run('--bootstrap-server', 'h:1', '--all-topic-partitions', '--election-type', 'sideways')).err).toBe(
+      "Cannot parse argument 'sideways' of option election-type\n",
+    );
   });
 
   it('--all-topic-partitions PREFERRED moves leaders back, goes to the controller, exit 0', async () => {
@@ -154,7 +161,10 @@ describe('samsa leader-election against a (fake) cluster', () => {
     t.partitions[0]!.leader = 1;
     t.partitions[2]!.leader = 0;
     fc.live.delete(2);
-    files.set('/elect.json', JSON.stringify({ partitions: [0, 1, 2].map((partition) => ({ topic: 't', partition })).concat([{ topic: 'nope', partition: 0 }]) }));
+    files.set(
+      '/elect.json',
+      JSON.stringify({ partitions: [0, 1, 2].map((partition) => ({ topic: 't', partition })).concat([{ topic: 'nope', partition: 0 }]) }),
+    );
     const r = await run('--bootstrap-server', fc.broker(0).address, '--election-type', 'preferred', '--path-to-json-file', '/elect.json');
     expect(r.code).toBe(1);
     expect(r.out.split('\n')).toEqual([
@@ -187,10 +197,30 @@ describe('samsa leader-election against a (fake) cluster', () => {
       err: '/missing.json (No such file or directory)\n',
     });
     files.set('/admin.properties', 'request.timeout.ms=5000\n');
-    const r = await run('--bootstrap-server', fc.bootstrapServers, '--election-type', 'preferred', '--all-topic-partitions', '--admin.config', '/admin.properties');
-    expect(r).toEqual({ code: 0, out: 'Option --admin.config has been deprecated and will be removed in a future version. Use --command-config instead.\n', err: '' });
+    const r = await run(
+      '--bootstrap-server',
+      fc.bootstrapServers,
+      '--election-type',
+      'preferred',
+      '--all-topic-partitions',
+      '--admin.config',
+      '/admin.properties',
+    );
+    expect(r).toEqual({
+      code: 0,
+      out: 'Option --admin.config has been deprecated and will be removed in a future version. Use --command-config instead.\n',
+      err: '',
+    });
     files.set('/bad.properties', 'request.timeout.ms=soon\n');
-    const bad = await run('--bootstrap-server', fc.bootstrapServers, '--election-type', 'preferred', '--all-topic-partitions', '--command-config', '/bad.properties');
+    const bad = await run(
+      '--bootstrap-server',
+      fc.bootstrapServers,
+      '--election-type',
+      'preferred',
+      '--all-topic-partitions',
+      '--command-config',
+      '/bad.properties',
+    );
     expect(bad).toEqual({ code: 1, out: '', err: 'Invalid value soon for configuration request.timeout.ms: Not a number of type INT\n' });
   });
 

@@ -1,7 +1,17 @@
 import type { Command } from 'commander';
 import { ElectionType, KafkaError, topicPartitionKey, type Admin, type ElectionResult, type TopicPartition } from '@samsa/client';
 import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
-import { commandBuilder, errorMessage, noOptionsGiven, printUsage, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
+import {
+  commandBuilder,
+  errorMessage,
+  noOptionsGiven,
+  printUsage,
+  printer,
+  registerCommand,
+  runCommand,
+  type CommandBuilder,
+  type CommandIo,
+} from '../../shared/runner.js';
 import { javaExceptionName, javaToString } from '../../shared/java-errors.js';
 
 /**
@@ -63,7 +73,10 @@ const DESCRIPTION =
 
 export function defineLeaderElectionOptions(cmd: Command): Command {
   return cmd
-    .option('--bootstrap-server <host:port>', 'A hostname and port for the broker to connect to, in the form host:port. Multiple comma separated URLs can be given. REQUIRED.')
+    .option(
+      '--bootstrap-server <host:port>',
+      'A hostname and port for the broker to connect to, in the form host:port. Multiple comma separated URLs can be given. REQUIRED.',
+    )
     .option('--command-config <file>', 'Config properties file to pass to the admin client.')
     .option('--admin.config <file>', '(DEPRECATED) Configuration properties files to pass to the admin client. Use --command-config instead.')
     .option(
@@ -93,14 +106,17 @@ export function validateLeaderElectionOptions(o: RawLeaderElectionOptions): Lead
   }
   let partition: number | undefined;
   if (o.partition !== undefined) {
-    if (!/^[-+]?\d+$/.test(o.partition) || Math.abs(Number(o.partition)) > 2147483647) throw new LeaderElectionUsageError(`Cannot parse argument '${o.partition}' of option partition`);
+    if (!/^[-+]?\d+$/.test(o.partition) || Math.abs(Number(o.partition)) > 2147483647)
+      throw new LeaderElectionUsageError(`Cannot parse argument '${o.partition}' of option partition`);
     partition = Number(o.partition);
   }
   const missing = [o.bootstrapServer === undefined ? 'bootstrap-server' : null, electionType === undefined ? 'election-type' : null].filter((x) => x !== null);
   if (missing.length > 0) throw new LeaderElectionUsageError(`Missing required option(s): ${missing.join(', ')}`);
-  if (o['admin.config'] !== undefined && o.commandConfig !== undefined) throw new LeaderElectionUsageError('Option "[admin.config]" can\'t be used with option "[command-config]"');
+  if (o['admin.config'] !== undefined && o.commandConfig !== undefined)
+    throw new LeaderElectionUsageError('Option "[admin.config]" can\'t be used with option "[command-config]"');
   const exclusive = [o.topic !== undefined, !!o.allTopicPartitions, o.pathToJsonFile !== undefined].filter(Boolean).length;
-  if (exclusive !== 1) throw new LeaderElectionUsageError('One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file');
+  if (exclusive !== 1)
+    throw new LeaderElectionUsageError('One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file');
   if (o.topic !== undefined && partition === undefined) throw new LeaderElectionUsageError('Missing required option(s): partition');
   if (o.topic === undefined && partition !== undefined) throw new LeaderElectionUsageError('Option partition is only allowed if topic is used');
   return {
@@ -124,15 +140,18 @@ export function parseReplicaElectionData(text: string): TopicPartition[] {
     // Kafka's Json.parseFull answers empty for unparseable input
     throw new LeaderElectionCommandError('Replica election data is empty');
   }
-  if (typeof js !== 'object' || js === null || Array.isArray(js)) throw new LeaderElectionCommandError(`Replica election data: expected a JSON object, got ${JSON.stringify(js)}`);
+  if (typeof js !== 'object' || js === null || Array.isArray(js))
+    throw new LeaderElectionCommandError(`Replica election data: expected a JSON object, got ${JSON.stringify(js)}`);
   const list = (js as Record<string, unknown>)['partitions'];
   if (list === undefined) throw new LeaderElectionCommandError('Replica election data is missing "partitions" field');
   if (!Array.isArray(list)) throw new LeaderElectionCommandError(`Replica election data: "partitions" should be an array, got ${JSON.stringify(list)}`);
   const out: TopicPartition[] = [];
   for (const [i, raw] of list.entries()) {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new LeaderElectionCommandError(`Replica election data: partitions[${i}] should be an object, got ${JSON.stringify(raw)}`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new LeaderElectionCommandError(`Replica election data: partitions[${i}] should be an object, got ${JSON.stringify(raw)}`);
     const e = raw as Record<string, unknown>;
-    if (typeof e['topic'] !== 'string') throw new LeaderElectionCommandError(`Replica election data: partitions[${i}].topic should be a string, got ${JSON.stringify(e['topic'])}`);
+    if (typeof e['topic'] !== 'string')
+      throw new LeaderElectionCommandError(`Replica election data: partitions[${i}].topic should be a string, got ${JSON.stringify(e['topic'])}`);
     const p = e['partition'];
     if (typeof p !== 'number' || !Number.isInteger(p) || Math.abs(p) > 2147483647) {
       throw new LeaderElectionCommandError(`Replica election data: partitions[${i}].partition should be an int, got ${JSON.stringify(p)}`);
@@ -152,7 +171,6 @@ export function parseReplicaElectionData(text: string): TopicPartition[] {
 
 export { javaExceptionName };
 
-
 /**
  * LeaderElectionCommand.electLeaders's report: succeeded partitions, then those that needed no
  * election (ELECTION_NOT_NEEDED), then one line per failure. `failed` counts the failures.
@@ -169,8 +187,11 @@ export function formatElectionResults(type: ElectionTypeName, results: readonly 
 }
 
 const leaderElectionCommand = (deps: LeaderElectionDeps): CommandBuilder =>
-  commandBuilder("leader-election", "Elect preferred or unclean partition leaders (Kafka's kafka-leader-election.sh)", defineLeaderElectionOptions, (raw: RawLeaderElectionOptions, io, cmd) =>
-    executeLeaderElectionCommand(raw, io, deps, cmd),
+  commandBuilder(
+    'leader-election',
+    "Elect preferred or unclean partition leaders (Kafka's kafka-leader-election.sh)",
+    defineLeaderElectionOptions,
+    (raw: RawLeaderElectionOptions, io, cmd) => executeLeaderElectionCommand(raw, io, deps, cmd),
   );
 
 /** Runs `samsa leader-election <argv…>` writing to `io`; resolves with the exit code. */
@@ -184,7 +205,12 @@ export function registerLeaderElectionCommand(program: Command, deps: LeaderElec
 }
 
 /** Validates the options, runs the elections and prints Kafka's report; returns the exit code. */
-export async function executeLeaderElectionCommand(raw: RawLeaderElectionOptions, io: LeaderElectionIo, deps: LeaderElectionDeps = {}, cmd?: Command): Promise<number> {
+export async function executeLeaderElectionCommand(
+  raw: RawLeaderElectionOptions,
+  io: LeaderElectionIo,
+  deps: LeaderElectionDeps = {},
+  cmd?: Command,
+): Promise<number> {
   const println = printer(io);
   const fail = (message: string) => {
     io.err(`${message}\n`);
@@ -214,7 +240,11 @@ export async function executeLeaderElectionCommand(raw: RawLeaderElectionOptions
   let admin: Admin | undefined;
   try {
     // the tool's defaults: 30 s for the whole call, half of it per request
-    admin = openAdmin({ bootstrapServers: opts.bootstrapServer, clientId: 'samsa-leader-election', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 }, deps, props);
+    admin = openAdmin(
+      { bootstrapServers: opts.bootstrapServer, clientId: 'samsa-leader-election', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 },
+      deps,
+      props,
+    );
     let results: ElectionResult[];
     try {
       results = await admin.electLeaders(partitions, opts.electionType === 'PREFERRED' ? ElectionType.PREFERRED : ElectionType.UNCLEAN);

@@ -65,7 +65,9 @@ export class PerfStats {
     const elapsed = now - this.windowStart;
     const rps = (1000 * this.wCount) / elapsed;
     const mbps = (1000 * this.wBytes) / elapsed / (1024 * 1024);
-    this.out(`${this.wCount} records sent, ${rps.toFixed(1)} records/sec (${mbps.toFixed(2)} MB/sec), ${(this.wTotal / this.wCount).toFixed(1)} ms avg latency, ${this.wMax.toFixed(1)} ms max latency.`);
+    this.out(
+      `${this.wCount} records sent, ${rps.toFixed(1)} records/sec (${mbps.toFixed(2)} MB/sec), ${(this.wTotal / this.wCount).toFixed(1)} ms avg latency, ${this.wMax.toFixed(1)} ms max latency.`,
+    );
   }
 
   /** The final line; returns records/sec. */
@@ -74,7 +76,7 @@ export class PerfStats {
     const rps = (1000 * this.count) / elapsed;
     const mbps = (1000 * this.bytes) / elapsed / (1024 * 1024);
     const sorted = [...this.latencies].sort((a, b) => a - b);
-    const pct = (p: number) => (sorted.length ? sorted[Math.floor(p * sorted.length)] ?? sorted[sorted.length - 1]! : 0);
+    const pct = (p: number) => (sorted.length ? (sorted[Math.floor(p * sorted.length)] ?? sorted[sorted.length - 1]!) : 0);
     this.out(
       `${this.count} records sent, ${rps.toFixed(6)} records/sec (${mbps.toFixed(2)} MB/sec), ${(this.totalLatency / Math.max(1, this.count)).toFixed(2)} ms avg latency, ${this.maxLatency.toFixed(2)} ms max latency, ${pct(0.5)} ms 50th, ${pct(0.95)} ms 95th, ${pct(0.99)} ms 99th, ${pct(0.999)} ms 99.9th.`,
     );

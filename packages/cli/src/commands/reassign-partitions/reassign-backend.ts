@@ -61,9 +61,16 @@ export class AdminReassignBackend implements ReassignBackend {
       descs = await this.admin.describeTopics(topics);
     } catch (err) {
       const e = firstError(err);
-      throw new ReassignCommandError(e instanceof KafkaError && e.errorName === 'UNKNOWN_TOPIC_OR_PARTITION' ? `Topic ${[...((err as BatchError).errors?.keys() ?? [])].join(',')} not found` : (e as Error).message, { cause: err });
+      throw new ReassignCommandError(
+        e instanceof KafkaError && e.errorName === 'UNKNOWN_TOPIC_OR_PARTITION'
+          ? `Topic ${[...((err as BatchError).errors?.keys() ?? [])].join(',')} not found`
+          : (e as Error).message,
+        { cause: err },
+      );
     }
-    for (const d of descs) for (const p of d.partitions) out.set(topicPartitionKey({ topic: d.name, partition: p.partition }), { tp: { topic: d.name, partition: p.partition }, replicas: p.replicas });
+    for (const d of descs)
+      for (const p of d.partitions)
+        out.set(topicPartitionKey({ topic: d.name, partition: p.partition }), { tp: { topic: d.name, partition: p.partition }, replicas: p.replicas });
     return out;
   }
 
@@ -79,14 +86,34 @@ export class AdminReassignBackend implements ReassignBackend {
   }
 
   async setTopicThrottles(topic: string, leader: string, follower: string) {
-    await this.admin.incrementalAlterConfigs([{ type: ConfigResourceType.Topic, name: topic, configs: [{ name: LEADER_REPLICAS, value: leader }, { name: FOLLOWER_REPLICAS, value: follower }] }]).catch((err: unknown) => {
-      throw firstError(err);
-    });
+    await this.admin
+      .incrementalAlterConfigs([
+        {
+          type: ConfigResourceType.Topic,
+          name: topic,
+          configs: [
+            { name: LEADER_REPLICAS, value: leader },
+            { name: FOLLOWER_REPLICAS, value: follower },
+          ],
+        },
+      ])
+      .catch((err: unknown) => {
+        throw firstError(err);
+      });
   }
 
   async setBrokerThrottle(brokerIds: number[], rate: number) {
     await this.admin
-      .incrementalAlterConfigs(brokerIds.map((id) => ({ type: ConfigResourceType.Broker, name: String(id), configs: [{ name: LEADER_RATE, value: String(rate) }, { name: FOLLOWER_RATE, value: String(rate) }] })))
+      .incrementalAlterConfigs(
+        brokerIds.map((id) => ({
+          type: ConfigResourceType.Broker,
+          name: String(id),
+          configs: [
+            { name: LEADER_RATE, value: String(rate) },
+            { name: FOLLOWER_RATE, value: String(rate) },
+          ],
+        })),
+      )
       .catch((err: unknown) => {
         throw firstError(err);
       });
@@ -94,7 +121,16 @@ export class AdminReassignBackend implements ReassignBackend {
 
   async clearBrokerThrottles(brokerIds: number[]) {
     await this.admin
-      .incrementalAlterConfigs(brokerIds.map((id) => ({ type: ConfigResourceType.Broker, name: String(id), configs: [{ name: LEADER_RATE, value: null }, { name: FOLLOWER_RATE, value: null }] })))
+      .incrementalAlterConfigs(
+        brokerIds.map((id) => ({
+          type: ConfigResourceType.Broker,
+          name: String(id),
+          configs: [
+            { name: LEADER_RATE, value: null },
+            { name: FOLLOWER_RATE, value: null },
+          ],
+        })),
+      )
       .catch((err: unknown) => {
         throw firstError(err);
       });
@@ -102,7 +138,16 @@ export class AdminReassignBackend implements ReassignBackend {
 
   async clearTopicThrottles(topics: string[]) {
     await this.admin
-      .incrementalAlterConfigs(topics.map((t) => ({ type: ConfigResourceType.Topic, name: t, configs: [{ name: LEADER_REPLICAS, value: null }, { name: FOLLOWER_REPLICAS, value: null }] })))
+      .incrementalAlterConfigs(
+        topics.map((t) => ({
+          type: ConfigResourceType.Topic,
+          name: t,
+          configs: [
+            { name: LEADER_REPLICAS, value: null },
+            { name: FOLLOWER_REPLICAS, value: null },
+          ],
+        })),
+      )
       .catch((err: unknown) => {
         throw firstError(err);
       });
@@ -153,13 +198,15 @@ export class ZkReassignBackend implements ReassignBackend {
       for (const [partition, replicas] of t.partitions) {
         const adding = t.addingReplicas.get(partition) ?? [];
         const removing = t.removingReplicas.get(partition) ?? [];
-        if (adding.length + removing.length > 0) out.set(topicPartitionKey({ topic, partition }), { topic, partition, replicas, addingReplicas: adding, removingReplicas: removing });
+        if (adding.length + removing.length > 0)
+          out.set(topicPartitionKey({ topic, partition }), { topic, partition, replicas, addingReplicas: adding, removingReplicas: removing });
       }
     }
     // submitted but not picked up by the controller yet
     for (const e of pending?.partitions ?? []) {
       const k = topicPartitionKey(e);
-      if (!out.has(k) && (!tps || tps.some((tp) => topicPartitionKey(tp) === k))) out.set(k, { topic: e.topic, partition: e.partition, replicas: e.replicas, addingReplicas: [], removingReplicas: [] });
+      if (!out.has(k) && (!tps || tps.some((tp) => topicPartitionKey(tp) === k)))
+        out.set(k, { topic: e.topic, partition: e.partition, replicas: e.replicas, addingReplicas: [], removingReplicas: [] });
     }
     return [...out.values()];
   }
@@ -169,7 +216,8 @@ export class ZkReassignBackend implements ReassignBackend {
     try {
       await this.kzk.createPartitionReassignment(reassignments.map((r) => ({ topic: r.topic, partition: r.partition, replicas: r.replicas! })));
     } catch (err) {
-      if (isZkError(err, ZkCode.NODE_EXISTS)) throw new ReassignCommandError(`There is an existing assignment running (${ReassignPartitionsZNode.path} exists).`, { cause: err });
+      if (isZkError(err, ZkCode.NODE_EXISTS))
+        throw new ReassignCommandError(`There is an existing assignment running (${ReassignPartitionsZNode.path} exists).`, { cause: err });
       throw err;
     }
     return new Map<string, string>();

@@ -2,14 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { TopicPartitionMap, topicPartitionKey } from '@samsa/client';
 import { FakeZkClient, KafkaZk, ReassignPartitionsZNode, newTopicId, ConfigType } from '@samsa/zk-paths';
 import { ZkReassignBackend, type OngoingReassignment, type ReassignBackend, type TP } from './reassign-backend.js';
-import { executeReassignCommand, formatReassignmentJson, parseReassignmentJson, progressBar, throttleLists, type RawReassignOptions } from './reassign-partitions.js';
+import {
+  executeReassignCommand,
+  formatReassignmentJson,
+  parseReassignmentJson,
+  progressBar,
+  throttleLists,
+  type RawReassignOptions,
+} from './reassign-partitions.js';
 
 /** An in-memory cluster behind the backend interface, recording what the command did. */
 class FakeBackend implements ReassignBackend {
-  assignment = new TopicPartitionMap<number[]>()
-    .set('t', 0, [0, 1, 2])
-    .set('t', 1, [1, 2, 0])
-    .set('u', 0, [0, 1]);
+  assignment = new TopicPartitionMap<number[]>().set('t', 0, [0, 1, 2]).set('t', 1, [1, 2, 0]).set('u', 0, [0, 1]);
   running: OngoingReassignment[] = [];
   calls: string[] = [];
   errors = new Map<string, string>();
@@ -54,18 +58,33 @@ async function run(b: ReassignBackend, o: RawReassignOptions, files: Record<stri
   return { code, out, err };
 }
 
-const plan = (parts: Array<[string, number, number[]]>) => JSON.stringify({ version: 1, partitions: parts.map(([topic, partition, replicas]) => ({ topic, partition, replicas })) });
+const plan = (parts: Array<[string, number, number[]]>) =>
+  JSON.stringify({ version: 1, partitions: parts.map(([topic, partition, replicas]) => ({ topic, partition, replicas })) });
 
 describe('samsa reassign-partitions', () => {
   it('reassign-partitions – JSON: Kafka\'s reassignment format with log_dirs "any", sorted; invalid files are refused with Kafka\'s messages', () => {
-    expect(formatReassignmentJson([{ topic: 'b', partition: 0, replicas: [1] }, { topic: 'a', partition: 1, replicas: [2, 3] }])).toBe(
+    expect(
+      formatReassignmentJson([
+        { topic: 'b', partition: 0, replicas: [1] },
+        { topic: 'a', partition: 1, replicas: [2, 3] },
+      ]),
+    ).toBe(
       '{"version":1,"partitions":[{"topic":"a","partition":1,"replicas":[2,3],"log_dirs":["any","any"]},{"topic":"b","partition":0,"replicas":[1],"log_dirs":["any"]}]}',
     );
     expect(parseReassignmentJson(plan([['t', 0, [1, 2]]]))).toEqual([{ topic: 't', partition: 0, replicas: [1, 2] }]);
     expect(() => parseReassignmentJson('{"version":1,"partitions":[]}')).toThrow('Partition reassignment list cannot be empty');
     expect(() => parseReassignmentJson(plan([['t', 0, [1, 1]]]))).toThrow('Partition replica lists may not contain duplicate entries');
-    expect(() => parseReassignmentJson(plan([['t', 0, [1]], ['t', 0, [2]]]))).toThrow('Reassignment JSON file contains duplicate topic partitions: t-0');
-    expect(() => parseReassignmentJson('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":["any","any"]}]}')).toThrow(/different from size of log dirs/);
+    expect(() =>
+      parseReassignmentJson(
+        plan([
+          ['t', 0, [1]],
+          ['t', 0, [2]],
+        ]),
+      ),
+    ).toThrow('Reassignment JSON file contains duplicate topic partitions: t-0');
+    expect(() => parseReassignmentJson('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":["any","any"]}]}')).toThrow(
+      /different from size of log dirs/,
+    );
     expect(() => parseReassignmentJson('nope')).toThrow('The input string is not a valid JSON');
   });
 
@@ -90,7 +109,12 @@ describe('samsa reassign-partitions', () => {
     expect(r.code, r.out + r.err).toBe(0);
     const [head, current, blank, head2, proposed] = r.out.split('\n');
     expect(head).toBe('Current partition replica assignment');
-    expect(current).toBe(formatReassignmentJson([{ topic: 't', partition: 0, replicas: [0, 1, 2] }, { topic: 't', partition: 1, replicas: [1, 2, 0] }]));
+    expect(current).toBe(
+      formatReassignmentJson([
+        { topic: 't', partition: 0, replicas: [0, 1, 2] },
+        { topic: 't', partition: 1, replicas: [1, 2, 0] },
+      ]),
+    );
     expect(blank).toBe('');
     expect(head2).toBe('Proposed partition reassignment configuration');
     const p = JSON.parse(proposed!) as { partitions: Array<{ replicas: number[] }> };
@@ -103,14 +127,22 @@ describe('samsa reassign-partitions', () => {
 
   it('reassign-partitions – --execute prints the rollback JSON, sets throttles, starts the reassignment; refuses while another runs unless --additional', async () => {
     const b = new FakeBackend();
-    const files = { plan: plan([['t', 0, [1, 2, 3]], ['t', 1, [2, 3, 1]]]) };
+    const files = {
+      plan: plan([
+        ['t', 0, [1, 2, 3]],
+        ['t', 1, [2, 3, 1]],
+      ]),
+    };
     const r = await run(b, { execute: true, reassignmentJsonFile: 'plan', throttle: '1000' }, files);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toBe(
       [
         'Current partition replica assignment',
         '',
-        formatReassignmentJson([{ topic: 't', partition: 0, replicas: [0, 1, 2] }, { topic: 't', partition: 1, replicas: [1, 2, 0] }]),
+        formatReassignmentJson([
+          { topic: 't', partition: 0, replicas: [0, 1, 2] },
+          { topic: 't', partition: 1, replicas: [1, 2, 0] },
+        ]),
         '',
         'Save this to use as the --reassignment-json-file option during rollback',
         'Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.',
@@ -139,7 +171,12 @@ describe('samsa reassign-partitions', () => {
 
   it('reassign-partitions – --verify: completed only when no reassignment is listed AND the replicas equal the target; throttles cleared only once all are completed; --wait polls with a progress bar', async () => {
     const b = new FakeBackend();
-    const files = { plan: plan([['t', 0, [0, 1, 2]], ['t', 1, [2, 3, 1]]]) };
+    const files = {
+      plan: plan([
+        ['t', 0, [0, 1, 2]],
+        ['t', 1, [2, 3, 1]],
+      ]),
+    };
     b.running = [{ topic: 't', partition: 1, replicas: [2, 3, 1, 0], addingReplicas: [3], removingReplicas: [0] }];
     const r = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
     expect(r.out).toBe('Status of partition reassignment:\nReassignment of partition t-0 is completed.\nReassignment of partition t-1 is still in progress.\n');
@@ -147,7 +184,9 @@ describe('samsa reassign-partitions', () => {
     // no longer listed, but Metadata still shows other replicas (a stale broker, or a replaced reassignment): not completed
     b.running = [];
     const stale = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
-    expect(stale.out).toBe('Status of partition reassignment:\nReassignment of partition t-0 is completed.\nThere is no active reassignment of partition t-1, but replica set is 1,2,0 rather than 2,3,1.\n');
+    expect(stale.out).toBe(
+      'Status of partition reassignment:\nReassignment of partition t-0 is completed.\nThere is no active reassignment of partition t-1, but replica set is 1,2,0 rather than 2,3,1.\n',
+    );
     expect(b.calls).toEqual([]);
     b.assignment.set('t', 1, [2, 3, 1]);
     const done = await run(b, { verify: true, reassignmentJsonFile: 'plan' }, files);
@@ -178,18 +217,27 @@ describe('samsa reassign-partitions', () => {
     expect(progressBar(1, 2, 10)).toBe('[#####.....] 1/2 partitions reassigned');
   });
 
-  it('reassign-partitions – --cancel cancels the active ones (null replicas) and clears throttles; --list prints Kafka\'s lines', async () => {
+  it("reassign-partitions – --cancel cancels the active ones (null replicas) and clears throttles; --list prints Kafka's lines", async () => {
     const b = new FakeBackend();
     b.running = [{ topic: 't', partition: 1, replicas: [2, 3, 1, 0], addingReplicas: [3], removingReplicas: [0] }];
     const l = await run(b, { list: true });
     expect(l.out).toBe('Current partition reassignments:\nt-1: replicas: 2,3,1,0. adding: 3. removing: 0.\n');
-    const files = { plan: plan([['t', 0, [0, 1, 2]], ['t', 1, [2, 3, 1]]]) };
+    const files = {
+      plan: plan([
+        ['t', 0, [0, 1, 2]],
+        ['t', 1, [2, 3, 1]],
+      ]),
+    };
     const r = await run(b, { cancel: true, reassignmentJsonFile: 'plan' }, files);
     expect(r.code).toBe(0);
     expect(b.calls[0]).toBe('alter [{"topic":"t","partition":1,"replicas":null}]');
-    expect(r.out).toBe('Clearing broker-level throttles on brokers 0,1,2,3\nClearing topic-level throttle on topic t\nSuccessfully cancelled partition reassignment for: t-1\n');
+    expect(r.out).toBe(
+      'Clearing broker-level throttles on brokers 0,1,2,3\nClearing topic-level throttle on topic t\nSuccessfully cancelled partition reassignment for: t-1\n',
+    );
     b.running = [];
-    expect((await run(b, { cancel: true, reassignmentJsonFile: 'plan', preserveThrottles: true }, files)).out).toBe('None of the specified partition reassignments are active.\n');
+    expect((await run(b, { cancel: true, reassignmentJsonFile: 'plan', preserveThrottles: true }, files)).out).toBe(
+      'None of the specified partition reassignments are active.\n',
+    );
     expect((await run(b, { list: true })).out).toBe('No partition reassignments found.\n');
   });
 
@@ -215,8 +263,14 @@ describe('samsa reassign-partitions', () => {
     await expect(b.alter([{ topic: 't', partition: 0, replicas: null }])).rejects.toThrow('needs --bootstrap-server');
     await b.setTopicThrottles('t', '0:0,0:1', '0:2');
     await b.setBrokerThrottle([0, 2], 100);
-    expect(await kzk.getEntityConfig(ConfigType.Topic, 't')).toEqual({ 'leader.replication.throttled.replicas': '0:0,0:1', 'follower.replication.throttled.replicas': '0:2' });
-    expect(await kzk.getEntityConfig(ConfigType.Broker, '2')).toEqual({ 'leader.replication.throttled.rate': '100', 'follower.replication.throttled.rate': '100' });
+    expect(await kzk.getEntityConfig(ConfigType.Topic, 't')).toEqual({
+      'leader.replication.throttled.replicas': '0:0,0:1',
+      'follower.replication.throttled.replicas': '0:2',
+    });
+    expect(await kzk.getEntityConfig(ConfigType.Broker, '2')).toEqual({
+      'leader.replication.throttled.rate': '100',
+      'follower.replication.throttled.rate': '100',
+    });
     expect(await kzk.zk.getChildren('/config/changes')).toHaveLength(3);
     await b.clearBrokerThrottles([0, 2]);
     await b.clearTopicThrottles(['t']);

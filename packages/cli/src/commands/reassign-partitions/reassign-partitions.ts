@@ -1,13 +1,7 @@
 import type { Command } from 'commander';
 import { compareTopicPartitions, topicPartitionKey } from '@samsa/client';
 import { assignReplicasToBrokers } from '@samsa/server-common';
-import {
-  AdminReassignBackend,
-  ReassignCommandError,
-  ZkReassignBackend,
-  type ReassignBackend,
-  type TP,
-} from './reassign-backend.js';
+import { AdminReassignBackend, ReassignCommandError, ZkReassignBackend, type ReassignBackend, type TP } from './reassign-backend.js';
 import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
 import { commandBuilder, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
@@ -61,11 +55,17 @@ function defineOptions(cmd: Command): Command {
     .option('--command-config <file>', 'Property file containing configs to be passed to the Admin client.')
     .option('--generate', 'Generate a candidate partition reassignment configuration. This only generates a candidate assignment, it does not execute it.')
     .option('--execute', 'Kick off the reassignment as specified by the --reassignment-json-file option.')
-    .option('--verify', 'Verify if the reassignment completed as specified by the --reassignment-json-file option. If there is a throttle engaged for the replicas specified, and the rebalance has completed, the throttle will be removed.')
+    .option(
+      '--verify',
+      'Verify if the reassignment completed as specified by the --reassignment-json-file option. If there is a throttle engaged for the replicas specified, and the rebalance has completed, the throttle will be removed.',
+    )
     .option('--cancel', 'Cancel an active reassignment.')
     .option('--list', 'List all active partition reassignments.')
     .option('--reassignment-json-file <file>', 'The JSON file with the partition reassignment configuration.')
-    .option('--topics-to-move-json-file <file>', 'Generate a reassignment configuration to move the partitions of the specified topics to the list of brokers specified by the --broker-list option.')
+    .option(
+      '--topics-to-move-json-file <file>',
+      'Generate a reassignment configuration to move the partitions of the specified topics to the list of brokers specified by the --broker-list option.',
+    )
     .option('--broker-list <ids>', 'The list of brokers to which the partitions need to be reassigned in the form "0,1,2".')
     .option('--disable-rack-aware', 'Disable rack aware replica assignment.')
     .option('--throttle <bytes/s>', 'The movement of partitions between brokers will be throttled to this value (bytes/sec).')
@@ -128,13 +128,19 @@ export function parseReassignmentJson(text: string): Array<TP & { replicas: numb
     const { topic, partition, replicas } = e;
     if (typeof topic !== 'string') throw new ReassignCommandError(`partitions[${i}].topic should be a string`);
     if (typeof partition !== 'number' || !Number.isInteger(partition)) throw new ReassignCommandError(`partitions[${i}].partition should be an int`);
-    if (!Array.isArray(replicas) || replicas.some((r) => typeof r !== 'number' || !Number.isInteger(r))) throw new ReassignCommandError(`partitions[${i}].replicas should be a list of ints`);
+    if (!Array.isArray(replicas) || replicas.some((r) => typeof r !== 'number' || !Number.isInteger(r)))
+      throw new ReassignCommandError(`partitions[${i}].replicas should be a list of ints`);
     const reps = replicas as number[];
-    if (new Set(reps).size !== reps.length) throw new ReassignCommandError(`Partition replica lists may not contain duplicate entries: ${topicPartitionKey(topic, partition)}`);
+    if (new Set(reps).size !== reps.length)
+      throw new ReassignCommandError(`Partition replica lists may not contain duplicate entries: ${topicPartitionKey(topic, partition)}`);
     const dirs = e['log_dirs'];
     if (dirs !== undefined) {
-      if (!Array.isArray(dirs) || dirs.length !== reps.length) throw new ReassignCommandError(`Size of replicas list ${JSON.stringify(reps)} is different from size of log dirs list ${JSON.stringify(dirs)} for partition ${topicPartitionKey(topic, partition)}`);
-      if (dirs.some((d) => d !== 'any')) throw new ReassignCommandError('Moving replicas between log directories is not supported by Samsa (log_dirs must be "any")');
+      if (!Array.isArray(dirs) || dirs.length !== reps.length)
+        throw new ReassignCommandError(
+          `Size of replicas list ${JSON.stringify(reps)} is different from size of log dirs list ${JSON.stringify(dirs)} for partition ${topicPartitionKey(topic, partition)}`,
+        );
+      if (dirs.some((d) => d !== 'any'))
+        throw new ReassignCommandError('Moving replicas between log directories is not supported by Samsa (log_dirs must be "any")');
     }
     return { topic, partition, replicas: reps };
   });
@@ -154,7 +160,13 @@ function parseBrokerList(s: string): number[] {
   return nums;
 }
 
-async function generate(b: ReassignBackend, o: RawReassignOptions, read: (p: string) => string, println: (s: string) => void, random?: (n: number) => number): Promise<void> {
+async function generate(
+  b: ReassignBackend,
+  o: RawReassignOptions,
+  read: (p: string) => string,
+  println: (s: string) => void,
+  random?: (n: number) => number,
+): Promise<void> {
   const topics = parseTopicsToMove(read(o.topicsToMoveJsonFile!));
   const brokerIds = parseBrokerList(o.brokerList!);
   const known = await b.brokers();
@@ -174,7 +186,11 @@ async function generate(b: ReassignBackend, o: RawReassignOptions, read: (p: str
 }
 
 /** Kafka's calculateProposedMoveMap + calculateLeader/FollowerThrottles: per topic "p:b" lists. */
-export function throttleLists(targets: Array<TP & { replicas: number[] }>, current: Map<string, number[]>, ongoing: Map<string, number[]>): Map<string, { leader: string; follower: string }> {
+export function throttleLists(
+  targets: Array<TP & { replicas: number[] }>,
+  current: Map<string, number[]>,
+  ongoing: Map<string, number[]>,
+): Map<string, { leader: string; follower: string }> {
   const byTopic = new Map<string, { leader: Set<string>; follower: Set<string> }>();
   for (const t of targets) {
     const sources = ongoing.get(topicPartitionKey(t)) ?? current.get(topicPartitionKey(t)) ?? [];
@@ -210,15 +226,26 @@ async function execute(b: ReassignBackend, o: RawReassignOptions, read: (p: stri
     for (const [topic, l] of lists) await b.setTopicThrottles(topic, l.leader, l.follower);
     const brokers = new Set<number>();
     for (const t of targets) for (const r of [...t.replicas, ...(origin.get(topicPartitionKey(t)) ?? current.get(topicPartitionKey(t)) ?? [])]) brokers.add(r);
-    await b.setBrokerThrottle([...brokers].sort((x, y) => x - y), throttle);
+    await b.setBrokerThrottle(
+      [...brokers].sort((x, y) => x - y),
+      throttle,
+    );
     println(`The inter-broker throttle limit was set to ${throttle} B/s`);
   }
   const errors = await b.alter(targets);
   if (errors.size > 0) {
-    const lines = targets.filter((t) => errors.has(topicPartitionKey(t))).sort(compareTopicPartitions).map((t) => `${topicPartitionKey(t)}: ${errors.get(topicPartitionKey(t))}`);
+    const lines = targets
+      .filter((t) => errors.has(topicPartitionKey(t)))
+      .sort(compareTopicPartitions)
+      .map((t) => `${topicPartitionKey(t)}: ${errors.get(topicPartitionKey(t))}`);
     throw new ReassignCommandError(`Error reassigning partition(s):\n${lines.join('\n')}`);
   }
-  println(`Successfully started partition reassignment${targets.length === 1 ? '' : 's'} for ${[...targets].sort(compareTopicPartitions).map((tp) => topicPartitionKey(tp)).join(',')}`);
+  println(
+    `Successfully started partition reassignment${targets.length === 1 ? '' : 's'} for ${[...targets]
+      .sort(compareTopicPartitions)
+      .map((tp) => topicPartitionKey(tp))
+      .join(',')}`,
+  );
 }
 
 interface PartitionStatus {
@@ -274,7 +301,14 @@ async function clearAllThrottles(b: ReassignBackend, targets: Array<TP & { repli
   await b.clearTopicThrottles(topics);
 }
 
-async function verify(b: ReassignBackend, o: RawReassignOptions, io: ReassignIo, deps: ReassignDeps, read: (p: string) => string, println: (s: string) => void): Promise<void> {
+async function verify(
+  b: ReassignBackend,
+  o: RawReassignOptions,
+  io: ReassignIo,
+  deps: ReassignDeps,
+  read: (p: string) => string,
+  println: (s: string) => void,
+): Promise<void> {
   const targets = parseReassignmentJson(read(o.reassignmentJsonFile!));
   let states = await statuses(b, targets);
   if (o.wait) {
@@ -305,7 +339,8 @@ async function cancel(b: ReassignBackend, o: RawReassignOptions, read: (p: strin
     }
   }
   if (!o.preserveThrottles) await clearAllThrottles(b, targets, println);
-  if (active.length > 0) println(`Successfully cancelled partition reassignment${active.length === 1 ? '' : 's'} for: ${active.map((tp) => topicPartitionKey(tp)).join(',')}`);
+  if (active.length > 0)
+    println(`Successfully cancelled partition reassignment${active.length === 1 ? '' : 's'} for: ${active.map((tp) => topicPartitionKey(tp)).join(',')}`);
   else println('None of the specified partition reassignments are active.');
 }
 
@@ -357,7 +392,9 @@ export async function executeReassignCommand(o: RawReassignOptions, io: Reassign
   try {
     if (o.zookeeper !== undefined) backend = await (deps.openZk ?? ((c: string) => ZkReassignBackend.connect(c)))(o.zookeeper);
     else {
-      backend = new AdminReassignBackend(openAdmin({ bootstrapServers: o.bootstrapServer!, clientId: 'samsa-reassign-partitions' }, deps, readCommandConfig(o.commandConfig, read)));
+      backend = new AdminReassignBackend(
+        openAdmin({ bootstrapServers: o.bootstrapServer!, clientId: 'samsa-reassign-partitions' }, deps, readCommandConfig(o.commandConfig, read)),
+      );
     }
     switch (action) {
       case 'generate':
@@ -387,7 +424,12 @@ export async function executeReassignCommand(o: RawReassignOptions, io: Reassign
 }
 
 const reassignCommand = (deps: ReassignDeps): CommandBuilder =>
-  commandBuilder('reassign-partitions', "Move partitions between brokers (Kafka's kafka-reassign-partitions.sh)", defineOptions, (raw: RawReassignOptions, io) => executeReassignCommand(raw, io, deps));
+  commandBuilder(
+    'reassign-partitions',
+    "Move partitions between brokers (Kafka's kafka-reassign-partitions.sh)",
+    defineOptions,
+    (raw: RawReassignOptions, io) => executeReassignCommand(raw, io, deps),
+  );
 
 /** Runs `samsa reassign-partitions <argv…>` writing to `io`; resolves with the exit code. */
 export function runReassignCommand(argv: readonly string[], io: ReassignIo, deps: ReassignDeps = {}): Promise<number> {

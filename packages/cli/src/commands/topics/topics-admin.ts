@@ -1,4 +1,4 @@
-import type { Admin} from '@samsa/client';
+import type { Admin } from '@samsa/client';
 import { BatchError, ConfigResourceType, KafkaError, topicPartitionKey, type ConfigEntry, type PartitionReassignment } from '@samsa/client';
 import {
   COLLISION_WARNING,

@@ -41,9 +41,9 @@ describe('describe output (Kafka 3.x TopicCommand)', () => {
       }),
     ).toBe('Topic: orders\tTopicId: kzxIyXZ8QyWuRfTMUxFjTw\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: retention.ms=1000,cleanup.policy=compact');
     // no id (zero or unknown), no configs, marked for deletion
-    expect(formatTopicLine({ topic: 'x', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionCount: 1, replicationFactor: 1, configs: [], markedForDeletion: true })).toBe(
-      'Topic: x\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \tMarkedForDeletion: true',
-    );
+    expect(
+      formatTopicLine({ topic: 'x', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionCount: 1, replicationFactor: 1, configs: [], markedForDeletion: true }),
+    ).toBe('Topic: x\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \tMarkedForDeletion: true');
     expect(formatTopicLine({ topic: 'x', topicId: null, partitionCount: 1, replicationFactor: 1, configs: [], markedForDeletion: false })).toBe(
       'Topic: x\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: ',
     );
@@ -51,9 +51,13 @@ describe('describe output (Kafka 3.x TopicCommand)', () => {
 
   it('partition line: leader none, offline column only when needed, reassignment columns', () => {
     expect(formatPartitionLine(part({ isr: [0, 1, 2] }))).toBe('\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,0,2\tIsr: 0,1,2');
-    expect(formatPartitionLine(part({ partition: 7, leader: null, isr: [], offline: [2] }))).toBe('\tTopic: t\tPartition: 7\tLeader: none\tReplicas: 1,0,2\tIsr: \tOffline: 2');
+    expect(formatPartitionLine(part({ partition: 7, leader: null, isr: [], offline: [2] }))).toBe(
+      '\tTopic: t\tPartition: 7\tLeader: none\tReplicas: 1,0,2\tIsr: \tOffline: 2',
+    );
     expect(
-      formatPartitionLine(part({ replicas: [1, 0, 2, 3], reassignment: { replicas: [1, 0, 2, 3], addingReplicas: [3], removingReplicas: [2] }, markedForDeletion: true })),
+      formatPartitionLine(
+        part({ replicas: [1, 0, 2, 3], reassignment: { replicas: [1, 0, 2, 3], addingReplicas: [3], removingReplicas: [2] }, markedForDeletion: true }),
+      ),
     ).toBe('\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,0,2,3\tIsr: 1,0,2\tAdding Replicas: 3\tRemoving Replicas: 2\tMarkedForDeletion: true');
   });
 
@@ -165,7 +169,9 @@ describe('option checks (TopicCommandOptions.checkArgs)', () => {
     );
     expect(bad({ zookeeper: 'z:1', create: true, topic: 't', partitions: '1' })).toThrow('Missing required argument "[replication-factor]"');
     expect(bad({ ...bs, list: true, partitions: '1' })).toThrow('Option "[partitions]" can\'t be used with option "[list]"');
-    expect(bad({ ...bs, alter: true, topic: 't', partitions: '1', replicationFactor: '1' })).toThrow('Option "[replication-factor]" can\'t be used with option "[alter]"');
+    expect(bad({ ...bs, alter: true, topic: 't', partitions: '1', replicationFactor: '1' })).toThrow(
+      'Option "[replication-factor]" can\'t be used with option "[alter]"',
+    );
     expect(bad({ ...bs, create: true, topic: 't', replicaAssignment: '0', partitions: '1' })).toThrow(
       'Option "[replica-assignment]" can\'t be used with option "[partitions]"',
     );

@@ -164,7 +164,7 @@ export const MAX_TOPIC_NAME_LENGTH = 249;
 
 /** Topic.validate: throws INVALID_TOPIC_EXCEPTION's messages. */
 export function validateTopicName(topic: string): void {
-  if (topic.length === 0) throw new TopicCommandError('Topic name is illegal, it can\'t be empty');
+  if (topic.length === 0) throw new TopicCommandError("Topic name is illegal, it can't be empty");
   if (topic === '.' || topic === '..') throw new TopicCommandError('Topic name cannot be "." or ".."');
   if (topic.length > MAX_TOPIC_NAME_LENGTH) {
     throw new TopicCommandError(`Topic name is illegal, it can't be longer than ${MAX_TOPIC_NAME_LENGTH} characters, Topic name: ${topic}`);

@@ -101,9 +101,11 @@ export function validateTopicsOptions(o: RawTopicsOptions): TopicCommandOptions 
   if (actions.length !== 1) throw new TopicsUsageError('Command must include exactly one action: --list, --describe, --create, --alter or --delete');
   const action = actions[0]!;
 
-  if (o.bootstrapServer !== undefined && o.zookeeper !== undefined) throw new TopicsUsageError('Only one of --bootstrap-server or --zookeeper must be specified');
+  if (o.bootstrapServer !== undefined && o.zookeeper !== undefined)
+    throw new TopicsUsageError('Only one of --bootstrap-server or --zookeeper must be specified');
   if (o.bootstrapServer === undefined && o.zookeeper === undefined) throw new TopicsUsageError('One of --bootstrap-server or --zookeeper must be specified');
-  if (o.zookeeper !== undefined && o.commandConfig !== undefined) throw new TopicsUsageError(`Option ${opt('command-config')} can't be used with option ${opt('zookeeper')}`);
+  if (o.zookeeper !== undefined && o.commandConfig !== undefined)
+    throw new TopicsUsageError(`Option ${opt('command-config')} can't be used with option ${opt('zookeeper')}`);
 
   if (action === 'describe' && o.ifExists && o.topic === undefined) throw new TopicsUsageError('--topic or --topic-id is required to describe a topic');
   if (action !== 'list' && action !== 'describe' && o.topic === undefined) throw new TopicsUsageError(`Missing required argument ${opt('topic')}`);
@@ -147,7 +149,8 @@ export function validateTopicsOptions(o: RawTopicsOptions): TopicCommandOptions 
   }
   if (action === 'create' && o.replicaAssignment !== undefined) {
     if (o.partitions !== undefined) throw new TopicsUsageError(`Option ${opt('replica-assignment')} can't be used with option ${opt('partitions')}`);
-    if (o.replicationFactor !== undefined) throw new TopicsUsageError(`Option ${opt('replica-assignment')} can't be used with option ${opt('replication-factor')}`);
+    if (o.replicationFactor !== undefined)
+      throw new TopicsUsageError(`Option ${opt('replica-assignment')} can't be used with option ${opt('replication-factor')}`);
   }
   const reports: Array<[keyof RawTopicsOptions, string]> = [
     ['underReplicatedPartitions', 'under-replicated-partitions'],

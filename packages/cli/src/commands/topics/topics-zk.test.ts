@@ -13,7 +13,11 @@ class MemoryZk implements ZkTopicStore {
   deletions = new Set<string>();
   closed = 0;
 
-  addTopic(name: string, assignment: number[][], opts: { topicId?: string | null; configs?: Record<string, string>; leaders?: Array<number | null>; isr?: number[][] } = {}): void {
+  addTopic(
+    name: string,
+    assignment: number[][],
+    opts: { topicId?: string | null; configs?: Record<string, string>; leaders?: Array<number | null>; isr?: number[][] } = {},
+  ): void {
     this.topics.set(name, {
       version: 0,
       assignment: {
@@ -79,25 +83,33 @@ async function run(zk: MemoryZk, ...args: string[]): Promise<{ code: number; out
   let out = '';
   let err = '';
   const connects: string[] = [];
-  const code = await runTopicsCommand(['--zookeeper', 'zk1:2181,zk2:2181/kafka', ...args], { out: (s) => (out += s), err: (s) => (err += s) }, {
-    openZk: async (c) => {
-      connects.push(c);
-      return zk;
+  const code = await runTopicsCommand(
+    ['--zookeeper', 'zk1:2181,zk2:2181/kafka', ...args],
+    { out: (s) => (out += s), err: (s) => (err += s) },
+    {
+      openZk: async (c) => {
+        connects.push(c);
+        return zk;
+      },
+      random: () => 0,
     },
-    random: () => 0,
-  });
+  );
   for (const c of connects) expect(c).toBe('zk1:2181,zk2:2181/kafka');
   return { code, out, err };
 }
 
 const threeBrokers = () => {
   const zk = new MemoryZk();
-  zk.brokers = [{ id: 2, rack: null }, { id: 0, rack: null }, { id: 1, rack: null }];
+  zk.brokers = [
+    { id: 2, rack: null },
+    { id: 0, rack: null },
+    { id: 1, rack: null },
+  ];
   return zk;
 };
 
 describe('samsa topics --zookeeper', () => {
-  it('--create computes Kafka\'s assignment over the registered brokers and writes the topic', async () => {
+  it("--create computes Kafka's assignment over the registered brokers and writes the topic", async () => {
     const zk = threeBrokers();
     const r = await run(zk, '--create', '--topic', 'orders', '--partitions', '4', '--replication-factor', '2', '--config', 'retention.ms=1000');
     expect(r).toEqual({ code: 0, out: 'Created topic orders.\n', err: '' });
@@ -153,11 +165,19 @@ describe('samsa topics --zookeeper', () => {
       [0, [2, 1]],
       [1, [1, 0]],
     ]);
-    zk.brokers = [{ id: 0, rack: 'a' }, { id: 1, rack: 'a' }, { id: 2, rack: 'b' }, { id: 3, rack: 'b' }];
+    zk.brokers = [
+      { id: 0, rack: 'a' },
+      { id: 1, rack: 'a' },
+      { id: 2, rack: 'b' },
+      { id: 3, rack: 'b' },
+    ];
     await run(zk, '--create', '--topic', 'racks', '--partitions', '2', '--replication-factor', '2');
     const racks = (ids: number[]) => ids.map((i) => zk.brokers.find((b) => b.id === i)!.rack);
     for (const replicas of zk.topics.get('racks')!.assignment.partitions.values()) expect(new Set(racks(replicas)).size).toBe(2);
-    zk.brokers = [{ id: 0, rack: 'a' }, { id: 1, rack: null }];
+    zk.brokers = [
+      { id: 0, rack: 'a' },
+      { id: 1, rack: null },
+    ];
     expect((await run(zk, '--create', '--topic', 'mixed', '--partitions', '1', '--replication-factor', '1')).out).toBe(
       'Error while executing topic command : Not all brokers have rack information for replica rack aware assignment.\n',
     );
@@ -178,11 +198,19 @@ describe('samsa topics --zookeeper', () => {
   it('--describe reads assignments, partition states and config overrides', async () => {
     const zk = threeBrokers();
     zk.brokers = zk.brokers.filter((b) => b.id !== 2); // broker 2 is down
-    zk.addTopic('t', [[1, 0, 2], [2, 1, 0], [0, 1, 2]], {
-      configs: { 'retention.ms': '1000', 'min.insync.replicas': '2' },
-      leaders: [1, -1, null],
-      isr: [[0, 1], [2], [0, 1, 2]],
-    });
+    zk.addTopic(
+      't',
+      [
+        [1, 0, 2],
+        [2, 1, 0],
+        [0, 1, 2],
+      ],
+      {
+        configs: { 'retention.ms': '1000', 'min.insync.replicas': '2' },
+        leaders: [1, -1, null],
+        isr: [[0, 1], [2], [0, 1, 2]],
+      },
+    );
     zk.addTopic('old', [[0]], { topicId: null });
     const r = await run(zk, '--describe');
     expect(r.out).toBe(
@@ -212,7 +240,9 @@ describe('samsa topics --zookeeper', () => {
     const zk = threeBrokers();
     zk.addTopic('a', [[0]]);
     zk.addTopic('__consumer_offsets', [[0]]);
-    expect((await run(zk, '--delete', '--topic', 'a')).out).toBe('Topic a is marked for deletion.\nNote: This will have no impact if delete.topic.enable is not set to true.\n');
+    expect((await run(zk, '--delete', '--topic', 'a')).out).toBe(
+      'Topic a is marked for deletion.\nNote: This will have no impact if delete.topic.enable is not set to true.\n',
+    );
     expect([...zk.deletions]).toEqual(['a']);
     expect((await run(zk, '--delete', '--topic', 'a')).out).toBe('Topic a is already marked for deletion.\n');
     expect((await run(zk, '--delete', '--topic', '__consumer_offsets')).out).toBe(
@@ -221,7 +251,7 @@ describe('samsa topics --zookeeper', () => {
     expect((await run(zk, '--delete', '--topic', 'nope')).code).toBe(1);
   });
 
-  it('--alter --partitions extends the assignment from partition 0\'s leader', async () => {
+  it("--alter --partitions extends the assignment from partition 0's leader", async () => {
     const zk = threeBrokers();
     zk.addTopic('t', [[1, 2]]);
     const r = await run(zk, '--alter', '--topic', 't', '--partitions', '3');

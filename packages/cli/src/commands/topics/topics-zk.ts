@@ -70,7 +70,11 @@ export class KafkaZkTopicStore implements ZkTopicStore {
   ) {}
 
   static async connect(connectString: string, opts: { sessionTimeoutMs?: number; connectionTimeoutMs?: number } = {}): Promise<KafkaZkTopicStore> {
-    const zk = await ZkClient.connect({ connectString, sessionTimeoutMs: opts.sessionTimeoutMs ?? 30_000, connectionTimeoutMs: opts.connectionTimeoutMs ?? 30_000 });
+    const zk = await ZkClient.connect({
+      connectString,
+      sessionTimeoutMs: opts.sessionTimeoutMs ?? 30_000,
+      connectionTimeoutMs: opts.connectionTimeoutMs ?? 30_000,
+    });
     return new KafkaZkTopicStore(zk, new KafkaZk(zk));
   }
 
@@ -166,7 +170,9 @@ export class ZkTopicService {
         assignment = parseReplicaAssignment(o.replicaAssignment);
       } else {
         const brokers = (await this.store.getBrokers()).map((b) => ({ id: b.id, rack: o.disableRackAware ? null : b.rack }));
-        assignment = kafkaErrorAsCommandError(() => assignReplicasToBrokers(brokers, o.partitions!, o.replicationFactor!, this.random ? { random: this.random } : {}));
+        assignment = kafkaErrorAsCommandError(() =>
+          assignReplicasToBrokers(brokers, o.partitions!, o.replicationFactor!, this.random ? { random: this.random } : {}),
+        );
       }
       await this.validateTopicCreate(topic, assignment);
       await this.store.createTopic(topic, newTopicId(), assignment, configs);
@@ -245,9 +251,16 @@ export class ZkTopicService {
         added = given;
       } else {
         // AdminZkClient.createNewPartitionsAssignment: continue the round-robin from partition 0's leader
-        const startIndex = Math.max(0, brokers.findIndex((b) => b.id >= partition0[0]!));
+        const startIndex = Math.max(
+          0,
+          brokers.findIndex((b) => b.id >= partition0[0]!),
+        );
         added = kafkaErrorAsCommandError(() =>
-          assignReplicasToBrokers(brokers, toAdd, partition0.length, { fixedStartIndex: startIndex, startPartitionId: existing.size, ...(this.random ? { random: this.random } : {}) }),
+          assignReplicasToBrokers(brokers, toAdd, partition0.length, {
+            fixedStartIndex: startIndex,
+            startPartitionId: existing.size,
+            ...(this.random ? { random: this.random } : {}),
+          }),
         );
       }
       const partitions = new Map(existing);
@@ -287,7 +300,10 @@ export class ZkTopicService {
         );
       }
       if (!describeOptions.describePartitions) continue;
-      const states = await this.store.getPartitionStates(topic, partitions.map(([p]) => p));
+      const states = await this.store.getPartitionStates(
+        topic,
+        partitions.map(([p]) => p),
+      );
       for (const [partition, replicas] of partitions) {
         const state = states.get(partition);
         const adding = a.addingReplicas.get(partition) ?? [];
@@ -336,7 +352,9 @@ function validateNewReplicas(added: Map<number, number[]>, expectedRf: number, b
       );
     }
     if (replicas.length !== expectedRf) {
-      throw new TopicCommandError(`Inconsistent replication factor between partitions, partition 0 has ${expectedRf} while partition ${p} has ${replicas.length}.`);
+      throw new TopicCommandError(
+        `Inconsistent replication factor between partitions, partition 0 has ${expectedRf} while partition ${p} has ${replicas.length}.`,
+      );
     }
   }
   if (added.size !== toAdd) {

@@ -29,7 +29,20 @@ async function run(fc: FakeCluster | string, ...args: string[]): Promise<{ code:
 describe('samsa topics --bootstrap-server', () => {
   it('--create prints "Created topic T." and creates what was asked', async () => {
     const fc = await cluster();
-    const r = await run(fc, '--create', '--topic', 'orders', '--partitions', '3', '--replication-factor', '2', '--config', 'retention.ms=1000', '--config', 'cleanup.policy=compact');
+    const r = await run(
+      fc,
+      '--create',
+      '--topic',
+      'orders',
+      '--partitions',
+      '3',
+      '--replication-factor',
+      '2',
+      '--config',
+      'retention.ms=1000',
+      '--config',
+      'cleanup.policy=compact',
+    );
     expect(r).toEqual({ code: 0, out: 'Created topic orders.\n', err: '' });
     const t = fc.topics.get('orders')!;
     expect(t.partitions.map((p) => p.replicas.length)).toEqual([2, 2, 2]);
@@ -49,14 +62,18 @@ describe('samsa topics --bootstrap-server', () => {
     ]);
   });
 
-  it('--create of an existing topic: Kafka\'s error and exit code 1; --if-not-exists succeeds quietly', async () => {
+  it("--create of an existing topic: Kafka's error and exit code 1; --if-not-exists succeeds quietly", async () => {
     const fc = await cluster();
     fc.addTopic('x', [[0]]);
     const r = await run(fc, '--create', '--topic', 'x', '--partitions', '1', '--replication-factor', '1');
     expect(r.code).toBe(1);
     expect(r.out).toBe("Error while executing topic command : Topic 'x' already exists.\n");
     expect(r.err).toMatch(/^ERROR KafkaError \[TOPIC_ALREADY_EXISTS\]: Topic 'x' already exists\.\n$/);
-    expect(await run(fc, '--create', '--topic', 'x', '--partitions', '1', '--replication-factor', '1', '--if-not-exists')).toEqual({ code: 0, out: '', err: '' });
+    expect(await run(fc, '--create', '--topic', 'x', '--partitions', '1', '--replication-factor', '1', '--if-not-exists')).toEqual({
+      code: 0,
+      out: '',
+      err: '',
+    });
   });
 
   it('--create errors from the broker and from the tool', async () => {
@@ -64,7 +81,9 @@ describe('samsa topics --bootstrap-server', () => {
     expect((await run(fc, '--create', '--topic', 'x', '--partitions', '1', '--replication-factor', '3')).out).toBe(
       'Error while executing topic command : Replication factor: 3 larger than available brokers: 1.\n',
     );
-    expect((await run(fc, '--create', '--topic', 'x', '--partitions', '0')).out).toBe('Error while executing topic command : The partitions must be greater than 0\n');
+    expect((await run(fc, '--create', '--topic', 'x', '--partitions', '0')).out).toBe(
+      'Error while executing topic command : The partitions must be greater than 0\n',
+    );
     expect((await run(fc, '--create', '--topic', 'x', '--replication-factor', '0')).out).toBe(
       'Error while executing topic command : The replication factor must be between 1 and 32767 inclusive\n',
     );
@@ -88,10 +107,14 @@ describe('samsa topics --bootstrap-server', () => {
 
   it('--describe prints Kafka 3.x lines', async () => {
     const fc = await cluster();
-    const t = fc.addTopic('orders', [
-      [1, 0, 2],
-      [2, 1, 0],
-    ], { configs: { 'retention.ms': '1000' } });
+    const t = fc.addTopic(
+      'orders',
+      [
+        [1, 0, 2],
+        [2, 1, 0],
+      ],
+      { configs: { 'retention.ms': '1000' } },
+    );
     t.partitions[0]!.isr = [0, 1, 2];
     fc.addTopic('plain', [[0]]);
     const id = t.topicId.toString('base64url');
@@ -106,17 +129,28 @@ describe('samsa topics --bootstrap-server', () => {
     });
     // all topics, sorted
     const all = await run(fc, '--describe');
-    expect(all.out.split('\n').filter((l) => l.startsWith('Topic:')).map((l) => l.split('\t')[0])).toEqual(['Topic: orders', 'Topic: plain']);
-    expect(all.out).toContain(`Topic: plain\tTopicId: ${fc.topics.get('plain')!.topicId.toString('base64url')}\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n`);
+    expect(
+      all.out
+        .split('\n')
+        .filter((l) => l.startsWith('Topic:'))
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(['Topic: orders', 'Topic: plain']);
+    expect(all.out).toContain(
+      `Topic: plain\tTopicId: ${fc.topics.get('plain')!.topicId.toString('base64url')}\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n`,
+    );
   });
 
   it('--describe with a dead broker: Leader none, Offline column, report filters', async () => {
     const fc = await cluster();
-    const t = fc.addTopic('t', [
-      [0, 1],
-      [2, 1],
-      [1, 0],
-    ], { configs: { 'min.insync.replicas': '2' } });
+    const t = fc.addTopic(
+      't',
+      [
+        [0, 1],
+        [2, 1],
+        [1, 0],
+      ],
+      { configs: { 'min.insync.replicas': '2' } },
+    );
     t.partitions[1]!.isr = [2, 1];
     t.partitions[2]!.isr = [1];
     fc.live.delete(2);
@@ -145,7 +179,10 @@ describe('samsa topics --bootstrap-server', () => {
     const r = await run(fc, '--describe', '--topics-with-overrides');
     expect(r.out).toMatch(/^Topic: tuned\tTopicId: \S+\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: segment.ms=100\n$/);
     expect((await run(fc, '--describe', '--topic', 'tuned')).out).toContain('\tIsr: 0,1,2\tAdding Replicas: 2\n');
-    expect(await run(fc, '--describe', '--topic', 'nope')).toMatchObject({ code: 1, out: "Error while executing topic command : Topic 'nope' does not exist as expected\n" });
+    expect(await run(fc, '--describe', '--topic', 'nope')).toMatchObject({
+      code: 1,
+      out: "Error while executing topic command : Topic 'nope' does not exist as expected\n",
+    });
     expect(await run(fc, '--describe', '--topic', 'nope', '--if-exists')).toEqual({ code: 0, out: '', err: '' });
   });
 
@@ -156,7 +193,10 @@ describe('samsa topics --bootstrap-server', () => {
     expect(await run(fc, '--delete', '--topic', 'b,c')).toEqual({ code: 0, out: '', err: '' });
     expect(await run(fc, '--delete', '--topic', 'logs-.*')).toEqual({ code: 0, out: '', err: '' });
     expect([...fc.topics.keys()]).toEqual([]);
-    expect(await run(fc, '--delete', '--topic', 'a')).toMatchObject({ code: 1, out: "Error while executing topic command : Topic 'a' does not exist as expected\n" });
+    expect(await run(fc, '--delete', '--topic', 'a')).toMatchObject({
+      code: 1,
+      out: "Error while executing topic command : Topic 'a' does not exist as expected\n",
+    });
     expect((await run(fc, '--delete', '--topic', 'a', '--if-exists')).code).toBe(0);
   });
 
@@ -165,7 +205,12 @@ describe('samsa topics --bootstrap-server', () => {
     fc.addTopic('t', [[0, 1]]);
     expect(await run(fc, '--alter', '--topic', 't', '--partitions', '2')).toEqual({ code: 0, out: '', err: '' });
     expect(await run(fc, '--alter', '--topic', 't', '--partitions', '4', '--replica-assignment', '0:1,1:2,2:0,0:2')).toEqual({ code: 0, out: '', err: '' });
-    expect(fc.topics.get('t')!.partitions.map((p) => p.replicas).slice(2)).toEqual([
+    expect(
+      fc.topics
+        .get('t')!
+        .partitions.map((p) => p.replicas)
+        .slice(2),
+    ).toEqual([
       [2, 0],
       [0, 2],
     ]);
@@ -197,7 +242,9 @@ describe('samsa topics --bootstrap-server', () => {
     cleanup.length = 0;
     const r = await run(addr, '--list');
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^Error while executing topic command : listTopics timed out after 2000 ms \(\d+ attempts\); last error: Could not connect to any broker/);
+    expect(r.out).toMatch(
+      /^Error while executing topic command : listTopics timed out after 2000 ms \(\d+ attempts\); last error: Could not connect to any broker/,
+    );
   });
 
   it('--command-config sets Admin client options', async () => {
@@ -207,6 +254,8 @@ describe('samsa topics --bootstrap-server', () => {
     writeFileSync(file, 'client.id=my-tool\n');
     expect((await run(fc, '--list', '--command-config', file)).code).toBe(0);
     expect(fc.broker(0).requests.every((r) => r.clientId === 'my-tool')).toBe(true);
-    expect((await run(fc, '--list', '--command-config', join(dir, 'missing'))).out).toMatch(/^Error while executing topic command : Cannot read --command-config/);
+    expect((await run(fc, '--list', '--command-config', join(dir, 'missing'))).out).toMatch(
+      /^Error while executing topic command : Cannot read --command-config/,
+    );
   });
 });

@@ -12,7 +12,10 @@ export function parseDuration(s: string): number {
 /** `0=/data/b0/logs,1=/data/b1/logs` → { 0: '/data/b0/logs', 1: ... }. */
 export function parseLogDirs(s: string): Record<number, string> {
   const out: Record<number, string> = {};
-  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const i = part.indexOf('=');
     const id = Number(part.slice(0, i));
     if (i <= 0 || !Number.isInteger(id) || !part.slice(i + 1)) throw new Error(`Invalid --log-dirs entry '${part}': expected brokerId=/path/to/log.dir`);

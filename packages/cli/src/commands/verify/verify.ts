@@ -38,10 +38,15 @@ export interface VerifyRunOptions {
 }
 
 /** Creates the topic unless it exists. */
-export async function ensureVerifyTopic(o: Pick<VerifyRunOptions, 'bootstrap' | 'topic' | 'partitions' | 'replicationFactor' | 'minInsyncReplicas' | 'out' | 'adminDeps'>): Promise<void> {
+export async function ensureVerifyTopic(
+  o: Pick<VerifyRunOptions, 'bootstrap' | 'topic' | 'partitions' | 'replicationFactor' | 'minInsyncReplicas' | 'out' | 'adminDeps'>,
+): Promise<void> {
   const admin = openAdmin({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify' }, o.adminDeps ?? {});
   try {
-    await admin.createTopics([{ name: o.topic, numPartitions: o.partitions, replicationFactor: o.replicationFactor, configs: { 'min.insync.replicas': String(o.minInsyncReplicas) } }], { timeoutMs: 60_000 });
+    await admin.createTopics(
+      [{ name: o.topic, numPartitions: o.partitions, replicationFactor: o.replicationFactor, configs: { 'min.insync.replicas': String(o.minInsyncReplicas) } }],
+      { timeoutMs: 60_000 },
+    );
     o.out(`Created topic ${o.topic} (partitions ${o.partitions}, replication factor ${o.replicationFactor}, min.insync.replicas ${o.minInsyncReplicas}).`);
   } catch (err) {
     const e = (err as { errors?: unknown[] }).errors?.[0] ?? err;
@@ -80,10 +85,14 @@ export async function runVerify(o: VerifyRunOptions): Promise<VerifyReport> {
     ...(o.messages !== undefined ? { maxMessages: o.messages } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
   });
-  o.out(`Producing to ${o.topic} (run ${w.runId}): ${o.producers} producers, ${o.idempotent ? 'idempotent' : 'not idempotent'}, acks=${o.acks === -1 ? 'all' : o.acks}, compression ${o.compression}, ${o.rate || 'unlimited'} msgs/s, ${o.messages !== undefined ? `${o.messages} messages` : `for ${Math.round((o.durationMs ?? 0) / 1000)} s`}.`);
+  o.out(
+    `Producing to ${o.topic} (run ${w.runId}): ${o.producers} producers, ${o.idempotent ? 'idempotent' : 'not idempotent'}, acks=${o.acks === -1 ? 'all' : o.acks}, compression ${o.compression}, ${o.rate || 'unlimited'} msgs/s, ${o.messages !== undefined ? `${o.messages} messages` : `for ${Math.round((o.durationMs ?? 0) / 1000)} s`}.`,
+  );
   const progress = setInterval(() => {
     const s = w.stats();
-    o.out(`  ${Math.round((Date.now() - started) / 1000)} s: ${s.attempted} sent, ${s.acknowledged} acknowledged, ${s.failed} failed, ${s.outstanding} in flight`);
+    o.out(
+      `  ${Math.round((Date.now() - started) / 1000)} s: ${s.attempted} sent, ${s.acknowledged} acknowledged, ${s.failed} failed, ${s.outstanding} in flight`,
+    );
   }, 10_000);
   try {
     const waits: Promise<unknown>[] = [];
@@ -96,7 +105,14 @@ export async function runVerify(o: VerifyRunOptions): Promise<VerifyReport> {
   }
   const result = await w.stop();
   o.out(`Stopped: ${result.attempted} sent, ${result.acked.length} acknowledged, ${result.failed} failed. Reading ${o.topic} back...`);
-  return checkTopic({ bootstrap: o.bootstrap, topic: o.topic, acked: result, ...(o.logDirs ? { replicaLogDirs: o.logDirs } : {}), timeoutMs: o.checkTimeoutMs, ...(o.logger ? { logger: o.logger } : {}) });
+  return checkTopic({
+    bootstrap: o.bootstrap,
+    topic: o.topic,
+    acked: result,
+    ...(o.logDirs ? { replicaLogDirs: o.logDirs } : {}),
+    timeoutMs: o.checkTimeoutMs,
+    ...(o.logger ? { logger: o.logger } : {}),
+  });
 }
 
 export interface RawVerifyOptions {
@@ -163,7 +179,9 @@ const DESCRIPTION =
   'Write unique sequenced values (acks=all, idempotent), read everything back and report lost acknowledged writes, duplicates, reordering and divergent replicas; exits 1 on any violation';
 
 function defineVerifyOptions(cmd: Command): Command {
-  return addVerifyOptions(cmd.option('--bootstrap-server <servers>', 'the cluster (host:port,...)').option('--duration <duration>', 'how long to produce (e.g. 60s, 5m)', '60s'));
+  return addVerifyOptions(
+    cmd.option('--bootstrap-server <servers>', 'the cluster (host:port,...)').option('--duration <duration>', 'how long to produce (e.g. 60s, 5m)', '60s'),
+  );
 }
 
 /** Runs the workload and the check, prints the table (and --json); exit code 1 on any violation. */

@@ -81,12 +81,23 @@ export abstract class AbstractStickyAssignor implements PartitionAssignor {
   }
 
   /** The assignment as partition lists per member (Java's assignPartitions). */
-  protected assignPartitions(partitionCounts: ReadonlyMap<string, number>, subscriptions: ReadonlyMap<string, MemberSubscription>, registry: PartitionRegistry): Map<string, TopicPartition[]> {
+  protected assignPartitions(
+    partitionCounts: ReadonlyMap<string, number>,
+    subscriptions: ReadonlyMap<string, MemberSubscription>,
+    registry: PartitionRegistry,
+  ): Map<string, TopicPartition[]> {
     // the leader's Map<String, Subscription> is a HashMap filled in JoinGroup member order
     const memberOrder = javaHashOrder([...subscriptions.keys()], javaStringHash, defaultCapacityFor(subscriptions.size));
     const consumerToOwnedPartitions = new Map<string, TopicPartition[]>();
     const partitionsWithMultiplePreviousOwners = new Set<TopicPartition>();
-    const equal = this.allSubscriptionsEqual(partitionCounts, subscriptions, memberOrder, consumerToOwnedPartitions, partitionsWithMultiplePreviousOwners, registry);
+    const equal = this.allSubscriptionsEqual(
+      partitionCounts,
+      subscriptions,
+      memberOrder,
+      consumerToOwnedPartitions,
+      partitionsWithMultiplePreviousOwners,
+      registry,
+    );
     const input: StickyInput = { partitionCounts, subscriptions, memberOrder, consumerToOwnedPartitions, registry };
     if (equal) {
       const transferring = new Map<TopicPartition, string>();
@@ -127,7 +138,10 @@ export abstract class AbstractStickyAssignor implements PartitionAssignor {
       if (first) {
         first = false;
         for (const t of subscription.topics) subscribedTopics.add(t);
-      } else if (isAllSubscriptionsEqual && !(subscription.topics.length === subscribedTopics.size && subscription.topics.every((t) => subscribedTopics.has(t)))) {
+      } else if (
+        isAllSubscriptionsEqual &&
+        !(subscription.topics.length === subscribedTopics.size && subscription.topics.every((t) => subscribedTopics.has(t)))
+      ) {
         isAllSubscriptionsEqual = false;
       }
       const memberData = this.memberDataInterned(subscription, registry);

@@ -45,7 +45,10 @@ export function subscribedPartitionCounts(partitionsPerTopic: PartitionsPerTopic
 }
 
 /** Wraps per-member partition lists into MemberAssignments (no user data), one per member. */
-export function toAssignments(subscriptions: ReadonlyMap<string, MemberSubscription>, partitions: ReadonlyMap<string, TopicPartition[]>): Map<string, MemberAssignment> {
+export function toAssignments(
+  subscriptions: ReadonlyMap<string, MemberSubscription>,
+  partitions: ReadonlyMap<string, TopicPartition[]>,
+): Map<string, MemberAssignment> {
   const out = new Map<string, MemberAssignment>();
   for (const memberId of subscriptions.keys()) out.set(memberId, { partitions: partitions.get(memberId) ?? [], userData: null });
   return out;

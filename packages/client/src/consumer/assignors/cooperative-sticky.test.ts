@@ -11,7 +11,11 @@ describe('CooperativeStickyAssignor', () => {
     const first = run(new CooperativeStickyAssignor(), { t0: 3, t1: 3 }, [owning('a', 't0p0 t0p1 t0p2'), owning('b', 't1p0 t1p1 t1p2'), member('c', all)]);
     expect(first).toEqual({ a: 't0p0 t0p1', b: 't1p0 t1p1', c: '' });
     // next round: a and b have revoked t0p2 and t1p2; c now gets them
-    const second = run(new CooperativeStickyAssignor(), { t0: 3, t1: 3 }, [owning('a', 't0p0 t0p1', 5), owning('b', 't1p0 t1p1', 5), member('c', all, { generationId: 5 })]);
+    const second = run(new CooperativeStickyAssignor(), { t0: 3, t1: 3 }, [
+      owning('a', 't0p0 t0p1', 5),
+      owning('b', 't1p0 t1p1', 5),
+      member('c', all, { generationId: 5 }),
+    ]);
     expect(second).toEqual({ a: 't0p0 t0p1', b: 't1p0 t1p1', c: 't0p2 t1p2' });
   });
 
@@ -21,7 +25,13 @@ describe('CooperativeStickyAssignor', () => {
 
   it('cooperative-sticky – unequal subscriptions (general path): a moved partition is withheld too', () => {
     const members = [member('a', ['t0', 't1'], { ownedPartitions: tps('t0p0 t0p1 t1p0 t1p1'), generationId: 2 }), member('b', ['t1'], { generationId: 2 })];
-    const r = new CooperativeStickyAssignor().assign(new Map([['t0', 2], ['t1', 2]]), new Map(members.map((m) => [m.memberId, m])));
+    const r = new CooperativeStickyAssignor().assign(
+      new Map([
+        ['t0', 2],
+        ['t1', 2],
+      ]),
+      new Map(members.map((m) => [m.memberId, m])),
+    );
     const owned = new Map(members.map((m) => [m.memberId, m.ownedPartitions]));
     expect(() => validateCooperativeAssignment(owned, r)).not.toThrow();
     // balanced is 2/2: a gives up t1p0 and t1p1, and b gets them only next round (same as Kafka's Java code gives)
@@ -46,8 +56,14 @@ describe('CooperativeStickyAssignor', () => {
   });
 
   it('cooperative-sticky – validateCooperativeAssignment rejects a partition handed to a new owner while still owned', () => {
-    const owned = new Map([['a', tps('tp0')], ['b', []]]);
-    const bad = new Map([['a', { partitions: [] }], ['b', { partitions: tps('tp0') }]]);
+    const owned = new Map([
+      ['a', tps('tp0')],
+      ['b', []],
+    ]);
+    const bad = new Map([
+      ['a', { partitions: [] }],
+      ['b', { partitions: tps('tp0') }],
+    ]);
     expect(() => validateCooperativeAssignment(owned, bad)).toThrow(/t-0/);
   });
 });

@@ -1,5 +1,5 @@
 import { Reader, topicPartitionKey, Writer } from '@samsa/protocol';
-import type { PartitionRegistry} from './abstract-sticky.js';
+import type { PartitionRegistry } from './abstract-sticky.js';
 import { AbstractStickyAssignor, DEFAULT_GENERATION, removeFirst, type MemberData } from './abstract-sticky.js';
 import { RebalanceProtocol, type MemberSubscription, type TopicPartition } from './types.js';
 
@@ -41,7 +41,11 @@ export class CooperativeStickyAssignor extends AbstractStickyAssignor {
     return { partitions: subscription.ownedPartitions, generation };
   }
 
-  protected override assignPartitions(partitionCounts: ReadonlyMap<string, number>, subscriptions: ReadonlyMap<string, MemberSubscription>, registry: PartitionRegistry): Map<string, TopicPartition[]> {
+  protected override assignPartitions(
+    partitionCounts: ReadonlyMap<string, number>,
+    subscriptions: ReadonlyMap<string, MemberSubscription>,
+    registry: PartitionRegistry,
+  ): Map<string, TopicPartition[]> {
     const assignments = super.assignPartitions(partitionCounts, subscriptions, registry);
     const transferring = this.partitionsTransferringOwnership ?? computePartitionsTransferringOwnership(subscriptions, assignments, registry);
     // withhold what must first be revoked by its current owner
@@ -89,6 +93,8 @@ export function validateCooperativeAssignment(
   }
   const both = [...added].filter(([k]) => revoked.has(k)).map(([, tp]) => topicPartitionKey(tp));
   if (both.length > 0) {
-    throw new Error(`Assignor supporting the COOPERATIVE protocol violates its requirements: partitions ${both.sort().join(', ')} are reassigned while still owned by another member`);
+    throw new Error(
+      `Assignor supporting the COOPERATIVE protocol violates its requirements: partitions ${both.sort().join(', ')} are reassigned while still owned by another member`,
+    );
   }
 }

@@ -37,7 +37,13 @@ function parseScenario(line: string): Scenario {
   const members = membersPart.split('/').map((m): MemberSubscription => {
     const [memberId, instance, topicList, owned, subGen, mdGen] = m.split(';') as [string, string, string, string, string, string];
     const ownedPartitions = parseTps(owned);
-    const base = { memberId, groupInstanceId: instance === '-' ? null : instance, topics: topicList === '' ? [] : topicList.split(','), generationId: Number(subGen), rackId: null };
+    const base = {
+      memberId,
+      groupInstanceId: instance === '-' ? null : instance,
+      topics: topicList === '' ? [] : topicList.split(','),
+      generationId: Number(subGen),
+      rackId: null,
+    };
     if (assignor === 'sticky') {
       let userData: Buffer | null = null;
       if (mdGen !== '-' || ownedPartitions.length > 0) {
@@ -118,7 +124,8 @@ describe('assignors – same results as Kafka’s Java assignors', () => {
           continue;
         }
         compared++;
-        if (got !== expected) mismatches.push(`${sortedSets(got) === sortedSets(expected) ? 'ORDER ONLY ' : 'SETS DIFFER '}${scenario}\n  java: ${expected}\n  ours: ${got}`);
+        if (got !== expected)
+          mismatches.push(`${sortedSets(got) === sortedSets(expected) ? 'ORDER ONLY ' : 'SETS DIFFER '}${scenario}\n  java: ${expected}\n  ours: ${got}`);
       }
       expect(compared).toBeGreaterThan(40);
       expect(deviations).toBeLessThan(compared / 10);

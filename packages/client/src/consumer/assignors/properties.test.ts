@@ -54,7 +54,10 @@ const sizes = (r: ReadonlyMap<string, MemberAssignment>) => [...r.values()].map(
 describe('assignors – properties', () => {
   for (const name of ['range', 'roundrobin', 'sticky', 'cooperative-sticky']) {
     it(`${name} – every partition of a subscribed topic is assigned exactly once, to a member subscribed to it`, () => {
-      fc.assert(fc.property(anyGroupArb, (g) => expectComplete(g, assignorByName(name).assign(g.topics, subsOf(g.members)))), { numRuns: 150 });
+      fc.assert(
+        fc.property(anyGroupArb, (g) => expectComplete(g, assignorByName(name).assign(g.topics, subsOf(g.members)))),
+        { numRuns: 150 },
+      );
     });
   }
 
@@ -73,29 +76,37 @@ describe('assignors – properties', () => {
 
   it('sticky – stickiness: when one member leaves, every surviving member keeps all it had', () => {
     fc.assert(
-      fc.property(groupArb(true).filter((g) => g.members.length >= 2), fc.nat(), (g, drop) => {
-        const first = new StickyAssignor().assign(g.topics, subsOf(g.members));
-        const gone = g.members[drop % g.members.length]!.memberId;
-        const survivors = withStickyUserData(g.members, first, 1).filter((m) => m.memberId !== gone);
-        const second = new StickyAssignor().assign(g.topics, subsOf(survivors));
-        for (const m of survivors) for (const tp of first.get(m.memberId)!.partitions) expect(second.get(m.memberId)!.partitions.map(key)).toContain(key(tp));
-        expectComplete({ topics: g.topics, members: survivors }, second);
-      }),
+      fc.property(
+        groupArb(true).filter((g) => g.members.length >= 2),
+        fc.nat(),
+        (g, drop) => {
+          const first = new StickyAssignor().assign(g.topics, subsOf(g.members));
+          const gone = g.members[drop % g.members.length]!.memberId;
+          const survivors = withStickyUserData(g.members, first, 1).filter((m) => m.memberId !== gone);
+          const second = new StickyAssignor().assign(g.topics, subsOf(survivors));
+          for (const m of survivors) for (const tp of first.get(m.memberId)!.partitions) expect(second.get(m.memberId)!.partitions.map(key)).toContain(key(tp));
+          expectComplete({ topics: g.topics, members: survivors }, second);
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it('cooperative-sticky – stickiness: when one member leaves, survivors keep all they owned and its partitions are assigned at once', () => {
     fc.assert(
-      fc.property(groupArb(true).filter((g) => g.members.length >= 2), fc.nat(), (g, drop) => {
-        const first = new CooperativeStickyAssignor().assign(g.topics, subsOf(g.members));
-        const gone = g.members[drop % g.members.length]!.memberId;
-        const survivors = owning(g.members, first, 1).filter((m) => m.memberId !== gone);
-        const second = new CooperativeStickyAssignor().assign(g.topics, subsOf(survivors));
-        for (const m of survivors) for (const tp of m.ownedPartitions) expect(second.get(m.memberId)!.partitions.map(key)).toContain(key(tp));
-        // nothing the leaver had needs revoking from anyone, so nothing is withheld
-        expectComplete({ topics: g.topics, members: survivors }, second);
-      }),
+      fc.property(
+        groupArb(true).filter((g) => g.members.length >= 2),
+        fc.nat(),
+        (g, drop) => {
+          const first = new CooperativeStickyAssignor().assign(g.topics, subsOf(g.members));
+          const gone = g.members[drop % g.members.length]!.memberId;
+          const survivors = owning(g.members, first, 1).filter((m) => m.memberId !== gone);
+          const second = new CooperativeStickyAssignor().assign(g.topics, subsOf(survivors));
+          for (const m of survivors) for (const tp of m.ownedPartitions) expect(second.get(m.memberId)!.partitions.map(key)).toContain(key(tp));
+          // nothing the leaver had needs revoking from anyone, so nothing is withheld
+          expectComplete({ topics: g.topics, members: survivors }, second);
+        },
+      ),
       { numRuns: 150 },
     );
   });

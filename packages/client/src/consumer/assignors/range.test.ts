@@ -39,7 +39,14 @@ describe('RangeAssignor', () => {
 
   it('range – more consumers than partitions: the last ones get nothing but still have an entry; unknown and empty topics are skipped', () => {
     const members = [member('a', ['t', 'gone', 'empty']), member('b', ['t']), member('c', ['t'])];
-    const result = new RangeAssignor().assign(new Map([['t', 2], ['empty', 0], ['other', 5]]), new Map(members.map((m) => [m.memberId, m])));
+    const result = new RangeAssignor().assign(
+      new Map([
+        ['t', 2],
+        ['empty', 0],
+        ['other', 5],
+      ]),
+      new Map(members.map((m) => [m.memberId, m])),
+    );
     expect([...result.keys()].sort()).toEqual(['a', 'b', 'c']);
     expect(result.get('c')).toEqual({ partitions: [], userData: null });
     expect(result.get('a')!.partitions).toEqual([{ topic: 't', partition: 0 }]);

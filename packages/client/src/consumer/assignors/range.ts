@@ -1,6 +1,13 @@
 import { compareMembers, subscribedPartitionCounts, toAssignments } from './common.js';
 import { defaultCapacityFor, javaHashOrder, javaStringHash } from './java-hash.js';
-import { RebalanceProtocol, type MemberAssignment, type MemberSubscription, type PartitionAssignor, type PartitionsPerTopic, type TopicPartition } from './types.js';
+import {
+  RebalanceProtocol,
+  type MemberAssignment,
+  type MemberSubscription,
+  type PartitionAssignor,
+  type PartitionsPerTopic,
+  type TopicPartition,
+} from './types.js';
 
 /**
  * Kafka's RangeAssignor ('range'). Per topic, the members subscribing to it are sorted (group

@@ -1,5 +1,12 @@
 import { compareMembers, subscribedPartitionCounts, toAssignments } from './common.js';
-import { RebalanceProtocol, type MemberAssignment, type MemberSubscription, type PartitionAssignor, type PartitionsPerTopic, type TopicPartition } from './types.js';
+import {
+  RebalanceProtocol,
+  type MemberAssignment,
+  type MemberSubscription,
+  type PartitionAssignor,
+  type PartitionsPerTopic,
+  type TopicPartition,
+} from './types.js';
 
 /**
  * Kafka's RoundRobinAssignor ('roundrobin'). All partitions of all subscribed topics, sorted by topic

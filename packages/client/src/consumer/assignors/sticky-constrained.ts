@@ -57,7 +57,8 @@ export function constrainedAssign(
       consumerAssignment.push(...kept);
       assignedPartitions.push(...kept);
       for (const tp of ownedPartitions.slice(minQuota)) maybeRevokedPartitions.set(tp, consumer);
-      if (currentNumMembersWithOverMinQuotaPartitions < expectedNumMembersWithOverMinQuotaPartitions) unfilledMembersWithExactlyMinQuotaPartitions.push(consumer);
+      if (currentNumMembersWithOverMinQuotaPartitions < expectedNumMembersWithOverMinQuotaPartitions)
+        unfilledMembersWithExactlyMinQuotaPartitions.push(consumer);
     }
   }
 
@@ -69,7 +70,8 @@ export function constrainedAssign(
     const consumerAssignment = assignment.get(consumer)!;
     consumerAssignment.push(tp);
     const revokedFrom = maybeRevokedPartitions.get(tp);
-    if ((revokedFrom !== undefined && revokedFrom !== consumer) || partitionsWithMultiplePreviousOwners.has(tp)) partitionsTransferringOwnership.set(tp, consumer);
+    if ((revokedFrom !== undefined && revokedFrom !== consumer) || partitionsWithMultiplePreviousOwners.has(tp))
+      partitionsTransferringOwnership.set(tp, consumer);
     return consumerAssignment.length;
   };
 

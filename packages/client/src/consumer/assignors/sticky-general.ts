@@ -223,7 +223,11 @@ class GeneralAssignmentBuilder {
     // without revocations from subscription changes, first try moving only newly added partitions
     if (!this.revocationRequired) this.performReassignments(unassignedPartitions, prevAssignment);
     const reassignmentPerformed = this.performReassignments(this.sortedAllPartitions, prevAssignment);
-    if (!initializing && reassignmentPerformed && GeneralAssignmentBuilder.balanceScore(this.currentAssignment) >= GeneralAssignmentBuilder.balanceScore(preBalanceAssignment)) {
+    if (
+      !initializing &&
+      reassignmentPerformed &&
+      GeneralAssignmentBuilder.balanceScore(this.currentAssignment) >= GeneralAssignmentBuilder.balanceScore(preBalanceAssignment)
+    ) {
       this.currentAssignment.clear();
       for (const [c, l] of preBalanceAssignment) this.currentAssignment.set(c, [...l]);
       this.currentPartitionConsumer = new Map(preBalancePartitionConsumers);
@@ -234,7 +238,10 @@ class GeneralAssignmentBuilder {
     }
   }
 
-  private performReassignments(reassignablePartitions: readonly TopicPartition[], prevAssignment: ReadonlyMap<TopicPartition, ConsumerGenerationPair>): boolean {
+  private performReassignments(
+    reassignablePartitions: readonly TopicPartition[],
+    prevAssignment: ReadonlyMap<TopicPartition, ConsumerGenerationPair>,
+  ): boolean {
     let reassignmentPerformed = false;
     let modified: boolean;
     do {

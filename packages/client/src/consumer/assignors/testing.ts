@@ -21,7 +21,12 @@ export function tp(s: string): TopicPartition {
 }
 
 export function tps(s: string): TopicPartition[] {
-  return s.trim() === '' ? [] : s.trim().split(/[\s,]+/).map(tp);
+  return s.trim() === ''
+    ? []
+    : s
+        .trim()
+        .split(/[\s,]+/)
+        .map(tp);
 }
 
 export function show(list: readonly TopicPartition[]): string {

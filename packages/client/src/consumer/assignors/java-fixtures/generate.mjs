@@ -5,7 +5,7 @@
 //   member = memberId;groupInstanceId or -;topics,...;owned "t:p t:p";subscription generation;member-data generation or -
 const count = Number(process.argv[2] ?? 400);
 let seed = Number(process.argv[3] ?? 11);
-const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const int = (n) => Math.floor(rnd() * n);
 const pick = (a) => a[int(a.length)];
 const hex = (n) => Array.from({ length: n }, () => '0123456789abcdef'[int(16)]).join('');
