@@ -3,20 +3,9 @@
  * `Utils.abs(groupId.hashCode) % offsets.topic.num.partitions`, with Java's String.hashCode) and
  * the topic configs the group coordinator creates it with.
  */
+import { javaStringHashCode, kafkaAbs } from '@samsa/server-common';
 
 export const GROUP_METADATA_TOPIC_NAME = '__consumer_offsets';
-
-/** Java's String.hashCode: s[0]*31^(n-1) + … + s[n-1] over UTF-16 code units, in int32 arithmetic. */
-export function javaStringHashCode(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
-  return h;
-}
-
-/** Kafka's Utils.abs: Math.abs except Integer.MIN_VALUE, which maps to 0 (Math.abs would overflow). */
-export function kafkaAbs(n: number): number {
-  return n === -2147483648 ? 0 : Math.abs(n);
-}
 
 /** The `__consumer_offsets` partition holding a group's offsets and metadata (and so its coordinator). */
 export function partitionForGroup(groupId: string, partitionCount: number): number {

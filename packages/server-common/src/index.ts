@@ -2,9 +2,11 @@
  * @samsa/server-common: what the broker, the controller, the group coordinator and the admin tools
  * share (Kafka 3.x's server-common module): replica assignment (AdminUtils.assignReplicasToBrokers),
  * the delayed-operation purgatory on a hierarchical timing wheel, MetadataVersion
- * (inter.broker.protocol.version) and the Java .properties reader.
+ * (inter.broker.protocol.version), the Java .properties reader, and Java's String.hashCode with
+ * Kafka's Utils.abs (coordinator partitioning).
  */
 export * from './admin-utils.js';
+export * from './java-hash.js';
 export * from './metadata-version.js';
 export * from './properties.js';
 export * from './purgatory/purgatory.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { ErrorCode, type DecodedRequestOf } from '@samsa/protocol';
+import { javaStringHashCode, kafkaAbs } from '@samsa/server-common';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
 import type { RequestContext } from '../api/api-handler.js';
@@ -14,26 +15,12 @@ import {
   encodeGroupMetadataValue,
   encodeOffsetCommitKey,
   encodeOffsetCommitValue,
-  javaStringHashCode,
-  kafkaAbs,
   offsetsTopicReplicationFactor,
   partitionForGroup,
   subscriptionTopics,
 } from '@samsa/group-coordinator';
 
 describe('offsets topic partitioning', () => {
-  it('javaStringHashCode matches java.lang.String.hashCode (int32 overflow, UTF-16 units)', () => {
-    expect(javaStringHashCode('')).toBe(0);
-    expect(javaStringHashCode('a')).toBe(97);
-    expect(javaStringHashCode('hello')).toBe(99162322);
-    // the classic collision
-    expect(javaStringHashCode('Aa')).toBe(javaStringHashCode('BB'));
-    // overflow: a string whose hash is Integer.MIN_VALUE
-    expect(javaStringHashCode('polygenelubricants')).toBe(-2147483648);
-    // a non-BMP character counts as two UTF-16 units, as in Java
-    expect(javaStringHashCode('😀')).toBe(Math.imul(0xd83d, 31) + 0xde00);
-  });
-
   it('partitionFor is Utils.abs(hashCode) % partitions (Integer.MIN_VALUE → 0)', () => {
     expect(kafkaAbs(-2147483648)).toBe(0);
     expect(kafkaAbs(-5)).toBe(5);
