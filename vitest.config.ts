@@ -1,7 +1,20 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
-const pkgs = ['protocol', 'zk-paths', 'server-common', 'storage', 'group-coordinator', 'local-cluster', 'controller', 'broker', 'client', 'console', 'cli'];
+const pkgs = [
+  'protocol',
+  'zk-paths',
+  'server-common',
+  'storage',
+  'group-coordinator',
+  'transaction-coordinator',
+  'local-cluster',
+  'controller',
+  'broker',
+  'client',
+  'console',
+  'cli',
+];
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 // Tests run against TypeScript sources; packages resolve to their src/ entry points, subpath exports
 // (`@samsa/client/testing`, `@samsa/client/verify`, `@samsa/storage/testing`, `@samsa/group-coordinator/testing`)
