@@ -5,6 +5,7 @@ export const GroupApi = {
   Heartbeat: 'Heartbeat',
   LeaveGroup: 'LeaveGroup',
   OffsetCommit: 'OffsetCommit',
+  TxnOffsetCommit: 'TxnOffsetCommit',
   OffsetFetch: 'OffsetFetch',
   DescribeGroups: 'DescribeGroups',
   DeleteGroups: 'DeleteGroups',

@@ -9,7 +9,7 @@ import { GroupCoordinator, NEW_MEMBER_JOIN_TIMEOUT_MS, type GroupConfig, type Jo
 import { GroupMetadata, GroupState, VALID_PREVIOUS_STATES, canTransition } from './group-metadata.js';
 import type { JoinGroupResult, SyncGroupResult } from './member-metadata.js';
 import type { OffsetAndMetadata } from './records.js';
-import { MemoryOffsetsLog, Pending, subscription } from './test-support.js';
+import { MemoryOffsetsLog, Pending, startTestCoordinator, subscription } from './test-support.js';
 
 const E = ErrorCode;
 const GROUP = 'g';
@@ -37,24 +37,7 @@ async function advance(ms: number): Promise<void> {
 const settle = () => advance(2 * DELAY);
 
 async function newCoordinator(config: Partial<GroupConfig> = {}, s = storage): Promise<GroupCoordinator> {
-  const c = new GroupCoordinator({
-    brokerId: 1,
-    groupConfig: { ...CONFIG, ...config },
-    offsetConfig: {
-      maxMetadataSize: 10,
-      loadBufferSize: 1 << 20,
-      offsetsRetentionMs: 7 * 24 * 3600_000,
-      offsetsRetentionCheckIntervalMs: 600_000,
-      offsetCommitTimeoutMs: 5000,
-      compression: 0,
-    },
-    storage: s,
-    logger: pino({ enabled: false }),
-    partitionCount: 1,
-  });
-  c.startup(1, false);
-  await c.onElection(0, 0);
-  return c;
+  return startTestCoordinator(s, { ...CONFIG, ...config });
 }
 
 function join(p: Partial<JoinGroupParams> = {}): Pending<JoinGroupResult> {

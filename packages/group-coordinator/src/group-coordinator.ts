@@ -541,6 +541,29 @@ export class GroupCoordinator {
     this.offsets.handleCommitOffsets(groupId, memberId, groupInstanceId, generationId, offsets, callback);
   }
 
+  handleTxnCommitOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+    memberId: string,
+    groupInstanceId: string | null,
+    generationId: number,
+    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
+    callback: (results: Array<[TopicPartition, number]>) => void,
+  ): void {
+    this.offsets.handleTxnCommitOffsets(groupId, producerId, producerEpoch, memberId, groupInstanceId, generationId, offsets, callback);
+  }
+
+  /**
+   * Transaction markers were written to these `__consumer_offsets` partitions (WriteTxnMarkers):
+   * complete the producer's pending transactional offset commits there (Kafka's
+   * scheduleHandleTxnCompletion, run after the marker append).
+   */
+  scheduleHandleTxnCompletion(producerId: bigint, offsetsPartitions: Iterable<number>, isCommit: boolean): void {
+    const partitions = new Set(offsetsPartitions);
+    setImmediate(() => this.groupManager.handleTxnCompletion(producerId, partitions, isCommit));
+  }
+
   handleFetchOffsets(
     groupId: string,
     requireStable: boolean,

@@ -6,15 +6,13 @@
  * them when it stops, offset expiry (offsets.retention.minutes) with tombstones.
  */
 import type { Logger } from 'pino';
-import { encodeRecordBatch, ErrorCode, recordBatches, TopicPartitionMap, type CompressionType, type RecordInput, type TopicPartition } from '@samsa/protocol';
+import { encodeRecordBatch, ErrorCode, type CompressionType, type RecordInput, type TopicPartition } from '@samsa/protocol';
 import { GroupMetadata, GroupState, type CommitRecordMetadataAndOffset } from './group-metadata.js';
 import { MemberMetadata } from './member-metadata.js';
+import { readOffsetsPartition, type LoadedPartition } from './offsets-partition-loader.js';
 import { partitionForGroup } from './offsets-topic.js';
 import { LATEST_METADATA_VERSION, groupMetadataValueVersion, offsetCommitValueVersion, type MetadataVersion } from '@samsa/server-common';
 import {
-  decodeGroupMetadataValue,
-  decodeKey,
-  decodeOffsetCommitValue,
   encodeGroupMetadataKey,
   encodeGroupMetadataValue,
   encodeOffsetCommitKey,
@@ -69,6 +67,12 @@ export interface PartitionData {
 
 const INVALID_OFFSET = -1n;
 
+/** The transaction an offset commit belongs to (TxnOffsetCommit). */
+export interface TxnProducer {
+  producerId: bigint;
+  producerEpoch: number;
+}
+
 /** Kafka's storeGroup error translation (append error → what JoinGroup/SyncGroup answer). */
 export function groupStoreError(code: number): number {
   switch (code) {
@@ -118,6 +122,8 @@ export class GroupMetadataManager {
   /** Partitions being loaded → the load's token (a newer election replaces it). */
   private readonly loadingPartitions = new Map<number, number>();
   private readonly ownedPartitions = new Set<number>();
+  /** Groups holding pending transactional offset commits of each producer (Kafka's openGroupsForProducer). */
+  private readonly openGroupsForProducer = new Map<bigint, Set<string>>();
   /** Leader epoch of the last (un)load per partition: racing LeaderAndIsr requests are ordered by it. */
   private readonly epochForPartitionId = new Map<number, number>();
   private partitionCount: number;
@@ -208,13 +214,60 @@ export class GroupMetadataManager {
     return group;
   }
 
-  private batch(records: RecordInput[]): Buffer {
+  /** One batch of the coordinator's records; a transaction's offset commits go in a transactional batch of its producer. */
+  private batch(records: RecordInput[], producer: TxnProducer | null = null): Buffer {
     const ts = this.now();
     return encodeRecordBatch({
       records: records.map((r) => ({ ...r, timestamp: ts })),
       baseTimestamp: ts,
       compression: this.config.compression as CompressionType,
+      ...(producer ? { producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: 0, transactional: true } : {}),
     });
+  }
+
+  // ---- transactional offset commits -------------------------------------------------------------
+
+  private addProducerGroup(producerId: bigint, groupId: string): void {
+    let groups = this.openGroupsForProducer.get(producerId);
+    if (!groups) {
+      groups = new Set();
+      this.openGroupsForProducer.set(producerId, groups);
+    }
+    groups.add(groupId);
+  }
+
+  private removeGroupFromAllProducers(groupId: string): void {
+    for (const groups of this.openGroupsForProducer.values()) groups.delete(groupId);
+  }
+
+  /**
+   * The marker of `producerId`'s transaction was written to these offsets partitions: its pending
+   * transactional offset commits in groups of those partitions become committed offsets (COMMIT) or
+   * are dropped (ABORT). Kafka's GroupMetadataManager.handleTxnCompletion.
+   */
+  handleTxnCompletion(producerId: bigint, completedPartitions: ReadonlySet<number>, isCommit: boolean): void {
+    const groups = this.openGroupsForProducer.get(producerId);
+    if (!groups) return;
+    for (const groupId of [...groups]) {
+      if (!completedPartitions.has(this.partitionFor(groupId))) continue;
+      const group = this.cache.get(groupId);
+      if (group?.is(GroupState.Dead)) continue;
+      groups.delete(groupId);
+      if (!group) {
+        this.log.info(
+          { groupId, producerId: String(producerId) },
+          'group moved away after the transaction marker was written; dropping its pending transactional offsets',
+        );
+        continue;
+      }
+      try {
+        group.completePendingTxnOffsetCommit(producerId, isCommit);
+        this.log.debug({ groupId, producerId: String(producerId), commit: isCommit }, 'completed transactional offset commits');
+      } catch (err) {
+        this.log.error({ err, groupId, producerId: String(producerId) }, 'could not complete transactional offset commits');
+      }
+    }
+    if (groups.size === 0) this.openGroupsForProducer.delete(producerId);
   }
 
   /**
@@ -283,6 +336,7 @@ export class GroupMetadataManager {
     consumerId: string,
     offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
     callback: (results: Array<[TopicPartition, number]>) => void,
+    producer: TxnProducer | null = null,
   ): void {
     const filtered = offsets.filter(([, o]) => this.validMetadataLength(o.metadata));
     const finish = (error: number) =>
@@ -301,17 +355,32 @@ export class GroupMetadataManager {
         key: encodeOffsetCommitKey(group.groupId, tp.topic, tp.partition),
         value: encodeOffsetCommitValue(o, offsetCommitValueVersion(this.ibp, o.expireTimestampMs !== null)),
       })),
+      producer,
     );
-    group.prepareOffsetCommit(filtered);
+    if (producer) {
+      this.addProducerGroup(producer.producerId, group.groupId);
+      group.pendingTxnOffsetCommits.prepare(producer.producerId, filtered);
+    } else {
+      group.prepareOffsetCommit(filtered);
+    }
     const done = (errorCode: number, baseOffset: bigint) => {
       let error: number;
       if (errorCode === ErrorCode.NONE) {
         if (!group.is(GroupState.Dead)) {
-          for (const [tp, o] of filtered) group.onOffsetCommitAppend(tp, { appendedBatchOffset: baseOffset, offsetAndMetadata: o });
+          for (const [tp, o] of filtered) {
+            const c = { appendedBatchOffset: baseOffset, offsetAndMetadata: o };
+            if (producer) group.pendingTxnOffsetCommits.onAppend(producer.producerId, tp, c);
+            else group.onOffsetCommitAppend(tp, c);
+          }
         }
         error = ErrorCode.NONE;
       } else {
-        if (!group.is(GroupState.Dead)) for (const [tp, o] of filtered) group.failPendingOffsetWrite(tp, o);
+        if (!group.is(GroupState.Dead)) {
+          for (const [tp, o] of filtered) {
+            if (producer) group.pendingTxnOffsetCommits.fail(producer.producerId, tp);
+            else group.failPendingOffsetWrite(tp, o);
+          }
+        }
         this.log.debug({ groupId: group.groupId, memberId: consumerId, generation: group.generationId, errorCode }, 'offset commit append failed');
         error = offsetCommitError(errorCode);
       }
@@ -377,7 +446,7 @@ export class GroupMetadataManager {
     const started = this.now();
     let loaded: LoadedPartition | undefined;
     try {
-      loaded = await this.readPartition(partition);
+      loaded = await readOffsetsPartition(this.storage, partition, this.config.loadBufferSize, () => this.shuttingDown, this.log);
     } catch (err) {
       this.log.error({ err, partition }, 'error loading offsets');
     }
@@ -395,59 +464,16 @@ export class GroupMetadataManager {
     );
   }
 
-  private async readPartition(partition: number): Promise<LoadedPartition> {
-    const out: LoadedPartition = { partition, offsets: new Map(), groups: new Map(), removedGroups: new Set(), offsetCount: 0 };
-    let curr = this.storage.logStartOffset(partition);
-    if (curr === undefined) {
-      this.log.warn({ partition }, 'attempted to load offsets and group metadata but found no log');
-      return out;
-    }
-    let readOne = true;
-    while (curr < this.storage.leaderLogEndOffset(partition) && readOne && !this.shuttingDown) {
-      const buf = await this.storage.read(partition, curr, this.config.loadBufferSize);
-      const before = curr;
-      for (const batch of recordBatches(buf)) {
-        if (batch.isControl) {
-          curr = batch.nextOffset;
-          continue;
-        }
-        const base = batch.baseOffset;
-        for (const record of batch) {
-          if (!record.key) throw new Error('Group metadata/offset entry key should not be null');
-          const key = decodeKey(record.key);
-          if (key.type === 'offset') {
-            let m = out.offsets.get(key.group);
-            if (!m) {
-              m = new TopicPartitionMap();
-              out.offsets.set(key.group, m);
-            }
-            if (record.value === null) m.delete(key.topic, key.partition);
-            else m.set(key.topic, key.partition, { appendedBatchOffset: base, offsetAndMetadata: decodeOffsetCommitValue(record.value) });
-          } else if (key.type === 'group') {
-            if (record.value === null) {
-              out.groups.delete(key.group);
-              out.removedGroups.add(key.group);
-            } else {
-              out.removedGroups.delete(key.group);
-              out.groups.set(key.group, decodeGroupMetadataValue(record.value));
-            }
-          } else {
-            this.log.warn({ partition, version: key.version }, 'unknown message key version while loading offsets and group metadata; ignoring it');
-          }
-        }
-        curr = batch.nextOffset;
-      }
-      // nothing (or no whole batch) was read: the end of the log
-      readOne = curr > before;
-    }
-    for (const m of out.offsets.values()) out.offsetCount += m.size;
-    return out;
-  }
-
   private install(l: LoadedPartition, onGroupLoaded: (g: GroupMetadata) => void): void {
     const load = (group: GroupMetadata) => {
       const offsets = l.offsets.get(group.groupId);
       if (offsets) group.initializeOffsets(offsets.entries());
+      for (const [producerId, byGroup] of l.pendingTxnOffsets) {
+        const pending = byGroup.get(group.groupId);
+        if (!pending || pending.size === 0) continue;
+        group.pendingTxnOffsetCommits.initialize(producerId, pending.entries());
+        this.addProducerGroup(producerId, group.groupId);
+      }
       const cur = this.addGroup(group);
       if (cur !== group) {
         this.log.debug(
@@ -477,9 +503,10 @@ export class GroupMetadataManager {
     }
     // groups that only store offsets (no metadata record); offsets all deleted by tombstones leave
     // no group, as Kafka's load (and a compacted log, where the tombstones are gone) has it
-    for (const [groupId, offsets] of l.offsets) {
-      if (!l.groups.has(groupId) && offsets.size > 0) load(new GroupMetadata(groupId, GroupState.Empty, this.now));
-    }
+    const offsetsOnly = new Set<string>();
+    for (const [groupId, offsets] of l.offsets) if (offsets.size > 0) offsetsOnly.add(groupId);
+    for (const byGroup of l.pendingTxnOffsets.values()) for (const [groupId, offsets] of byGroup) if (offsets.size > 0) offsetsOnly.add(groupId);
+    for (const groupId of offsetsOnly) if (!l.groups.has(groupId)) load(new GroupMetadata(groupId, GroupState.Empty, this.now));
   }
 
   /**
@@ -499,6 +526,7 @@ export class GroupMetadataManager {
       if (this.partitionFor(g.groupId) !== partition) continue;
       onGroupUnloaded(g);
       this.cache.delete(g.groupId);
+      this.removeGroupFromAllProducers(g.groupId);
       groups++;
       offsets += g.numOffsets;
     }
@@ -556,12 +584,4 @@ export class GroupMetadataManager {
   toString(): string {
     return `GroupMetadataManager(brokerId=${this.brokerId})`;
   }
-}
-
-interface LoadedPartition {
-  partition: number;
-  offsets: Map<string, TopicPartitionMap<CommitRecordMetadataAndOffset>>;
-  groups: Map<string, StoredGroup>;
-  removedGroups: Set<string>;
-  offsetCount: number;
 }

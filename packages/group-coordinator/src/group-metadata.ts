@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { TopicPartitionMap, type JoinGroupResponseMember, type TopicPartition } from '@samsa/protocol';
 import type { JoinCallback, JoinGroupResult, MemberMetadata, MemberSummary, Protocol, SyncGroupResult } from './member-metadata.js';
 import { subscriptionTopics, type OffsetAndMetadata } from './records.js';
+import { olderThan, PendingTxnOffsetCommits, type CommitRecordMetadataAndOffset } from './pending-txn-offsets.js';
+
+export type { CommitRecordMetadataAndOffset } from './pending-txn-offsets.js';
 
 export const GroupState = {
   /** No members; lingers for its offsets (also: groups used only for offset storage). */
@@ -49,12 +52,6 @@ export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 /** ListGroups v5 group type of every group this coordinator runs (KIP-848's "classic"). */
 export const CLASSIC_GROUP_TYPE = 'classic';
 
-/** A committed offset and the log offset of the batch that holds it (compaction can reorder nothing). */
-export interface CommitRecordMetadataAndOffset {
-  appendedBatchOffset: bigint | null;
-  offsetAndMetadata: OffsetAndMetadata;
-}
-
 export interface GroupSummary {
   state: string;
   protocolType: string;
@@ -86,6 +83,8 @@ export class GroupMetadata {
   private readonly supportedProtocols = new Map<string, number>();
   private readonly offsets = new TopicPartitionMap<CommitRecordMetadataAndOffset>();
   private readonly pendingOffsetCommits = new TopicPartitionMap<OffsetAndMetadata>();
+  /** TxnOffsetCommits waiting for their transaction's marker, by producer id. */
+  readonly pendingTxnOffsetCommits = new PendingTxnOffsetCommits();
   private readonly pendingSyncMembers = new Set<string>();
   /** Topics the consumer-protocol members subscribe to (null: unknown). */
   private subscribedTopics: Set<string> | null = null;
@@ -447,7 +446,7 @@ export class GroupMetadata {
     const pending = this.pendingOffsetCommits.get(tp.topic, tp.partition);
     if (pending !== undefined) {
       const cur = this.offsets.get(tp.topic, tp.partition);
-      if (!cur || (cur.appendedBatchOffset ?? -1n) < (o.appendedBatchOffset ?? -1n)) this.offsets.set(tp.topic, tp.partition, o);
+      if (!cur || olderThan(cur, o)) this.offsets.set(tp.topic, tp.partition, o);
       if (pending === o.offsetAndMetadata) this.pendingOffsetCommits.delete(tp.topic, tp.partition);
     }
   }
@@ -461,7 +460,19 @@ export class GroupMetadata {
   }
 
   hasPendingOffsetCommitsForTopicPartition(tp: TopicPartition): boolean {
-    return this.pendingOffsetCommits.has(tp.topic, tp.partition);
+    return this.pendingOffsetCommits.has(tp.topic, tp.partition) || this.pendingTxnOffsetCommits.hasForTopicPartition(tp);
+  }
+
+  /**
+   * The marker of `producerId`'s transaction reached this group's offsets partition: on COMMIT its
+   * commits become the group's offsets (unless a commit written later is already there), on ABORT
+   * they are dropped (Kafka's completePendingTxnOffsetCommit).
+   */
+  completePendingTxnOffsetCommit(producerId: bigint, isCommit: boolean): void {
+    for (const [tp, c] of this.pendingTxnOffsetCommits.complete(producerId, isCommit, this.groupId)) {
+      const cur = this.offsets.get(tp.topic, tp.partition);
+      if (!cur || olderThan(cur, c)) this.offsets.set(tp.topic, tp.partition, c);
+    }
   }
 
   removeAllOffsets(): Array<[TopicPartition, OffsetAndMetadata]> {
@@ -472,6 +483,7 @@ export class GroupMetadata {
     const out: Array<[TopicPartition, OffsetAndMetadata]> = [];
     for (const tp of tps) {
       this.pendingOffsetCommits.delete(tp.topic, tp.partition);
+      this.pendingTxnOffsetCommits.remove(tp);
       const removed = this.offsets.delete(tp.topic, tp.partition);
       if (removed) out.push([tp, removed.offsetAndMetadata]);
     }
@@ -523,7 +535,7 @@ export class GroupMetadata {
   }
 
   get hasOffsets(): boolean {
-    return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0;
+    return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0 || this.pendingTxnOffsetCommits.size > 0;
   }
 
   isInStates(states: ReadonlySet<string>): boolean {

@@ -145,6 +145,44 @@ export class GroupOffsets {
     }
   }
 
+  /**
+   * TxnOffsetCommit (KIP-98, Kafka's handleTxnCommitOffsets): offsets committed inside a transaction
+   * are written as the producer's transactional batch and stay pending until the transaction's
+   * marker reaches the offsets partition. The group is created if unknown; a member id, instance
+   * id or generation given must match the group's (consumer group metadata sent with
+   * sendOffsetsToTransaction, KIP-447).
+   */
+  handleTxnCommitOffsets(
+    groupId: string,
+    producerId: bigint,
+    producerEpoch: number,
+    memberId: string,
+    groupInstanceId: string | null,
+    generationId: number,
+    offsets: ReadonlyArray<[TopicPartition, OffsetAndMetadata]>,
+    callback: (results: Array<[TopicPartition, number]>) => void,
+  ): void {
+    const all = (error: number) => callback(offsets.map(([tp]) => [tp, error]));
+    const status = this.validateGroupStatus(groupId, GroupApi.TxnOffsetCommit);
+    if (status !== null) {
+      all(status);
+      return;
+    }
+    const group = this.groupManager.getGroup(groupId) ?? this.groupManager.addGroup(new GroupMetadata(groupId, GroupState.Empty));
+    if (group.is(GroupState.Dead)) {
+      all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    } else if (groupInstanceId !== null && group.currentStaticMemberId(groupInstanceId) !== memberId) {
+      this.log.info({ groupId, memberId, groupInstanceId }, 'static member is fenced by a newer member id (txn-commit-offsets)');
+      all(ErrorCode.FENCED_INSTANCE_ID);
+    } else if (memberId !== UNKNOWN_MEMBER_ID && !group.has(memberId)) {
+      all(ErrorCode.UNKNOWN_MEMBER_ID);
+    } else if (generationId >= 0 && generationId !== group.generationId) {
+      all(ErrorCode.ILLEGAL_GENERATION);
+    } else {
+      this.groupManager.storeOffsets(group, memberId, offsets, callback, { producerId, producerEpoch });
+    }
+  }
+
   /** Committed offsets whatever the group state (groups may use Kafka only to store offsets). */
   handleFetchOffsets(
     groupId: string,

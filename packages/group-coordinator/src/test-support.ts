@@ -2,7 +2,9 @@
  * Test support for the group coordinator: an in-memory `__consumer_offsets` (OffsetsLog) whose
  * appends can fail or be held, and promise wrappers around the coordinator's callbacks.
  */
+import pino from 'pino';
 import { ErrorCode, RecordBatch, recordBatches, setBaseOffset } from '@samsa/protocol';
+import { GroupCoordinator, type GroupConfig } from './group-coordinator.js';
 import type { OffsetsLog } from './group-metadata-manager.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, type CoordinatorKey } from './records.js';
 
@@ -114,4 +116,29 @@ export function subscription(topics: string[]): Buffer {
   }
   parts.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
   return Buffer.concat(parts);
+}
+
+/**
+ * A started coordinator over `storage` (one offsets partition, 0, led here in epoch 0; offset
+ * metadata up to 10 characters; no expiration timer).
+ */
+export async function startTestCoordinator(storage: OffsetsLog, groupConfig: GroupConfig): Promise<GroupCoordinator> {
+  const c = new GroupCoordinator({
+    brokerId: 1,
+    groupConfig,
+    offsetConfig: {
+      maxMetadataSize: 10,
+      loadBufferSize: 1 << 20,
+      offsetsRetentionMs: 7 * 24 * 3600_000,
+      offsetsRetentionCheckIntervalMs: 600_000,
+      offsetCommitTimeoutMs: 5000,
+      compression: 0,
+    },
+    storage,
+    logger: pino({ enabled: false }),
+    partitionCount: 1,
+  });
+  c.startup(1, false);
+  await c.onElection(0, 0);
+  return c;
 }
