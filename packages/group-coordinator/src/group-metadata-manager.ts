@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { encodeRecordBatch, ErrorCode, type CompressionType, type RecordInput, type TopicPartition } from '@samsa/protocol';
-import { GroupMetadata, GroupState, type CommitRecordMetadataAndOffset } from './group-metadata.js';
+import { GroupMetadata, GroupState } from './group-metadata.js';
 import { MemberMetadata } from './member-metadata.js';
 import { readOffsetsPartition, type LoadedPartition } from './offsets-partition-loader.js';
 import { partitionForGroup } from './offsets-topic.js';
