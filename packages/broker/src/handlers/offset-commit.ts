@@ -3,6 +3,7 @@ import type { OffsetAndMetadata } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 import { checkStaticMembershipSupported } from './static-membership.js';
+import { PartitionErrors } from './partition-results.js';
 
 /** Kafka's ZooKeeper path of a v0 offset commit. */
 export const zkConsumerOffsetPath = (group: string, topic: string, partition: number) => `/consumers/${group}/offsets/${topic}/${partition}`;
@@ -22,15 +23,8 @@ export const offsetCommitHandler: ApiHandler<8, BrokerServices> = {
     const v = req.apiVersion;
     checkStaticMembershipSupported(s, v >= 7 ? b.groupInstanceId : null);
     const now = Date.now();
-    const results = new Map<string, Map<number, number>>();
-    const set = (topic: string, partition: number, code: number) => {
-      let m = results.get(topic);
-      if (!m) {
-        m = new Map();
-        results.set(topic, m);
-      }
-      m.set(partition, code);
-    };
+    const results = new PartitionErrors();
+    const set = (topic: string, partition: number, code: number) => results.set(topic, partition, code);
     const expireTimestampMs = v >= 2 && v <= 4 && b.retentionTimeMs !== -1n ? now + Number(b.retentionTimeMs) : null;
     const offsets: Array<[TopicPartition, OffsetAndMetadata]> = [];
     for (const t of b.topics) {
@@ -85,10 +79,7 @@ export const offsetCommitHandler: ApiHandler<8, BrokerServices> = {
         );
       });
     }
-    const topics: OffsetCommitResponseTopic[] = [...results].map(([name, m]) => ({
-      name,
-      partitions: [...m].map(([partitionIndex, errorCode]) => ({ partitionIndex, errorCode })),
-    }));
+    const topics: OffsetCommitResponseTopic[] = results.topics();
     return { throttleTimeMs: 0, topics };
   },
   errorResponse(req, code) {

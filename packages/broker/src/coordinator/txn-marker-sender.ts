@@ -1,0 +1,66 @@
+/**
+ * The transaction coordinator's way to the partition leaders: WriteTxnMarkers requests to a
+ * broker over the inter-broker listener, one connection per destination broker (Kafka's
+ * TransactionMarkerChannelManager network client). Connections to brokers that left the cluster
+ * or moved are replaced.
+ */
+import { API_KEYS, type WriteTxnMarkersRequestWritableTxnMarker, type WriteTxnMarkersResponse } from '@samsa/protocol';
+import type { MetadataCache } from '../metadata/metadata-cache.js';
+import { BrokerConnection } from '../replica/broker-connection.js';
+
+/** WriteTxnMarkers v1 (flexible): every Samsa broker serves it. */
+const WRITE_TXN_MARKERS_VERSION = 1;
+
+export interface TxnMarkerSenderOptions {
+  brokerId: number;
+  metadata: MetadataCache;
+  /** inter.broker.listener.name */
+  listener: string;
+  /** request.timeout.ms of the coordinator's requests */
+  requestTimeoutMs: number;
+}
+
+export class TxnMarkerSender {
+  private readonly connections = new Map<number, BrokerConnection>();
+  /** The last request queued per broker: a connection carries one request at a time. */
+  private readonly tails = new Map<number, Promise<unknown>>();
+
+  constructor(private readonly o: TxnMarkerSenderOptions) {}
+
+  /**
+   * Sends one WriteTxnMarkers request to `brokerId` (after the ones queued before it); rejects when
+   * the broker is unknown, unreachable or does not answer in time.
+   */
+  send(brokerId: number, markers: WriteTxnMarkersRequestWritableTxnMarker[]): Promise<WriteTxnMarkersResponse> {
+    const run = (this.tails.get(brokerId) ?? Promise.resolve()).then(
+      () => this.sendNow(brokerId, markers),
+      () => this.sendNow(brokerId, markers),
+    );
+    const tail = run.catch(() => undefined);
+    this.tails.set(brokerId, tail);
+    void tail.then(() => {
+      if (this.tails.get(brokerId) === tail) this.tails.delete(brokerId);
+    });
+    return run;
+  }
+
+  private async sendNow(brokerId: number, markers: WriteTxnMarkersRequestWritableTxnMarker[]): Promise<WriteTxnMarkersResponse> {
+    const e = this.o.metadata.endpoint(brokerId, this.o.listener);
+    if (!e) throw new Error(`broker ${brokerId} has no ${this.o.listener} endpoint in the metadata`);
+    let conn = this.connections.get(brokerId);
+    if (conn && (conn.host !== e.host || conn.port !== e.port)) {
+      conn.close();
+      conn = undefined;
+    }
+    if (!conn) {
+      conn = new BrokerConnection(e.host, e.port, `broker-${this.o.brokerId}-txn-markers`, this.o.requestTimeoutMs);
+      this.connections.set(brokerId, conn);
+    }
+    return conn.send(API_KEYS.WriteTxnMarkers, WRITE_TXN_MARKERS_VERSION, { markers });
+  }
+
+  close(): void {
+    for (const c of this.connections.values()) c.close();
+    this.connections.clear();
+  }
+}
