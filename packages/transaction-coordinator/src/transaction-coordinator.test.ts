@@ -361,6 +361,16 @@ describe('transaction coordinator – timed-out transactions', () => {
   });
 });
 
+describe('transaction coordinator – unexpected states', () => {
+  it('a state Kafka treats as illegal still answers the caller, UNKNOWN_SERVER_ERROR', async () => {
+    await init();
+    metadata().state = S.Dead;
+    expect((await init()).errorCode).toBe(E.UNKNOWN_SERVER_ERROR);
+    metadata().state = S.PrepareEpochFence;
+    expect(await h.coord.handleEndTransaction(TXN, 1000n, 0, COMMIT)).toBe(E.UNKNOWN_SERVER_ERROR);
+  });
+});
+
 describe('transaction coordinator – DescribeTransactions / ListTransactions', () => {
   it('describes an id: state, producer, timeout, start time, partitions by topic; unknown ids are TRANSACTIONAL_ID_NOT_FOUND', async () => {
     expect(h.coord.handleDescribeTransactions('nope').errorCode).toBe(E.TRANSACTIONAL_ID_NOT_FOUND);

@@ -116,7 +116,8 @@ export class TransactionCoordinator {
 
   /** `partitionCount`: `__transaction_state`'s real count when it exists, else transaction.state.log.num.partitions. */
   startup(partitionCount: number = this.config.transactionLogNumPartitions, enableTransactionalIdExpiration = true): void {
-    this.abortTimer = setInterval(() => void this.abortTimedOutTransactions(), Math.max(1, this.config.abortTimedOutTransactionsIntervalMs));
+    const abort = () => void this.abortTimedOutTransactions().catch((err: unknown) => this.log.error({ err }, 'aborting timed-out transactions failed'));
+    this.abortTimer = setInterval(abort, Math.max(1, this.config.abortTimedOutTransactionsIntervalMs));
     this.abortTimer.unref();
     this.txnManager.startup(partitionCount, enableTransactionalIdExpiration);
     this.active = true;
@@ -160,7 +161,7 @@ export class TransactionCoordinator {
     expected: ProducerIdAndEpoch | null,
     apiVersion = 4,
   ): Promise<InitProducerIdResult> {
-    const r = await this.initProducerId(transactionalId, transactionTimeoutMs, expected);
+    const r = await this.guarded('InitProducerId', transactionalId, () => this.initProducerId(transactionalId, transactionTimeoutMs, expected), initError);
     return { ...r, errorCode: producerFencedErrorForVersion(TxnApiKey.InitProducerId, apiVersion, r.errorCode) };
   }
 
@@ -271,14 +272,23 @@ export class TransactionCoordinator {
     partitions: readonly TopicPartition[],
     apiVersion = 3,
   ): Promise<number> {
-    const error = await this.addPartitions(transactionalId, producerId, producerEpoch, partitions);
+    const error = await this.guarded(
+      'AddPartitionsToTxn',
+      transactionalId,
+      () => this.addPartitions(transactionalId, producerId, producerEpoch, partitions),
+      (e) => e,
+    );
     return producerFencedErrorForVersion(TxnApiKey.AddPartitionsToTxn, apiVersion, error);
   }
 
   /** AddOffsetsToTxn: the group's `__consumer_offsets` partition joins the transaction. */
   async handleAddOffsetsToTransaction(transactionalId: string, producerId: bigint, producerEpoch: number, groupId: string, apiVersion = 3): Promise<number> {
-    const tp = { topic: GROUP_METADATA_TOPIC_NAME, partition: this.partitionForGroup(groupId) };
-    const error = await this.addPartitions(transactionalId, producerId, producerEpoch, [tp]);
+    const error = await this.guarded(
+      'AddOffsetsToTxn',
+      transactionalId,
+      () => this.addPartitions(transactionalId, producerId, producerEpoch, [{ topic: GROUP_METADATA_TOPIC_NAME, partition: this.partitionForGroup(groupId) }]),
+      (e) => e,
+    );
     return producerFencedErrorForVersion(TxnApiKey.AddOffsetsToTxn, apiVersion, error);
   }
 
@@ -304,8 +314,23 @@ export class TransactionCoordinator {
    * while completing); the other result answers INVALID_TXN_STATE.
    */
   async handleEndTransaction(transactionalId: string, producerId: bigint, producerEpoch: number, result: TransactionResult, apiVersion = 3): Promise<number> {
-    const error = await this.endTransaction(transactionalId, producerId, producerEpoch, result, true);
+    const error = await this.guarded(
+      'EndTxn',
+      transactionalId,
+      () => this.endTransaction(transactionalId, producerId, producerEpoch, result, true),
+      (e) => e,
+    );
     return producerFencedErrorForVersion(TxnApiKey.EndTxn, apiVersion, error);
+  }
+
+  /** A state that should never happen (Kafka's IllegalStateException) still answers the caller: UNKNOWN_SERVER_ERROR. */
+  private async guarded<T>(api: string, transactionalId: string | null, f: () => Promise<T>, onError: (code: number) => T): Promise<T> {
+    try {
+      return await f();
+    } catch (err) {
+      this.log.error({ err, api, transactionalId }, 'unexpected error handling a transaction request');
+      return onError(errorCodeOf(err));
+    }
   }
 
   private invalidState(transactionalId: string, state: TransactionState, result: TransactionResult): { error: number } {

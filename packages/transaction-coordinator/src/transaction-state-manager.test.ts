@@ -207,6 +207,22 @@ describe('transaction state manager – transactional id expiration', () => {
     expect(await h.coord.handleInitProducerId('a', TIMEOUT, null)).toMatchObject({ producerId: 1003n, producerEpoch: 0 });
   });
 
+  it('tombstones are batched within max.message.bytes', async () => {
+    // 40 ids of 30000 bytes (a string's most is 32767): 1.2 MB of tombstones
+    const ids = Array.from({ length: 40 }, (_, i) => `${'x'.repeat(30_000)}${i}`);
+    for (const id of ids) expect((await h.coord.handleInitProducerId(id, TIMEOUT, null)).errorCode).toBe(E.NONE);
+    const before = h.storage.appends.length;
+    vi.setSystemTime(NOW + EXPIRY);
+    expect(await h.coord.txnManager.removeExpiredTransactionalIds()).toBe(40);
+    expect(h.storage.appends.length - before).toBe(2);
+    expect(
+      h.storage
+        .records(0)
+        .slice(-40)
+        .every((r) => r.value === null),
+    ).toBe(true);
+  });
+
   it('a failed tombstone write keeps the id (no pending state left)', async () => {
     await h.coord.handleInitProducerId('a', TIMEOUT, null);
     vi.setSystemTime(NOW + EXPIRY);

@@ -57,6 +57,12 @@ export const DEFAULT_TRANSACTION_CONFIG: Readonly<TransactionConfig> = {
   requestTimeoutMs: 30_000,
 };
 
+/** Expiration tombstones are batched within Kafka's default max.message.bytes. */
+export const TOMBSTONE_BATCH_MAX_BYTES = 1_048_588;
+const RECORD_BATCH_OVERHEAD = 61;
+/** A tombstone record's bytes besides its transactional id: length varints, attributes, deltas, key version and string length. */
+const TOMBSTONE_RECORD_OVERHEAD = 24;
+
 /** Kafka writes `__transaction_state` with acks=-1 only. */
 export const TRANSACTION_LOG_REQUIRED_ACKS = -1;
 
@@ -457,6 +463,7 @@ export class TransactionStateManager {
     const appends: Array<Promise<number>> = [];
     for (const [partition, entry] of this.transactionMetadataCache) {
       if (!this.storage.hasLog(partition)) {
+        // Kafka: no log config, the partition is not online or no longer local
         this.log.warn({ partition }, 'transactional id expiration skipped: the partition has no local log');
         continue;
       }
@@ -464,8 +471,20 @@ export class TransactionStateManager {
       for (const m of entry.metadataPerTransactionalId.values()) {
         if (m.pendingState === null && this.shouldExpire(m, now)) expired.push([m, m.prepareDead()]);
       }
-      if (expired.length === 0) continue;
-      appends.push(this.writeTombstones(partition, entry.coordinatorEpoch, expired, now));
+      // batches within the topic's max.message.bytes (Kafka fills each to the log config's limit)
+      let chunk: Array<[TransactionMetadata, TxnTransitMetadata]> = [];
+      let bytes = RECORD_BATCH_OVERHEAD;
+      for (const e of expired) {
+        const size = Buffer.byteLength(e[0].transactionalId) + TOMBSTONE_RECORD_OVERHEAD;
+        if (chunk.length > 0 && bytes + size > TOMBSTONE_BATCH_MAX_BYTES) {
+          appends.push(this.writeTombstones(partition, entry.coordinatorEpoch, chunk, now));
+          chunk = [];
+          bytes = RECORD_BATCH_OVERHEAD;
+        }
+        chunk.push(e);
+        bytes += size;
+      }
+      if (chunk.length > 0) appends.push(this.writeTombstones(partition, entry.coordinatorEpoch, chunk, now));
     }
     const removed = await Promise.all(appends);
     return removed.reduce((a, b) => a + b, 0);
