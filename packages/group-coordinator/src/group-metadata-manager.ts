@@ -11,7 +11,7 @@ import { GroupMetadata, GroupState } from './group-metadata.js';
 import { MemberMetadata } from './member-metadata.js';
 import { readOffsetsPartition, type LoadedPartition } from './offsets-partition-loader.js';
 import { partitionForGroup } from './offsets-topic.js';
-import { LATEST_METADATA_VERSION, groupMetadataValueVersion, offsetCommitValueVersion, type MetadataVersion } from '@samsa/server-common';
+import { LATEST_METADATA_VERSION, groupMetadataValueVersion, offsetCommitValueVersion, type CoordinatorLog, type MetadataVersion } from '@samsa/server-common';
 import {
   encodeGroupMetadataKey,
   encodeGroupMetadataValue,
@@ -21,22 +21,8 @@ import {
   type StoredGroup,
 } from './records.js';
 
-/** What the coordinator needs from the replica layer for its `__consumer_offsets` partitions. */
-export interface OffsetsLog {
-  /** Whether this broker has the partition's log (Kafka's getMagic). */
-  hasLog(partition: number): boolean;
-  /**
-   * Appends one batch as leader. acks=-1 resolves once the high watermark passed it (or with
-   * REQUEST_TIMED_OUT after `timeoutMs`); errors are the produce path's codes.
-   */
-  append(partition: number, records: Buffer, requiredAcks: number, timeoutMs: number): Promise<{ errorCode: number; baseOffset: bigint }>;
-  /** Log start offset, undefined when there is no log. */
-  logStartOffset(partition: number): bigint | undefined;
-  /** Log end offset while this broker leads the partition, else -1 (ends a load early). */
-  leaderLogEndOffset(partition: number): bigint;
-  /** Whole batches from `offset` (at least one, even past maxBytes). */
-  read(partition: number, offset: bigint, maxBytes: number): Promise<Buffer>;
-}
+/** The coordinator's storage for its `__consumer_offsets` partitions (the shared CoordinatorLog). */
+export type OffsetsLog = CoordinatorLog;
 
 export interface OffsetConfig {
   /** offset.metadata.max.bytes */

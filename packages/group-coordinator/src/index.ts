@@ -1,7 +1,7 @@
 /**
  * @samsa/group-coordinator: Kafka's classic group coordinator (its 3.x group-coordinator module):
  * the group state machine, rebalances with their delayed joins and heartbeats, committed offsets,
- * and `__consumer_offsets` in Kafka's record formats. Its storage is the OffsetsLog interface; the
+ * and `__consumer_offsets` in Kafka's record formats. Its storage is server-common's CoordinatorLog; the
  * broker supplies it over its replicas of `__consumer_offsets` and serves the group APIs.
  */
 export * from './client-host.js';

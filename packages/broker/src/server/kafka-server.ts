@@ -6,7 +6,7 @@ import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
 import { GROUP_METADATA_TOPIC_NAME, GroupCoordinator } from '@samsa/group-coordinator';
-import { ReplicaOffsetsLog } from '../coordinator/replica-offsets-log.js';
+import { ReplicaCoordinatorLog } from '../coordinator/replica-coordinator-log.js';
 import { sendControlRequest } from '../control/control-client.js';
 import { alterPartitionReassignmentsHandler } from '../handlers/alter-partition-reassignments.js';
 import { apiVersionsHandler } from '../handlers/api-versions.js';
@@ -276,7 +276,7 @@ export class KafkaServer {
         compression: cfg.get('offsets.topic.compression.codec'),
         interBrokerProtocolVersion: cfg.interBrokerProtocolVersion,
       },
-      storage: new ReplicaOffsetsLog(this.replicaManager),
+      storage: new ReplicaCoordinatorLog(this.replicaManager, GROUP_METADATA_TOPIC_NAME),
       logger: this.log,
       partitionCount: cfg.get('offsets.topic.num.partitions'),
     });

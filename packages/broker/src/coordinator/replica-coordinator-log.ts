@@ -1,21 +1,25 @@
 /**
- * The coordinator's storage on this broker's replicas of `__consumer_offsets`: appends go through
- * ReplicaManager.appendRecords like a producer's (acks=-1 waits in the produce purgatory for the
- * high watermark, bounded by offsets.commit.timeout.ms); loads read the leader's log to its end.
+ * A coordinator's storage on this broker's replicas of its internal topic (`__consumer_offsets`
+ * for the group coordinator, `__transaction_state` for the transaction coordinator): appends go
+ * through ReplicaManager.appendRecords like a producer's (acks=-1 waits in the produce purgatory
+ * for the high watermark, bounded by the caller's timeout); loads read the leader's log to its end.
  */
 import { ErrorCode } from '@samsa/protocol';
+import type { CoordinatorLog } from '@samsa/server-common';
 import { AppendOrigin } from '../replica/produce-response.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
-import { GROUP_METADATA_TOPIC_NAME, type OffsetsLog } from '@samsa/group-coordinator';
 
 /** Coordinator appends are not validated as a client's are; the version only has to be a current one. */
 const COORDINATOR_PRODUCE_VERSION = 9;
 
-export class ReplicaOffsetsLog implements OffsetsLog {
-  constructor(private readonly rm: ReplicaManager) {}
+export class ReplicaCoordinatorLog implements CoordinatorLog {
+  constructor(
+    private readonly rm: ReplicaManager,
+    readonly topic: string,
+  ) {}
 
   private partition(p: number) {
-    return this.rm.getPartition(GROUP_METADATA_TOPIC_NAME, p);
+    return this.rm.getPartition(this.topic, p);
   }
 
   hasLog(p: number): boolean {
@@ -23,7 +27,7 @@ export class ReplicaOffsetsLog implements OffsetsLog {
   }
 
   append(p: number, records: Buffer, requiredAcks: number, timeoutMs: number): Promise<{ errorCode: number; baseOffset: bigint }> {
-    const entries = [{ name: GROUP_METADATA_TOPIC_NAME, partitionData: [{ index: p, records }] }];
+    const entries = [{ name: this.topic, partitionData: [{ index: p, records }] }];
     return new Promise((resolve) =>
       this.rm.appendRecords(timeoutMs, requiredAcks, AppendOrigin.Coordinator, COORDINATOR_PRODUCE_VERSION, entries, ([t]) => {
         const r = t?.partitionResponses[0];
