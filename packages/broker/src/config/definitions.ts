@@ -682,7 +682,23 @@ export const BROKER_CONFIGS = freezeTable({
     doc: 'acks of offset commits (deprecated in Kafka; keep -1).',
   },
 
-  // Transactions (accepted; Samsa has no transaction coordinator yet)
+  // Transactions (the transaction coordinator)
+  'transaction.abort.timed.out.transaction.cleanup.interval.ms': {
+    type: 'int',
+    default: 10000,
+    min: 1,
+    importance: 'low',
+    dynamic: RO,
+    doc: 'How often the coordinator aborts transactions past their timeout.',
+  },
+  'transaction.remove.expired.transaction.cleanup.interval.ms': {
+    type: 'int',
+    default: 3600000,
+    min: 1,
+    importance: 'low',
+    dynamic: RO,
+    doc: 'How often the coordinator removes transactional ids past transactional.id.expiration.ms.',
+  },
   'transactional.id.expiration.ms': {
     type: 'int',
     default: 604800000,

@@ -5,6 +5,7 @@
  * or moved are replaced.
  */
 import { API_KEYS, type WriteTxnMarkersRequestWritableTxnMarker, type WriteTxnMarkersResponse } from '@samsa/protocol';
+import { TransactionResult, type TxnMarkerEntry, type TxnMarkerResult } from '@samsa/transaction-coordinator';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 import { BrokerConnection } from '../replica/broker-connection.js';
 
@@ -58,6 +59,30 @@ export class TxnMarkerSender {
     }
     return conn.send(API_KEYS.WriteTxnMarkers, WRITE_TXN_MARKERS_VERSION, { markers });
   }
+
+  /** The coordinator's marker channel's sender: its entries as one request, the answer per partition. */
+  readonly sendMarkers = async (brokerId: number, entries: readonly TxnMarkerEntry[]): Promise<TxnMarkerResult[]> => {
+    const markers: WriteTxnMarkersRequestWritableTxnMarker[] = entries.map((e) => {
+      const byTopic = new Map<string, number[]>();
+      for (const tp of e.partitions) {
+        const list = byTopic.get(tp.topic);
+        if (list) list.push(tp.partition);
+        else byTopic.set(tp.topic, [tp.partition]);
+      }
+      return {
+        producerId: e.producerId,
+        producerEpoch: e.producerEpoch,
+        transactionResult: e.result === TransactionResult.COMMIT,
+        coordinatorEpoch: e.coordinatorEpoch,
+        topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+      };
+    });
+    const r = await this.send(brokerId, markers);
+    return r.markers.map((m) => ({
+      producerId: m.producerId,
+      partitions: m.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode }))),
+    }));
+  };
 
   close(): void {
     for (const c of this.connections.values()) c.close();

@@ -1,5 +1,6 @@
 import { ErrorCode, errorByCode, type FindCoordinatorResponse, type FindCoordinatorResponseCoordinator } from '@samsa/protocol';
 import { GROUP_METADATA_TOPIC_NAME, offsetsTopicConfigs, offsetsTopicReplicationFactor } from '@samsa/group-coordinator';
+import { TRANSACTION_STATE_TOPIC_NAME } from '@samsa/transaction-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 
@@ -15,57 +16,89 @@ interface Answer {
 
 const noNode = (error: number): Answer => ({ error, nodeId: -1, host: '', port: -1 });
 
-/** One `__consumer_offsets` creation at a time per broker. */
-const creating = new WeakMap<BrokerServices, Promise<void>>();
+/** One creation of each internal topic at a time per broker. */
+const creating = new WeakMap<BrokerServices, Map<string, Promise<void>>>();
+
+interface InternalTopic {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  configs: Record<string, string>;
+}
 
 /**
- * Kafka creates `__consumer_offsets` on the first FindCoordinator for a group:
- * offsets.topic.num.partitions partitions, offsets.topic.replication.factor replicas (capped at
- * the live brokers), compacted. Another broker creating it at the same time is fine.
+ * Kafka creates `__consumer_offsets` on the first FindCoordinator for a group, and
+ * `__transaction_state` on the first for a transactional id: their configured partition counts and
+ * replication factors (capped at the live brokers), compacted. Another broker creating it at the
+ * same time is fine.
  */
-function createOffsetsTopic(s: BrokerServices): void {
-  if (creating.has(s)) return;
+function createInternalTopic(s: BrokerServices, topic: (liveBrokers: number) => InternalTopic): void {
+  let m = creating.get(s);
+  if (!m) {
+    m = new Map();
+    creating.set(s, m);
+  }
   const live = s.metadata.aliveBrokers().length;
   if (live === 0) return;
-  const cfg = s.config;
+  const spec = topic(live);
+  if (m.has(spec.name)) return;
   const p = s.topicAdmin
-    .createTopic({
-      name: GROUP_METADATA_TOPIC_NAME,
-      numPartitions: cfg.get('offsets.topic.num.partitions'),
-      replicationFactor: offsetsTopicReplicationFactor(cfg.get('offsets.topic.replication.factor'), live),
-      configs: offsetsTopicConfigs(cfg.get('offsets.topic.segment.bytes')),
-    })
+    .createTopic(spec)
     .then(
       () => undefined,
       (err: unknown) => {
-        if ((err as { errorName?: string }).errorName !== 'TOPIC_ALREADY_EXISTS')
-          s.log.warn({ err, topic: GROUP_METADATA_TOPIC_NAME }, 'could not create the offsets topic');
+        if ((err as { errorName?: string }).errorName !== 'TOPIC_ALREADY_EXISTS') s.log.warn({ err, topic: spec.name }, 'could not create an internal topic');
       },
     )
-    .finally(() => creating.delete(s));
-  creating.set(s, p);
+    .finally(() => m.delete(spec.name));
+  m.set(spec.name, p);
 }
+
+const offsetsTopic =
+  (s: BrokerServices) =>
+  (live: number): InternalTopic => ({
+    name: GROUP_METADATA_TOPIC_NAME,
+    numPartitions: s.config.get('offsets.topic.num.partitions'),
+    replicationFactor: offsetsTopicReplicationFactor(s.config.get('offsets.topic.replication.factor'), live),
+    configs: offsetsTopicConfigs(s.config.get('offsets.topic.segment.bytes')),
+  });
+
+const transactionStateTopic =
+  (s: BrokerServices) =>
+  (live: number): InternalTopic => ({
+    name: TRANSACTION_STATE_TOPIC_NAME,
+    numPartitions: s.config.get('transaction.state.log.num.partitions'),
+    replicationFactor: offsetsTopicReplicationFactor(s.config.get('transaction.state.log.replication.factor'), live),
+    configs: s.transactionCoordinator.transactionTopicConfigs(),
+  });
 
 /** Kafka's KafkaApis.getCoordinator for one key. */
 function coordinatorFor(s: BrokerServices, listener: string, keyType: number, key: string): Answer {
+  let topic: string;
+  let partition: number;
+  let create: (live: number) => InternalTopic;
   switch (keyType) {
     case CoordinatorType.GROUP:
+      topic = GROUP_METADATA_TOPIC_NAME;
+      partition = s.groupCoordinator.partitionFor(key);
+      create = offsetsTopic(s);
       break;
     case CoordinatorType.TRANSACTION:
-      // no transaction coordinator (and no __transaction_state) in Samsa: clients retry
-      return noNode(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      topic = TRANSACTION_STATE_TOPIC_NAME;
+      partition = s.transactionCoordinator.partitionFor(key);
+      create = transactionStateTopic(s);
+      break;
     case CoordinatorType.SHARE:
       // share groups (KIP-932) need v6 and a share coordinator, which a ZooKeeper-mode broker has not
       return noNode(ErrorCode.INVALID_REQUEST);
     default:
       return noNode(ErrorCode.INVALID_REQUEST);
   }
-  const partition = s.groupCoordinator.partitionFor(key);
-  if (!s.metadata.hasTopic(GROUP_METADATA_TOPIC_NAME)) {
-    createOffsetsTopic(s);
+  if (!s.metadata.hasTopic(topic)) {
+    createInternalTopic(s, create);
     return noNode(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
-  const leader = s.metadata.leader(GROUP_METADATA_TOPIC_NAME, partition);
+  const leader = s.metadata.leader(topic, partition);
   const e = leader >= 0 ? s.metadata.endpoint(leader, listener) : undefined;
   if (!e) return noNode(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   return { error: ErrorCode.NONE, nodeId: leader, host: e.host, port: e.port };
@@ -76,11 +109,12 @@ const messageOf = (code: number) => (code === ErrorCode.NONE ? 'NONE' : (errorBy
 
 /**
  * FindCoordinator v0–v6 (v4+: batched keys). Any broker answers: the coordinator of a group is
- * the leader of `__consumer_offsets` partition abs(hash(groupId)) % partitions, given with its
- * endpoint on the listener the request came in on. COORDINATOR_NOT_AVAILABLE while the topic is
- * being created or the partition has no leader; group requests sent to another broker answer
- * NOT_COORDINATOR (and COORDINATOR_LOAD_IN_PROGRESS while the coordinator loads the partition).
- * Transactional ids get COORDINATOR_NOT_AVAILABLE (no transaction coordinator).
+ * the leader of `__consumer_offsets` partition abs(hash(groupId)) % partitions, that of a
+ * transactional id (key type 1) the leader of `__transaction_state` partition
+ * abs(hash(transactionalId)) % partitions, given with its endpoint on the listener the request
+ * came in on. COORDINATOR_NOT_AVAILABLE while the topic is being created or the partition has no
+ * leader; requests sent to another broker answer NOT_COORDINATOR (and COORDINATOR_LOAD_IN_PROGRESS
+ * while the coordinator loads the partition).
  */
 export const findCoordinatorHandler: ApiHandler<10, BrokerServices> = {
   apiKey: 10,

@@ -7,6 +7,7 @@ import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import type { GroupCoordinator } from '@samsa/group-coordinator';
+import type { TransactionCoordinator } from '@samsa/transaction-coordinator';
 import type { TopicMetricsSink } from '../metrics/topic-metrics.js';
 import type { ClientQuotas } from '../quota/throttle.js';
 
@@ -33,6 +34,9 @@ export interface BrokerServices {
   topicAdmin: TopicAdmin;
   replicaManager: ReplicaManager;
   groupCoordinator: GroupCoordinator;
+  transactionCoordinator: TransactionCoordinator;
+  /** This broker's producer ids (blocks claimed in `/latest_producer_id_block`). */
+  producerIds: { generateProducerId(): Promise<bigint> };
   /** Client quotas (producer_byte_rate, consumer_byte_rate); absent in handler unit tests. */
   quotas?: ClientQuotas;
   log: Logger;

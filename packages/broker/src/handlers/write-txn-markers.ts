@@ -33,7 +33,12 @@ export const writeTxnMarkersHandler: ApiHandler<27, BrokerServices> = {
                   errors.set(t.name, p, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
                   continue;
                 }
-                const records = encodeEndTxnMarkerBatch({ producerId: m.producerId, producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch });
+                const records = encodeEndTxnMarkerBatch({
+                  producerId: m.producerId,
+                  producerEpoch: m.producerEpoch,
+                  commit: m.transactionResult,
+                  coordinatorEpoch: m.coordinatorEpoch,
+                });
                 partitionData.push({ index: p, records });
               }
               if (partitionData.length > 0) entries.push({ name: t.name, partitionData });

@@ -36,11 +36,23 @@ export class ProducerIdManager {
     return this.last >= 0n ? { first: this.last - PRODUCER_ID_BLOCK_SIZE + 1n, last: this.last } : null;
   }
 
-  /** The next producer id; claims a new block when the current one is used up. */
+  /**
+   * The next producer id; claims a new block when the current one is used up. When no block can be
+   * claimed (ZooKeeper trouble) it fails with the retriable COORDINATOR_LOAD_IN_PROGRESS (what
+   * Kafka's KRaft-mode producer id manager answers then; its ZK mode answers UNKNOWN_SERVER_ERROR,
+   * which clients treat as fatal).
+   */
   generateProducerId(): Promise<bigint> {
     const run = this.chain.then(async () => {
       if (this.next > this.last) {
-        const b = await this.claimBlock();
+        let b: ProducerIdBlock;
+        try {
+          b = await this.claimBlock();
+        } catch (err) {
+          if (err instanceof KafkaError) throw err;
+          this.o.logger?.warn({ err }, 'could not allocate a producer id block');
+          throw new KafkaError('COORDINATOR_LOAD_IN_PROGRESS', 'Could not allocate a producer id block', { cause: err });
+        }
         this.next = BigInt(b.blockStart);
         this.last = BigInt(b.blockEnd);
       }

@@ -99,8 +99,20 @@ describe('producer id manager', () => {
 });
 
 describe('InitProducerId handler', () => {
+  const initCalls: unknown[][] = [];
   function services(zk: FakeZk): BrokerServices {
-    return { brokerId: 1, kzk: { zk }, log: pino({ enabled: false }) } as unknown as BrokerServices;
+    const transactionCoordinator = {
+      handleInitProducerId: async (...args: unknown[]) => {
+        initCalls.push(args);
+        return { errorCode: ErrorCode.NOT_COORDINATOR, producerId: -1n, producerEpoch: -1 };
+      },
+    };
+    return {
+      brokerId: 1,
+      producerIds: new ProducerIdManager({ brokerId: 1, zk }),
+      transactionCoordinator,
+      log: pino({ enabled: false }),
+    } as unknown as BrokerServices;
   }
   const req = (body: Partial<DecodedRequestOf<22>['body']>, apiVersion = 4) =>
     ({
@@ -122,15 +134,20 @@ describe('InitProducerId handler', () => {
     });
   });
 
-  test('InitProducerId – transactional ids get COORDINATOR_NOT_AVAILABLE (no coordinator), empty ones INVALID_REQUEST', async () => {
+  test('InitProducerId – transactional ids go to the transaction coordinator with the timeout, the KIP-360 id/epoch and the version', async () => {
     const s = services(new FakeZk());
+    initCalls.length = 0;
     expect(await initProducerIdHandler.handle(req({ transactionalId: 'tx-1' }), ctx, s)).toEqual({
       throttleTimeMs: 0,
-      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+      errorCode: ErrorCode.NOT_COORDINATOR,
       producerId: -1n,
       producerEpoch: -1,
     });
-    expect(await initProducerIdHandler.handle(req({ transactionalId: '' }), ctx, s)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+    await initProducerIdHandler.handle(req({ transactionalId: 'tx-1', producerId: 7n, producerEpoch: 2 }, 3), ctx, s);
+    expect(initCalls).toEqual([
+      ['tx-1', 60_000, null, 4],
+      ['tx-1', 60_000, { producerId: 7n, producerEpoch: 2 }, 3],
+    ]);
   });
 
   test('InitProducerId – producerId and producerEpoch must be both set or both -1', async () => {

@@ -5,8 +5,9 @@ import { ConfigEntityTypeZNode, ConfigType, KafkaZk, ZkClient, ZkCode, ZkSession
 import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
-import { GROUP_METADATA_TOPIC_NAME, GroupCoordinator } from '@samsa/group-coordinator';
-import { ReplicaCoordinatorLog } from '../coordinator/replica-coordinator-log.js';
+import type { GroupCoordinator } from '@samsa/group-coordinator';
+import { startCoordinators, type Coordinators } from './coordinators.js';
+import { ProducerIdManager } from '../producer-state/producer-id-manager.js';
 import { sendControlRequest } from '../control/control-client.js';
 import { alterPartitionReassignmentsHandler } from '../handlers/alter-partition-reassignments.js';
 import { apiVersionsHandler } from '../handlers/api-versions.js';
@@ -39,6 +40,13 @@ import { offsetCommitHandler } from '../handlers/offset-commit.js';
 import { offsetFetchHandler } from '../handlers/offset-fetch.js';
 import { syncGroupHandler } from '../handlers/sync-group.js';
 import { initProducerIdHandler } from '../handlers/init-producer-id.js';
+import { addPartitionsToTxnHandler } from '../handlers/add-partitions-to-txn.js';
+import { addOffsetsToTxnHandler } from '../handlers/add-offsets-to-txn.js';
+import { endTxnHandler } from '../handlers/end-txn.js';
+import { writeTxnMarkersHandler } from '../handlers/write-txn-markers.js';
+import { txnOffsetCommitHandler } from '../handlers/txn-offset-commit.js';
+import { describeTransactionsHandler } from '../handlers/describe-transactions.js';
+import { listTransactionsHandler } from '../handlers/list-transactions.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
@@ -84,6 +92,7 @@ export class KafkaServer {
   readonly metadata = new MetadataCache();
   replicaManager: ReplicaManager | undefined;
   groupCoordinator: GroupCoordinator | undefined;
+  private coordinators: Coordinators | undefined;
   brokerId = -1;
   brokerEpoch = -1n;
   clusterId = '';
@@ -258,38 +267,20 @@ export class KafkaServer {
     );
     await this.configChanges.startup();
 
-    // the group coordinator follows this broker's leaderships of __consumer_offsets partitions
-    const coordinator = new GroupCoordinator({
+    // the coordinators follow this broker's leaderships of __consumer_offsets and __transaction_state
+    const producerIds = new ProducerIdManager({ brokerId: this.brokerId, zk: kzk.zk, logger: this.log.child({ component: 'producer-id-manager' }) });
+    this.coordinators = await startCoordinators({
       brokerId: this.brokerId,
-      groupConfig: {
-        groupMinSessionTimeoutMs: cfg.get('group.min.session.timeout.ms'),
-        groupMaxSessionTimeoutMs: cfg.get('group.max.session.timeout.ms'),
-        groupMaxSize: cfg.get('group.max.size'),
-        groupInitialRebalanceDelayMs: cfg.get('group.initial.rebalance.delay.ms'),
-      },
-      offsetConfig: {
-        maxMetadataSize: cfg.get('offset.metadata.max.bytes'),
-        loadBufferSize: cfg.get('offsets.load.buffer.size'),
-        offsetsRetentionMs: cfg.get('offsets.retention.minutes') * 60_000,
-        offsetsRetentionCheckIntervalMs: cfg.get('offsets.retention.check.interval.ms'),
-        offsetCommitTimeoutMs: cfg.get('offsets.commit.timeout.ms'),
-        compression: cfg.get('offsets.topic.compression.codec'),
-        interBrokerProtocolVersion: cfg.interBrokerProtocolVersion,
-      },
-      storage: new ReplicaCoordinatorLog(this.replicaManager, GROUP_METADATA_TOPIC_NAME),
+      config: cfg,
+      kzk,
+      replicaManager: this.replicaManager,
+      metadata: this.metadata,
+      producerIds,
       logger: this.log,
-      partitionCount: cfg.get('offsets.topic.num.partitions'),
     });
+    const coordinator = this.coordinators.group;
     this.groupCoordinator = coordinator;
     this.metrics.sources.groupCoordinator = coordinator;
-    this.replicaManager.onLeadershipChange((c) => {
-      if (c.topic !== GROUP_METADATA_TOPIC_NAME) return;
-      if (c.isLeader) void coordinator.onElection(c.partition, c.leaderEpoch);
-      else coordinator.onResignation(c.partition, c.leaderEpoch >= 0 ? c.leaderEpoch : null);
-    });
-    // Kafka reads the offsets topic's partition count from ZooKeeper, else the configured one
-    const offsetsAssignment = await kzk.getTopicAssignment(GROUP_METADATA_TOPIC_NAME);
-    coordinator.startup(offsetsAssignment?.partitions.size ?? cfg.get('offsets.topic.num.partitions'));
 
     const channel = new ControllerChannelManager({
       listenerName: cfg.controlPlaneListenerName,
@@ -347,6 +338,8 @@ export class KafkaServer {
       topicAdmin,
       replicaManager: this.replicaManager,
       groupCoordinator: coordinator,
+      transactionCoordinator: this.coordinators.transaction,
+      producerIds,
       log: this.log,
       metrics: this.metrics,
     };
@@ -384,11 +377,21 @@ export class KafkaServer {
       listGroupsHandler,
       deleteGroupsHandler,
       offsetDeleteHandler,
+      txnOffsetCommitHandler,
+    ];
+    // the transaction coordinator's APIs and the markers it sends
+    const transactionHandlers = [
+      addPartitionsToTxnHandler,
+      addOffsetsToTxnHandler,
+      endTxnHandler,
+      writeTxnMarkersHandler,
+      describeTransactionsHandler,
+      listTransactionsHandler,
     ];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
     const rh = new RequestHandler<BrokerServices>(
-      [...handlers, ...groupHandlers, apiVersions],
+      [...handlers, ...groupHandlers, ...transactionHandlers, apiVersions],
       services,
       this.log.child({ component: 'request-handler' }),
       this.metrics,
@@ -617,7 +620,7 @@ export class KafkaServer {
     await this.controlServer?.stop();
     await this.controller?.shutdown();
     this.configChanges?.shutdown();
-    await this.groupCoordinator?.shutdown();
+    await this.coordinators?.shutdown();
     await this.replicaManager?.shutdown();
     await this.logs?.shutdown();
     await this.zk?.close();
