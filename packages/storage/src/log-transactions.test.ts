@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { KafkaError, encodeEndTxnMarkerBatch, encodeRecordBatch } from '@samsa/protocol';
 import { logConfig } from './config.js';
 import { Log } from './log.js';
+import { LogSegment } from './segment.js';
 import { readSnapshotFile } from './snapshot.js';
 import { ManualClock, batchesIn, makeTempDir } from './test-support.js';
 
@@ -237,5 +238,35 @@ describe('log transactions', () => {
     await write(log, marker(1n, 0, false, 7), true); // 5
     expect(log.lastStableOffset).toBe(6n);
     expect(await log.collectAbortedTransactions(0n, 100n)).toEqual([{ producerId: 1n, firstOffset: 3n, lastOffset: 5n, lastStableOffset: 6n }]);
+  });
+
+  test('segment files – a .txnindex goes with its segment: deleted by retention, carried over to a cleaned segment by the swap', async () => {
+    const log = await openLog();
+    await write(log, data(1n, 0, 0)); // 0-1
+    await write(log, marker(1n, 0, false), true); // 2
+    await log.roll();
+    await write(log, data(2n, 0, 0, 2, false)); // 3-4
+    await log.roll();
+    await write(log, data(3n, 0, 0)); // 5-6
+    await write(log, marker(3n, 0, false), true); // 7
+    await log.roll();
+    // the cleaner's swap: one cleaned segment (the same batches) replaces the first two
+    const old = log.segments.slice(0, 2);
+    const cleaned = await LogSegment.create(partitionDir(), 0n, { config: log.config, clock, fileSuffix: '.cleaned' });
+    for (const s of old) {
+      const bytes = await s.log.slice(0, s.size).read();
+      await cleaned.append(batchesIn(bytes).at(-1)!.lastOffset, clock.now(), 0n, bytes);
+    }
+    expect(await log.replaceSegments([cleaned], old, log.truncationCount)).toBe(true);
+    await log.awaitPendingDeletes();
+    expect(await cleaned.txnIndex.allAbortedTxns()).toEqual([{ producerId: 1n, firstOffset: 0n, lastOffset: 2n, lastStableOffset: 3n }]);
+    const txnFiles = async () => (await readdir(partitionDir())).filter((n) => n.includes('.txnindex')).sort();
+    expect(await txnFiles()).toEqual(['00000000000000000000.txnindex', '00000000000000000005.txnindex']);
+    expect((await log.collectAbortedTransactions(0n, 100n)).map((t) => t.producerId)).toEqual([1n, 3n]);
+    // retention: segments below the log start offset go with their transaction indexes
+    await log.maybeIncrementLogStartOffset(8n);
+    expect(await log.deleteOldSegments()).toBe(2);
+    await log.awaitPendingDeletes();
+    expect(await txnFiles()).toEqual([]);
   });
 });
