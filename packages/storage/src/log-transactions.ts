@@ -24,7 +24,10 @@ export async function indexCompletedTxns(segment: LogSegment, completed: readonl
 export async function collectAbortedTransactions(segments: readonly LogSegment[], startOffset: bigint, upperBoundOffset: bigint): Promise<AbortedTxn[]> {
   const out: AbortedTxn[] = [];
   for (let i = floorSegment(segments, startOffset); i < segments.length; i++) {
-    const r = await (segments[i] as LogSegment).txnIndex.collectAbortedTxns(startOffset, upperBoundOffset);
+    const index = (segments[i] as LogSegment).txnIndex;
+    // most segments have no aborted transaction: once known, no await for them
+    if (index.isKnownEmpty) continue;
+    const r = await index.collectAbortedTxns(startOffset, upperBoundOffset);
     for (const t of r.abortedTransactions) out.push(t);
     if (r.isComplete) break;
   }

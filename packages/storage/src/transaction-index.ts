@@ -63,6 +63,11 @@ export class TransactionIndex {
     return this.filePath;
   }
 
+  /** Loaded and without entries (a search can skip it without awaiting). */
+  get isKnownEmpty(): boolean {
+    return this.entries !== null && this.entries.length === 0;
+  }
+
   /** Adds an aborted transaction; its last offset must exceed every entry's (Kafka's rule). */
   async append(txn: AbortedTxn): Promise<void> {
     const entries = await this.load();
