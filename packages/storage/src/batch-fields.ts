@@ -5,6 +5,7 @@
 import {
   ATTRIBUTES_OFFSET,
   BASE_OFFSET_OFFSET,
+  ControlRecordType,
   BASE_SEQUENCE_OFFSET,
   BATCH_LENGTH_OFFSET,
   CONTROL_FLAG_MASK,
@@ -13,7 +14,12 @@ import {
   MAX_TIMESTAMP_OFFSET,
   PRODUCER_EPOCH_OFFSET,
   PRODUCER_ID_OFFSET,
+  RecordBatch,
+  TRANSACTIONAL_FLAG_MASK,
   incrementSequence,
+  readControlRecordType,
+  readEndTxnMarker,
+  type EndTxnMarker,
 } from '@samsa/protocol';
 
 export const NO_PRODUCER_EPOCH = -1;
@@ -35,6 +41,11 @@ export function isIdempotentDataBatch(buf: Buffer, pos: number): boolean {
   return buf.readInt32BE(pos + PRODUCER_ID_OFFSET) >= 0 && (buf.readInt16BE(pos + ATTRIBUTES_OFFSET) & CONTROL_FLAG_MASK) === 0;
 }
 
+/** True when the batch at `pos` carries a producer id (>= 0): data or control (transaction marker). */
+export function hasProducerId(buf: Buffer, pos: number): boolean {
+  return buf.readInt32BE(pos + PRODUCER_ID_OFFSET) >= 0;
+}
+
 /** The producer fields of one batch (only built for idempotent batches). */
 export interface ProducerBatch {
   producerId: bigint;
@@ -46,12 +57,16 @@ export interface ProducerBatch {
   lastOffset: bigint;
   /** The header's maxTimestamp (the append time under LogAppendTime). */
   maxTimestamp: number;
+  isTransactional: boolean;
+  /** A control batch: a transaction marker (COMMIT / ABORT) for transactional producers. */
+  isControl: boolean;
 }
 
 export function readProducerBatch(buf: Buffer, pos: number): ProducerBatch {
   const firstSeq = buf.readInt32BE(pos + BASE_SEQUENCE_OFFSET);
   const lastOffsetDelta = buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET);
   const firstOffset = buf.readBigInt64BE(pos + BASE_OFFSET_OFFSET);
+  const attributes = buf.readInt16BE(pos + ATTRIBUTES_OFFSET);
   return {
     producerId: buf.readBigInt64BE(pos + PRODUCER_ID_OFFSET),
     producerEpoch: buf.readInt16BE(pos + PRODUCER_EPOCH_OFFSET),
@@ -60,7 +75,25 @@ export function readProducerBatch(buf: Buffer, pos: number): ProducerBatch {
     firstOffset,
     lastOffset: firstOffset + BigInt(lastOffsetDelta),
     maxTimestamp: buf.readInt32BE(pos + MAX_TIMESTAMP_OFFSET) * TWO_32 + buf.readUInt32BE(pos + MAX_TIMESTAMP_OFFSET + 4),
+    isTransactional: (attributes & TRANSACTIONAL_FLAG_MASK) !== 0,
+    isControl: (attributes & CONTROL_FLAG_MASK) !== 0,
   };
+}
+
+/**
+ * The end-transaction marker of the control batch at `pos` (its first record, as Kafka reads it),
+ * with the record's timestamp; null for an empty control batch (its transaction was cleaned away)
+ * or a control record that is not a COMMIT / ABORT marker. `buf` must hold the whole batch.
+ * Throws KafkaError INVALID_RECORD for a malformed marker.
+ */
+export function readMarkerAt(buf: Buffer, pos: number): (EndTxnMarker & { timestamp: number }) | null {
+  const batch = RecordBatch.at(buf, pos);
+  const first = batch.records().next();
+  if (first.done) return null;
+  const r = first.value;
+  const type = readControlRecordType(r.key);
+  if (type !== ControlRecordType.ABORT && type !== ControlRecordType.COMMIT) return null;
+  return { ...readEndTxnMarker(r.key, r.value), timestamp: Number(r.timestamp) };
 }
 
 /** Kafka's DefaultRecordBatch.decrementSequence. */

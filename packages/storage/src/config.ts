@@ -111,6 +111,7 @@ export const systemClock: Clock = { now: () => Date.now() };
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
+export const TXN_INDEX_FILE_SUFFIX = '.txnindex';
 export const DELETED_FILE_SUFFIX = '.deleted';
 export const CLEANED_FILE_SUFFIX = '.cleaned';
 export const SWAP_FILE_SUFFIX = '.swap';

@@ -54,7 +54,11 @@ export type { RetentionParams, RetentionStep } from './retention.js';
 export { SegmentDeleter } from './segment-deleter.js';
 export type { LoadLogParams, LoadedLog } from './loader.js';
 export { DEFAULT_PRODUCER_ID_EXPIRATION_MS, NUM_BATCHES_TO_RETAIN, ProducerStateEntry, ProducerStateManager } from './producer-state-manager.js';
-export type { BatchMetadata, ProducerStateOptions } from './producer-state-manager.js';
+export type { BatchMetadata, LeaderAppendOrigin, ProducerStateOptions, TxnCompletion } from './producer-state-manager.js';
+export { ProducerTransactions } from './producer-transactions.js';
+export type { CompletedTxn, TxnMetadata } from './producer-transactions.js';
+export { ABORTED_TXN_SIZE, ABORTED_TXN_VERSION, TransactionIndex, decodeAbortedTxn, encodeAbortedTxn } from './transaction-index.js';
+export type { AbortedTxn, TxnIndexSearchResult } from './transaction-index.js';
 export {
   CorruptSnapshotError,
   PRODUCER_SNAPSHOT_FILE_SUFFIX,

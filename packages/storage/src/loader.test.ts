@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { logConfig, type LogConfig } from './config.js';
 import { Log } from './log.js';
 import { segmentFilePaths } from './segment.js';
+import { encodeAbortedTxn } from './transaction-index.js';
 import { ManualClock, batchOf, batchesIn, capturingLogger, makeTempDir } from './test-support.js';
 
 let root: string;
@@ -164,6 +165,22 @@ describe('log loader', () => {
     expect(files).toContain('00000000000000000000.log');
     expect(log.logEndOffset).toBe(20n);
     expect(await lastBatchesOf(log)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i * 2)));
+  });
+
+  test('log – a .txnindex swap file is renamed into place (it cannot be rebuilt from the log); an orphan .txnindex is removed', async () => {
+    await writeAndClose(10);
+    const seg0 = segmentFilePaths(dir, 0n);
+    const entry = encodeAbortedTxn({ producerId: 9n, firstOffset: 0n, lastOffset: 3n, lastStableOffset: 4n });
+    await writeFile(seg0.txnIndex, Buffer.alloc(0)); // the replaced segment's (empty) index
+    await writeFile(`${seg0.log}.swap`, await readFile(seg0.log));
+    await writeFile(`${seg0.txnIndex}.swap`, entry);
+    await writeFile(join(dir, '00000000000000000500.txnindex'), entry); // orphan
+    const log = await openLog({ hadCleanShutdown: true });
+    const files = await readdir(dir);
+    expect(files).not.toContain('00000000000000000500.txnindex');
+    expect(files.filter((f) => f.endsWith('.swap'))).toEqual([]);
+    expect(await readFile(seg0.txnIndex)).toEqual(entry);
+    expect(await log.collectAbortedTransactions(0n, 100n)).toEqual([{ producerId: 9n, firstOffset: 0n, lastOffset: 3n, lastStableOffset: 4n }]);
   });
 
   test('log – a checkpointed log start offset beyond the log end starts the log afresh there', async () => {

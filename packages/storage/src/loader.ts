@@ -24,6 +24,7 @@ import {
   LOG_FILE_SUFFIX,
   SWAP_FILE_SUFFIX,
   TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
   offsetFromFileName,
   type Clock,
   type LogConfig,
@@ -59,6 +60,7 @@ export interface LoadedLog {
 }
 
 const isIndexName = (n: string): boolean => n.endsWith(INDEX_FILE_SUFFIX) || n.endsWith(TIME_INDEX_FILE_SUFFIX);
+const isTxnIndexName = (n: string): boolean => n.endsWith(TXN_INDEX_FILE_SUFFIX);
 
 export class LogLoader {
   private readonly log: Logger | undefined;
@@ -210,7 +212,8 @@ export class LogLoader {
     for (const ent of await readdir(dir, { withFileTypes: true })) {
       if (!ent.isFile() || !ent.name.endsWith(SWAP_FILE_SUFFIX)) continue;
       const target = ent.name.slice(0, -SWAP_FILE_SUFFIX.length);
-      // Index swaps are dropped: indexes are rebuilt from the renamed log.
+      // Offset and time index swaps are dropped: they are rebuilt from the renamed log. A
+      // `.txnindex` is renamed (it cannot be rebuilt from the segment alone).
       if (isIndexName(target)) await unlinkQuiet(join(dir, ent.name));
       else await rename(join(dir, ent.name), join(dir, target));
     }
@@ -224,7 +227,7 @@ export class LogLoader {
     for (const name of names) {
       const off = offsetFromFileName(name);
       if (off === null) continue;
-      if (isIndexName(name)) {
+      if (isIndexName(name) || isTxnIndexName(name)) {
         const stem = name.slice(0, name.lastIndexOf('.'));
         if (!names.has(`${stem}${LOG_FILE_SUFFIX}`)) {
           this.log?.warn({ file: name }, 'found an orphaned index file; deleting it');

@@ -3,14 +3,15 @@
  * chunks and hands every batch header (61 bytes, producer fields included) to a callback. Record
  * bytes are skipped, never decoded; a batch bigger than a chunk costs one extra read.
  */
-import { BATCH_LENGTH_OFFSET, LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD } from '@samsa/protocol';
+import { ATTRIBUTES_OFFSET, BATCH_LENGTH_OFFSET, CONTROL_FLAG_MASK, LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD } from '@samsa/protocol';
 import type { LogSegment } from './segment.js';
 
 const CHUNK = 256 * 1024;
 
 /**
  * Calls `onBatch(chunk, pos)` for each batch of `segment` starting at file position `start` whose
- * base offset is below `endOffset` (`chunk` holds at least the batch header at `pos`). Stops at the
+ * base offset is below `endOffset` (`chunk` holds at least the batch header at `pos`, and the whole
+ * batch for a control batch, whose marker record is read). Stops at the
  * end, at `endOffset`, or at the first bytes that are not a complete v2 batch (recovery has already
  * truncated torn tails; this only guards).
  */
@@ -31,7 +32,12 @@ export async function scanSegmentHeaders(segment: LogSegment, start: number, end
     const size = chunk.readInt32BE(at + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
     if (size < RECORD_BATCH_OVERHEAD || size > end - pos || chunk.readInt8(at + MAGIC_OFFSET) !== 2) return;
     if (chunk.readBigInt64BE(at) >= endOffset) return;
-    onBatch(chunk, at);
+    if ((chunk.readInt16BE(at + ATTRIBUTES_OFFSET) & CONTROL_FLAG_MASK) !== 0 && at + size > chunkLen) {
+      // a transaction marker cut by the chunk: read it whole (markers are a few dozen bytes)
+      const whole = Buffer.allocUnsafe(size);
+      if ((await file.readInto(whole, 0, size, pos)) < size) return;
+      onBatch(whole, 0);
+    } else onBatch(chunk, at);
     pos += size;
   }
 }

@@ -3,6 +3,7 @@ import type { TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import type { Log } from './log.js';
 import type { Clock, LogConfig } from './config.js';
+import type { BatchMetadata } from './producer-state-manager.js';
 
 export interface LogOptions {
   /** The partition directory `<log.dir>/<topic>-<partition>`. */
@@ -47,4 +48,34 @@ export interface LogAppendInfo {
   recordCount: number;
   batchCount: number;
   validBytes: number;
+}
+
+/** The answer to an append of no batches. */
+export function emptyAppendInfo(next: bigint, logStartOffset: bigint): LogAppendInfo {
+  return {
+    firstOffset: next,
+    lastOffset: next - 1n,
+    maxTimestamp: -1n,
+    offsetOfMaxTimestamp: -1n,
+    logAppendTime: -1n,
+    logStartOffset,
+    recordCount: 0,
+    batchCount: 0,
+    validBytes: 0,
+  };
+}
+
+/** Kafka's answer to a duplicate batch: the cached batch's offsets and timestamp, nothing written. */
+export function duplicateAppendInfo(d: BatchMetadata, logStartOffset: bigint, logAppendTime: boolean): LogAppendInfo {
+  return {
+    firstOffset: d.firstOffset,
+    lastOffset: d.lastOffset,
+    maxTimestamp: BigInt(d.timestamp),
+    offsetOfMaxTimestamp: d.lastOffset,
+    logAppendTime: logAppendTime ? BigInt(d.timestamp) : -1n,
+    logStartOffset,
+    recordCount: 0,
+    batchCount: 0,
+    validBytes: 0,
+  };
 }

@@ -1,7 +1,9 @@
 /**
- * Log: one partition's replica on disk (Kafka's UnifiedLog + LocalLog without tiered storage or
- * transactions). Its producer state (idempotent producers, `producer-state-manager.ts`) is checked and
- * updated under the same lock as appends, and rebuilt when the log loads or is truncated.
+ * Log: one partition's replica on disk (Kafka's UnifiedLog + LocalLog without tiered storage). Its
+ * producer state (idempotent and transactional producers, `producer-state-manager.ts`) is checked
+ * and updated under the same lock as appends, and rebuilt when the log loads or is truncated;
+ * aborted transactions go to the segments' `.txnindex` files (`log-transactions.ts`), and the last
+ * stable offset bounds read_committed reads.
  *
  * Segments are kept in an array ordered by base offset (copy-on-write, so readers iterate a stable
  * snapshot while appends, rolls, retention and truncation replace it). Mutations run one at a time
@@ -16,14 +18,16 @@ import { LogClosedError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordBa
 import { FileRecordsSlice } from './file-records.js';
 import { UNDEFINED_EPOCH_OFFSET, type EpochEndOffset, type LeaderEpochFileCache } from './leader-epoch-cache.js';
 import { LogLoader, maxBig, minBig, type LoadedLog } from './loader.js';
-import type { LogAppendInfo, LogOptions, TruncationListener } from './log-types.js';
+import { duplicateAppendInfo, emptyAppendInfo, type LogAppendInfo, type LogOptions, type TruncationListener } from './log-types.js';
 import { ListOffsetsTimestamp, fetchOffsetByTimestamp, type OffsetForTimestamp } from './list-offsets.js';
 import { planRetention } from './retention.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { planSegmentReplacement } from './segment-swap.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { RecentBatches } from './recent-batches.js';
-import { ProducerStateManager, type BatchMetadata } from './producer-state-manager.js';
+import { ProducerStateManager, type LeaderAppendOrigin } from './producer-state-manager.js';
+import { abortedTransactionsForRead, carryOverAbortedTxns, collectAbortedTransactions, floorSegment, indexCompletedTxns } from './log-transactions.js';
+import type { AbortedTxn } from './transaction-index.js';
 
 export type { LogAppendInfo, LogOptions, TruncationListener };
 export { ListOffsetsTimestamp, type OffsetForTimestamp };
@@ -77,6 +81,7 @@ export class Log {
     const active = this.activeSegment;
     this.nextOffsetMeta = { messageOffset: loaded.nextOffset, segmentBaseOffset: active.baseOffset, relativePositionInSegment: active.size };
     this.hw = this.clampHighWatermark(opts.highWatermark ?? this.startOffset);
+    producerState.onHighWatermarkUpdated(this.hw);
     this.lastFlush = clock.now();
     this.deleter = new SegmentDeleter(logger, () => this.flushChain);
   }
@@ -101,6 +106,8 @@ export class Log {
       loaded.segments,
       loaded.logStartOffset,
       loaded.nextOffset,
+      // recovered segments (the last ones) get their transaction indexes rebuilt
+      loaded.recoveredSegments > 0 ? loaded.segments[Math.max(0, loaded.segments.length - loaded.recoveredSegments)]?.baseOffset : undefined,
     );
     const log = new Log(opts.dir, opts.topicPartition, loaded, opts, clock, logger, producerState);
     logger.info(
@@ -142,6 +149,11 @@ export class Log {
   }
   get highWatermark(): bigint {
     return this.hw;
+  }
+  /** Kafka's lastStableOffset: the first unstable offset when below the high watermark, else the high watermark. */
+  get lastStableOffset(): bigint {
+    const first = this.producerState.firstUnstableOffset;
+    return first !== null && first < this.hw ? first : this.hw;
   }
   get lastFlushTime(): number {
     return this.lastFlush;
@@ -189,6 +201,7 @@ export class Log {
   /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
   updateHighWatermark(offset: bigint): bigint {
     this.hw = this.clampHighWatermark(offset);
+    this.producerState.onHighWatermarkUpdated(this.hw);
     return this.hw;
   }
 
@@ -207,7 +220,7 @@ export class Log {
    * producer's last 5 batches is not written and the answer carries the original offsets;
    * INVALID_PRODUCER_EPOCH / OUT_OF_ORDER_SEQUENCE_NUMBER are thrown as KafkaError.
    */
-  async appendAsLeader(records: Buffer, leaderEpoch: number, opts: { verifyCrc?: boolean } = {}): Promise<LogAppendInfo> {
+  async appendAsLeader(records: Buffer, leaderEpoch: number, opts: { verifyCrc?: boolean; origin?: LeaderAppendOrigin } = {}): Promise<LogAppendInfo> {
     const summary = analyzeRecords(records, { maxMessageBytes: this.cfg.maxMessageBytes, verifyCrc: opts.verifyCrc ?? false });
     if (records.length > this.cfg.segmentBytes) {
       throw new RecordBatchTooLargeError(`Append of ${records.length} bytes to ${this.name} exceeds segment.bytes (${this.cfg.segmentBytes})`);
@@ -215,9 +228,9 @@ export class Log {
     return this.locked(async () => {
       this.ensureOpen();
       const firstOffset = this.logEndOffset;
-      if (summary.batchCount === 0) return this.emptyAppendInfo(firstOffset);
-      const duplicate = this.producerState.checkLeaderAppend(records);
-      if (duplicate) return this.duplicateAppendInfo(duplicate);
+      if (summary.batchCount === 0) return emptyAppendInfo(firstOffset, this.startOffset);
+      const duplicate = this.producerState.checkLeaderAppend(records, opts.origin);
+      if (duplicate) return duplicateAppendInfo(duplicate, this.startOffset, this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME);
       const logAppendTime = this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? this.clock.now() : -1;
       const { lastOffset, maxTimestamp: maxTs, offsetOfMaxTimestamp: offsetOfMaxTs } = assignOffsetsInPlace(records, firstOffset, leaderEpoch, logAppendTime);
       // no await where nothing is waited for (a roll, a large write, a new epoch entry): each would
@@ -229,7 +242,8 @@ export class Log {
       if (written) await written;
       this.recent.record(segment, position, records);
       this.advanceLogEnd(lastOffset + 1n, segment);
-      this.producerState.update(records, this.logEndOffset);
+      const completed = this.producerState.update(records, this.logEndOffset);
+      if (completed) await indexCompletedTxns(segment, completed);
       if (leaderEpoch >= 0 && !this.epochCurrent(leaderEpoch, firstOffset)) await this.epochs.assign(leaderEpoch, firstOffset);
       return {
         firstOffset,
@@ -258,7 +272,7 @@ export class Log {
     }
     return this.locked(async () => {
       this.ensureOpen();
-      if (summary.batchCount === 0) return this.emptyAppendInfo(this.logEndOffset);
+      if (summary.batchCount === 0) return emptyAppendInfo(this.logEndOffset, this.startOffset);
       if (summary.firstOffset < this.logEndOffset) {
         throw new UnexpectedAppendOffsetError(
           `Unexpected offset in append to ${this.name}. First offset ${summary.firstOffset} is less than the next offset ${this.logEndOffset}. ` +
@@ -275,7 +289,8 @@ export class Log {
       await segment.append(summary.lastOffset, summary.maxTimestamp, summary.offsetOfMaxTimestamp, records);
       this.recent.record(segment, position, records);
       this.advanceLogEnd(summary.lastOffset + 1n, segment);
-      this.producerState.update(records, this.logEndOffset);
+      const completed = this.producerState.update(records, this.logEndOffset);
+      if (completed) await indexCompletedTxns(segment, completed);
       for (let pos = 0; pos < records.length;) {
         const epoch = records.readInt32BE(pos + PARTITION_LEADER_EPOCH_OFFSET);
         if (epoch >= 0) await this.maybeAssignEpoch(epoch, records.readBigInt64BE(pos + BASE_OFFSET_OFFSET));
@@ -293,35 +308,6 @@ export class Log {
         validBytes: records.length,
       };
     });
-  }
-
-  private emptyAppendInfo(next: bigint): LogAppendInfo {
-    return {
-      firstOffset: next,
-      lastOffset: next - 1n,
-      maxTimestamp: -1n,
-      offsetOfMaxTimestamp: -1n,
-      logAppendTime: -1n,
-      logStartOffset: this.startOffset,
-      recordCount: 0,
-      batchCount: 0,
-      validBytes: 0,
-    };
-  }
-
-  /** Kafka's answer to a duplicate batch: the cached batch's offsets and timestamp, nothing written. */
-  private duplicateAppendInfo(d: BatchMetadata): LogAppendInfo {
-    return {
-      firstOffset: d.firstOffset,
-      lastOffset: d.lastOffset,
-      maxTimestamp: BigInt(d.timestamp),
-      offsetOfMaxTimestamp: d.lastOffset,
-      logAppendTime: this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? BigInt(d.timestamp) : -1n,
-      logStartOffset: this.startOffset,
-      recordCount: 0,
-      batchCount: 0,
-      validBytes: 0,
-    };
   }
 
   private async maybeAssignEpoch(epoch: number, startOffset: bigint): Promise<void> {
@@ -439,7 +425,7 @@ export class Log {
       // Kafka answers beyond the bound with "message offset only" metadata (segment and position unknown).
       return empty(startOffset === bound.messageOffset ? bound : { messageOffset: startOffset, segmentBaseOffset: -1n, relativePositionInSegment: -1 });
     }
-    const first = floorIndex(segs, startOffset);
+    const first = floorSegment(segs, startOffset);
     const known = this.recentBatch(startOffset, segs, first);
     for (let i = first; i < segs.length; i++) {
       const seg = segs[i] as LogSegment;
@@ -455,12 +441,26 @@ export class Log {
     return empty(leo);
   }
 
+  /**
+   * A read_committed read (Kafka's FetchIsolation TXN_COMMITTED): up to the last stable offset, with
+   * the aborted transactions overlapping the bytes read.
+   */
+  async readCommitted(startOffset: bigint, maxBytes: number, minOneMessage = false): Promise<FetchDataInfo & { abortedTransactions: AbortedTxn[] }> {
+    const info = await this.read(startOffset, maxBytes, this.lastStableOffset, minOneMessage);
+    return { ...info, abortedTransactions: await abortedTransactionsForRead(this.segs, startOffset, info, this.logEndOffset) };
+  }
+
+  /** The aborted transactions overlapping [startOffset, upperBoundOffset) (Kafka's collectAbortedTransactions). */
+  collectAbortedTransactions(startOffset: bigint, upperBoundOffset: bigint): Promise<AbortedTxn[]> {
+    return collectAbortedTransactions(this.segs, startOffset, upperBoundOffset);
+  }
+
   /** Position metadata of `offset` (the batch holding it), cached for the high watermark. */
   private async offsetMetadata(offset: bigint, segs: LogSegment[]): Promise<LogOffsetMetadata> {
     const cached = this.boundCache;
     if (cached && cached.segments === segs && cached.meta.messageOffset === offset) return cached.meta;
     let meta: LogOffsetMetadata | null = null;
-    const first = floorIndex(segs, offset);
+    const first = floorSegment(segs, offset);
     const known = this.recentBatch(offset, segs, first);
     if (known) meta = { messageOffset: offset, segmentBaseOffset: known.segment.baseOffset, relativePositionInSegment: known.position };
     for (let i = Math.max(0, first); i < segs.length && !meta; i++) {
@@ -565,6 +565,7 @@ export class Log {
       if (newLogStartOffset <= this.startOffset) return false;
       this.log.info({ logStartOffset: newLogStartOffset.toString(), reason }, 'incremented log start offset');
       this.startOffset = newLogStartOffset;
+      this.producerState.onLogStartOffsetIncremented(newLogStartOffset);
       await this.epochs.truncateFromStart(newLogStartOffset);
       return true;
     });
@@ -611,6 +612,7 @@ export class Log {
       this.recoveryPt = minBig(this.recoveryPt, this.logEndOffset);
       this.hw = minBig(this.hw, this.logEndOffset);
       await this.producerState.truncateAndReload(this.segs, this.startOffset, this.logEndOffset);
+      this.producerState.onHighWatermarkUpdated(this.hw);
       return true;
     });
   }
@@ -672,6 +674,7 @@ export class Log {
       const plan = planSegmentReplacement(this.segs, newSegments, oldSegments);
       if (!plan) return false;
       const sortedNew = [...newSegments].sort((a, b) => (a.baseOffset < b.baseOffset ? -1 : 1));
+      await carryOverAbortedTxns(oldSegments, sortedNew);
       for (const s of [...sortedNew].reverse()) await s.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
       this.segs = plan;
       this.boundCache = null;
@@ -732,16 +735,4 @@ export class Log {
 
 function empty(meta: LogOffsetMetadata): FetchDataInfo {
   return { fetchOffsetMetadata: meta, records: FileRecordsSlice.EMPTY, firstEntryIncomplete: false };
-}
-
-/** Index of the last segment with baseOffset <= offset (0 if none). */
-function floorIndex(segs: readonly LogSegment[], offset: bigint): number {
-  let lo = 0;
-  let hi = segs.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if ((segs[mid] as LogSegment).baseOffset <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }

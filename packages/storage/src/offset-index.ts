@@ -82,6 +82,16 @@ export class OffsetIndex extends AbstractIndex {
     return { offset: this.baseOffset + BigInt(b.readInt32BE(at)), position: b.readInt32BE(at + 4) };
   }
 
+  /**
+   * Kafka's fetchUpperBoundOffset: the offset of the first entry at or after file position
+   * `position` (a batch not read when a read ends there), or null when there is none.
+   */
+  fetchUpperBoundOffset(position: number): bigint | null {
+    const b = this.data;
+    const slot = this.smallestUpperBoundSlot(position, (s) => b.readInt32BE(s * OFFSET_INDEX_ENTRY_SIZE + 4));
+    return slot < 0 || slot >= this.count ? null : this.entry(slot).offset;
+  }
+
   /** Removes every entry whose offset is >= `offset`. */
   truncateTo(offset: bigint): void {
     const rel = offset - this.baseOffset;

@@ -23,12 +23,23 @@
  *    accepted. Kafka 2.5+ no longer answers UNKNOWN_PRODUCER_ID here (KIP-360 moved the recovery to
  *    the client), so neither does Samsa.
  * Followers and log replay take batches as they are (no checks; an older epoch replaces the newer
- * one, as Kafka's Replication origin does).
+ * one, as Kafka's Replication origin does). Origin Coordinator skips the sequence checks (rules 3-4).
+ *
+ * Transactions (KIP-98, Kafka 3.x ProducerAppendInfo): a transactional data batch of a producer with
+ * no open transaction starts one (`currentTxnFirstOffset`, `producer-transactions.ts`); a COMMIT or
+ * ABORT marker (control batch) ends it and records the coordinator epoch. Leader checks: a
+ * non-transactional batch while the producer's transaction is open is INVALID_TXN_STATE; a marker
+ * with an older producer epoch is INVALID_PRODUCER_EPOCH, one with an older coordinator epoch
+ * TRANSACTION_COORDINATOR_FENCED. `update` answers the completed transactions with the LSO Kafka
+ * writes to the transaction index for aborted ones; a rebuild with `txnIndexFrom` (recovery after an
+ * unclean shutdown) rewrites the `.txnindex` files of the segments from that offset.
  */
 import type { Logger } from 'pino';
 import { KafkaError } from '@samsa/protocol';
 import { scanSegmentHeaders, positionOf } from './log-scan.js';
-import { NO_PRODUCER_EPOCH, NO_SEQUENCE, batchSizeAt, decrementSequence, inSequence, isIdempotentDataBatch, readProducerBatch } from './batch-fields.js';
+import { NO_PRODUCER_EPOCH, NO_SEQUENCE, batchSizeAt, decrementSequence, hasProducerId, inSequence, readMarkerAt, readProducerBatch } from './batch-fields.js';
+import { ProducerTransactions, type CompletedTxn } from './producer-transactions.js';
+import type { AbortedTxn } from './transaction-index.js';
 import { CorruptSnapshotError, deleteSnapshotFile, listSnapshotOffsets, readSnapshotFile, writeSnapshotFile, type SnapshotEntry } from './snapshot.js';
 import type { LogSegment } from './segment.js';
 
@@ -47,10 +58,29 @@ export interface BatchMetadata {
   timestamp: number;
 }
 
+/** A completed transaction with the LSO recorded for it in the transaction index when aborted. */
+export interface TxnCompletion extends CompletedTxn {
+  lastStableOffset: bigint;
+}
+
+/** Who appends as leader: a producer, or a coordinator (markers; no sequence checks). */
+export type LeaderAppendOrigin = 'client' | 'coordinator';
+
+interface PendingProducer {
+  epoch: number;
+  lastSeq: number;
+  inTxn: boolean;
+  coordinatorEpoch: number;
+}
+
 /** What Kafka keeps per producer id. */
 export class ProducerStateEntry {
   /** Oldest first, at most NUM_BATCHES_TO_RETAIN, all of `producerEpoch`. */
   readonly batches: BatchMetadata[] = [];
+  /** First offset of the producer's open transaction, -1 when none. */
+  currentTxnFirstOffset = -1n;
+  /** Epoch of the coordinator that wrote the producer's last marker, -1 before any. */
+  coordinatorEpoch = -1;
 
   constructor(
     readonly producerId: bigint,
@@ -101,6 +131,7 @@ export interface ProducerStateOptions {
 
 export class ProducerStateManager {
   private readonly producers = new Map<bigint, ProducerStateEntry>();
+  private readonly txns = new ProducerTransactions();
   /** Offsets of the snapshot files on disk, ascending. */
   private snapshots: bigint[];
   /** The state covers the log up to here (exclusive): the log end offset once loaded. */
@@ -122,9 +153,16 @@ export class ProducerStateManager {
    * Builds the state of a freshly loaded log whose segments (recovered, ascending) hold
    * [logStartOffset, logEndOffset): from the latest snapshot in range, then a header scan.
    */
-  static async load(o: ProducerStateOptions, segments: readonly LogSegment[], logStartOffset: bigint, logEndOffset: bigint): Promise<ProducerStateManager> {
+  static async load(
+    o: ProducerStateOptions,
+    segments: readonly LogSegment[],
+    logStartOffset: bigint,
+    logEndOffset: bigint,
+    /** The first recovered segment's base offset after an unclean shutdown: its and later `.txnindex` files are rebuilt. */
+    txnIndexFrom?: bigint,
+  ): Promise<ProducerStateManager> {
     const m = new ProducerStateManager(o, await listSnapshotOffsets(o.dir));
-    await m.rebuild(segments, logStartOffset, logEndOffset);
+    await m.rebuild(segments, logStartOffset, logEndOffset, txnIndexFrom);
     return m;
   }
 
@@ -146,75 +184,160 @@ export class ProducerStateManager {
     return this.snapshots;
   }
 
+  /** Ongoing and unreplicated transactions. */
+  get transactions(): ProducerTransactions {
+    return this.txns;
+  }
+
+  /** Smallest first offset of an ongoing or not yet replicated transaction (null when none). */
+  get firstUnstableOffset(): bigint | null {
+    return this.txns.firstUnstableOffset;
+  }
+
+  /** Transactions completed below the new high watermark are stable. */
+  onHighWatermarkUpdated(highWatermark: bigint): void {
+    this.txns.removeUnreplicatedBelow(highWatermark);
+  }
+
+  onLogStartOffsetIncremented(logStartOffset: bigint): void {
+    this.txns.removeUnreplicatedBelow(logStartOffset);
+  }
+
   // ---- appends -----------------------------------------------------------------------------
 
   /**
    * The leader's checks for records about to be appended (see the rules above). Returns the cached
    * metadata of a duplicate batch (the caller appends nothing and answers with its offsets), null
    * when the records may be appended, or throws KafkaError INVALID_PRODUCER_EPOCH /
-   * OUT_OF_ORDER_SEQUENCE_NUMBER. Looks at batch headers only.
+   * OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_TXN_STATE / TRANSACTION_COORDINATOR_FENCED. Looks at
+   * batch headers only (and at the record of a marker).
    */
-  checkLeaderAppend(records: Buffer): BatchMetadata | null {
+  checkLeaderAppend(records: Buffer, origin: LeaderAppendOrigin = 'client'): BatchMetadata | null {
     // several batches of one producer in one append chain on each other (Produce v3+ sends one)
-    let pending: Map<bigint, { epoch: number; lastSeq: number }> | undefined;
+    let pending: Map<bigint, PendingProducer> | undefined;
     for (let pos = 0; pos < records.length;) {
       const size = batchSizeAt(records, pos);
-      if (isIdempotentDataBatch(records, pos)) {
+      if (hasProducerId(records, pos)) {
         const b = readProducerBatch(records, pos);
         const entry = this.producers.get(b.producerId);
-        const duplicate = entry?.findDuplicate(b.producerEpoch, b.firstSeq, b.lastSeq);
-        if (duplicate) return duplicate;
         const p = pending?.get(b.producerId);
         const knownEpoch = entry?.producerEpoch ?? NO_PRODUCER_EPOCH;
         const currentEpoch = p?.epoch ?? knownEpoch;
+        const coordinatorEpoch = p?.coordinatorEpoch ?? entry?.coordinatorEpoch ?? -1;
+        const inTxn = p ? p.inTxn : (entry?.currentTxnFirstOffset ?? -1n) >= 0n;
+        const currentLastSeq = p ? p.lastSeq : entry && b.producerEpoch === entry.producerEpoch ? entry.lastSeq : NO_SEQUENCE;
         const at = `at offset ${this.lastMapOffset} in partition ${this.o.name}`;
+        if (!b.isControl && origin === 'client') {
+          const duplicate = entry?.findDuplicate(b.producerEpoch, b.firstSeq, b.lastSeq);
+          if (duplicate) return duplicate;
+        }
         if (b.producerEpoch < currentEpoch) {
           throw new KafkaError(
             'INVALID_PRODUCER_EPOCH',
             `Epoch of producer ${b.producerId} ${at} is ${b.producerEpoch}, which is smaller than the last seen epoch ${currentEpoch}`,
           );
         }
-        if (b.producerEpoch !== currentEpoch) {
-          if (b.firstSeq !== 0 && currentEpoch !== NO_PRODUCER_EPOCH) {
+        let next: PendingProducer;
+        if (b.isControl) {
+          const marker = readMarkerAt(records, pos);
+          if (marker && coordinatorEpoch > marker.coordinatorEpoch) {
             throw new KafkaError(
-              'OUT_OF_ORDER_SEQUENCE_NUMBER',
-              `Invalid sequence number for new epoch of producer ${b.producerId} ${at}: ${b.producerEpoch} (request epoch), ${b.firstSeq} (seq. number), ${currentEpoch} (current producer epoch)`,
+              'TRANSACTION_COORDINATOR_FENCED',
+              `Invalid coordinator epoch for producerId ${b.producerId} ${at}: ${marker.coordinatorEpoch} (zombie), ${coordinatorEpoch} (current)`,
             );
           }
+          const lastSeq = b.producerEpoch === currentEpoch ? currentLastSeq : NO_SEQUENCE;
+          next = marker
+            ? { epoch: b.producerEpoch, lastSeq, inTxn: false, coordinatorEpoch: marker.coordinatorEpoch }
+            : { epoch: currentEpoch, lastSeq: currentLastSeq, inTxn, coordinatorEpoch };
         } else {
-          const currentLastSeq = p ? p.lastSeq : entry && b.producerEpoch === entry.producerEpoch ? entry.lastSeq : NO_SEQUENCE;
-          if (knownEpoch !== NO_PRODUCER_EPOCH && !inSequence(currentLastSeq, b.firstSeq)) {
-            throw new KafkaError(
-              'OUT_OF_ORDER_SEQUENCE_NUMBER',
-              `Out of order sequence number for producer ${b.producerId} ${at}: ${b.firstSeq} (incoming seq. number), ${currentLastSeq} (current end sequence number)`,
-            );
+          if (origin === 'client') this.checkSequence(b.producerId, b.producerEpoch, b.firstSeq, currentEpoch, knownEpoch, currentLastSeq, at);
+          if (inTxn && !b.isTransactional) {
+            throw new KafkaError('INVALID_TXN_STATE', `Expected transactional write from producer ${b.producerId} ${at}`);
           }
+          next = { epoch: b.producerEpoch, lastSeq: b.lastSeq, inTxn: inTxn || b.isTransactional, coordinatorEpoch };
         }
-        if (pos + size < records.length) (pending ??= new Map()).set(b.producerId, { epoch: b.producerEpoch, lastSeq: b.lastSeq });
+        if (pos + size < records.length) (pending ??= new Map()).set(b.producerId, next);
       }
       pos += size;
     }
     return null;
   }
 
+  private checkSequence(
+    producerId: bigint,
+    epoch: number,
+    firstSeq: number,
+    currentEpoch: number,
+    knownEpoch: number,
+    currentLastSeq: number,
+    at: string,
+  ): void {
+    if (epoch !== currentEpoch) {
+      if (firstSeq !== 0 && currentEpoch !== NO_PRODUCER_EPOCH) {
+        throw new KafkaError(
+          'OUT_OF_ORDER_SEQUENCE_NUMBER',
+          `Invalid sequence number for new epoch of producer ${producerId} ${at}: ${epoch} (request epoch), ${firstSeq} (seq. number), ${currentEpoch} (current producer epoch)`,
+        );
+      }
+    } else if (knownEpoch !== NO_PRODUCER_EPOCH && !inSequence(currentLastSeq, firstSeq)) {
+      throw new KafkaError(
+        'OUT_OF_ORDER_SEQUENCE_NUMBER',
+        `Out of order sequence number for producer ${producerId} ${at}: ${firstSeq} (incoming seq. number), ${currentLastSeq} (current end sequence number)`,
+      );
+    }
+  }
+
   /**
    * Records the producer batches of records just appended (offsets assigned) and moves the map end
    * to `nextOffset` (the log end offset). Leader and follower appends alike; no checks.
    */
-  update(records: Buffer, nextOffset: bigint): void {
-    for (let pos = 0; pos < records.length; pos += batchSizeAt(records, pos)) this.applyBatch(records, pos);
+  update(records: Buffer, nextOffset: bigint): TxnCompletion[] | null {
+    let done: TxnCompletion[] | null = null;
+    for (let pos = 0; pos < records.length; pos += batchSizeAt(records, pos)) {
+      const completed = this.applyBatch(records, pos);
+      if (completed) (done ??= []).push(this.completeTxn(completed));
+    }
     this.lastMapOffset = nextOffset;
+    return done;
   }
 
-  private applyBatch(buf: Buffer, pos: number): void {
-    if (!isIdempotentDataBatch(buf, pos)) return;
+  /** Kafka's lastStableOffset(completedTxn) then completeTxn: the transaction leaves the ongoing set. */
+  private completeTxn(c: CompletedTxn): TxnCompletion {
+    const lastStableOffset = this.txns.lastStableOffset(c);
+    if (!this.txns.complete(c)) {
+      this.o.logger?.warn({ producerId: c.producerId.toString(), firstOffset: c.firstOffset.toString() }, 'completed a transaction that was not ongoing');
+    }
+    return { ...c, lastStableOffset };
+  }
+
+  /** Applies one batch to its producer's entry; a marker that ends a transaction answers it. */
+  private applyBatch(buf: Buffer, pos: number): CompletedTxn | null {
+    if (!hasProducerId(buf, pos)) return null;
     const b = readProducerBatch(buf, pos);
     let e = this.producers.get(b.producerId);
     if (!e) {
       e = new ProducerStateEntry(b.producerId);
       this.producers.set(b.producerId, e);
     }
+    if (b.isControl) {
+      const marker = readMarkerAt(buf, pos);
+      // an empty control batch: the cleaner removed its transaction
+      if (!marker) return null;
+      const first = e.currentTxnFirstOffset;
+      e.maybeUpdateProducerEpoch(b.producerEpoch);
+      e.currentTxnFirstOffset = -1n;
+      e.coordinatorEpoch = marker.coordinatorEpoch;
+      e.lastTimestamp = marker.timestamp;
+      // a marker with no data before it changes nothing for readers (Kafka emits no CompletedTxn)
+      return first >= 0n ? { producerId: b.producerId, firstOffset: first, lastOffset: b.firstOffset, isAborted: !marker.commit } : null;
+    }
     e.addBatch(b.producerEpoch, { firstSeq: b.firstSeq, lastSeq: b.lastSeq, firstOffset: b.firstOffset, lastOffset: b.lastOffset, timestamp: b.maxTimestamp });
+    if (b.isTransactional && e.currentTxnFirstOffset < 0n) {
+      e.currentTxnFirstOffset = b.firstOffset;
+      this.txns.start(b.producerId, b.firstOffset);
+    }
+    return null;
   }
 
   // ---- log events --------------------------------------------------------------------------
@@ -242,6 +365,7 @@ export class ProducerStateManager {
   /** Every segment was replaced by an empty one at `offset`. */
   async truncateFullyAndStartAt(offset: bigint): Promise<void> {
     this.producers.clear();
+    this.txns.clear();
     for (const s of this.snapshots) await deleteSnapshotFile(this.o.dir, s);
     this.snapshots = [];
     this.lastSnapOffset = 0n;
@@ -259,8 +383,9 @@ export class ProducerStateManager {
     for (const [id, e] of this.producers) if (this.isExpired(now, e)) this.producers.delete(id);
   }
 
-  private isExpired(now: number, e: { lastTimestamp: number }): boolean {
-    return now - e.lastTimestamp >= this.expirationMs;
+  /** Producers with an open transaction never expire (Kafka's isProducerExpired). */
+  private isExpired(now: number, e: { lastTimestamp: number; currentTxnFirstOffset: bigint }): boolean {
+    return e.currentTxnFirstOffset < 0n && now - e.lastTimestamp >= this.expirationMs;
   }
 
   // ---- snapshots ---------------------------------------------------------------------------
@@ -279,8 +404,8 @@ export class ProducerStateManager {
         lastOffset: last?.lastOffset ?? -1n,
         offsetDelta: last ? Number(last.lastOffset - last.firstOffset) : 0,
         timestamp: e.lastTimestamp,
-        coordinatorEpoch: -1,
-        currentTxnFirstOffset: -1n,
+        coordinatorEpoch: e.coordinatorEpoch,
+        currentTxnFirstOffset: e.currentTxnFirstOffset,
       });
     }
     this.lastSnapOffset = offset;
@@ -306,9 +431,13 @@ export class ProducerStateManager {
       try {
         const entries = await readSnapshotFile(this.o.dir, latest);
         const now = this.now();
+        const open: { producerId: bigint; firstOffset: bigint }[] = [];
         for (const s of entries) {
           const e = new ProducerStateEntry(s.producerId, s.producerEpoch, s.timestamp);
+          e.coordinatorEpoch = s.coordinatorEpoch;
+          e.currentTxnFirstOffset = s.currentTxnFirstOffset;
           if (this.isExpired(now, e)) continue;
+          if (e.currentTxnFirstOffset >= 0n) open.push({ producerId: s.producerId, firstOffset: e.currentTxnFirstOffset });
           if (s.lastOffset >= 0n) {
             e.batches.push({
               firstSeq: decrementSequence(s.lastSequence, s.offsetDelta),
@@ -320,6 +449,7 @@ export class ProducerStateManager {
           }
           this.producers.set(s.producerId, e);
         }
+        this.txns.restore(open);
         this.lastSnapOffset = latest;
         this.lastMapOffset = latest;
         return;
@@ -338,11 +468,18 @@ export class ProducerStateManager {
    * there to the log end; snapshots are taken at the bases of the last two segments on the way and
    * at the log end. A log with no producers whose end did not move past the state skips the scan.
    */
-  private async rebuild(segments: readonly LogSegment[], logStartOffset: bigint, logEndOffset: bigint): Promise<void> {
+  private async rebuild(segments: readonly LogSegment[], logStartOffset: bigint, logEndOffset: bigint, txnIndexFrom?: bigint): Promise<void> {
     const emptyBefore = this.producers.size === 0 && this.lastMapOffset >= logEndOffset;
     for (const s of [...this.snapshots]) if (s > logEndOffset || s <= logStartOffset) await this.removeSnapshot(s);
+    if (txnIndexFrom !== undefined) {
+      // Kafka's recoverSegment: the state as of the first recovered segment, replayed over it and
+      // the segments after it, rebuilding their transaction indexes
+      for (const s of [...this.snapshots]) if (s > txnIndexFrom) await this.removeSnapshot(s);
+      for (const seg of segments) if (seg.baseOffset >= txnIndexFrom) await seg.txnIndex.reset();
+    }
     if (logEndOffset !== this.lastMapOffset) {
       this.producers.clear();
+      this.txns.clear();
       await this.loadFromSnapshot(logStartOffset);
     } else {
       this.lastSnapOffset = this.snapshots.at(-1) ?? logStartOffset;
@@ -363,7 +500,15 @@ export class ProducerStateManager {
         if (from === seg.baseOffset && snapshotAt.has(seg.baseOffset)) await this.takeSnapshot();
         const position = await positionOf(seg, from);
         if (position === null) continue;
-        await scanSegmentHeaders(seg, position, logEndOffset, (buf, at) => this.applyBatch(buf, at));
+        const aborted: AbortedTxn[] = [];
+        await scanSegmentHeaders(seg, position, logEndOffset, (buf, at) => {
+          const completed = this.applyBatch(buf, at);
+          if (!completed) return;
+          const t = this.completeTxn(completed);
+          if (t.isAborted)
+            aborted.push({ producerId: t.producerId, firstOffset: t.firstOffset, lastOffset: t.lastOffset, lastStableOffset: t.lastStableOffset });
+        });
+        if (txnIndexFrom !== undefined && seg.baseOffset >= txnIndexFrom) for (const t of aborted) await seg.txnIndex.append(t);
         scanned++;
       }
       this.o.logger?.info(

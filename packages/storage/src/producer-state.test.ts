@@ -238,8 +238,18 @@ describe('producer state (replicas, load, truncation)', () => {
     expect(bases.length).toBeGreaterThan(3);
     // every roll snapshotted the state at the new segment's base offset
     expect(a.producerState.snapshotOffsets).toEqual(bases.slice(1));
+    // a crash after the last roll's flush: recovery (and its producer state replay, which rebuilds
+    // the recovered segments' transaction indexes) starts at the active segment
+    await a.flush(bases.at(-1));
     const { logger, lines } = capturingLogger();
-    const b = await Log.open({ dir: partDir(), topicPartition: { topic: 'idem', partition: 0 }, config: a.config, clock, logger });
+    const b = await Log.open({
+      dir: partDir(),
+      topicPartition: { topic: 'idem', partition: 0 },
+      config: a.config,
+      clock,
+      logger,
+      recoveryPoint: a.recoveryPoint,
+    });
     opened.push(b);
     expect(lines.find((l) => l['msg'] === 'rebuilt producer state from the log')?.['segmentsScanned']).toBe(1);
     // the snapshot brought the last batch before the active segment, the scan the ones in it

@@ -9,6 +9,7 @@ import type { LogSegment } from './segment.js';
 
 interface Pending {
   timer: NodeJS.Timeout | null;
+  started: boolean;
   done: Promise<void>;
   run: () => Promise<void>;
 }
@@ -34,11 +35,14 @@ export class SegmentDeleter {
     const done = new Promise<void>((r) => (resolve = r));
     const entry: Pending = {
       timer: null,
+      started: false,
       done,
       run: async () => {
         if (entry.timer) clearTimeout(entry.timer);
         entry.timer = null;
-        if (!this.pending.delete(entry)) return done;
+        // stays pending until the files are gone, so awaitAll also waits for a deletion under way
+        if (entry.started) return done;
+        entry.started = true;
         try {
           await this.beforeDelete();
           for (const s of segments) await s.deleteFiles();
@@ -46,6 +50,7 @@ export class SegmentDeleter {
         } catch (err) {
           this.logger.error({ err }, 'failed to delete segment files');
         } finally {
+          this.pending.delete(entry);
           resolve();
         }
       },

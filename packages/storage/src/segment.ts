@@ -1,5 +1,6 @@
 /**
- * LogSegment: one `<baseOffset 20 digits>.log` file with its `.index` and `.timeindex`.
+ * LogSegment: one `<baseOffset 20 digits>.log` file with its `.index`, `.timeindex` and (once a
+ * transaction aborts in it) `.txnindex`.
  *
  * Works on batch headers only: appends index every index.interval.bytes, reads translate an offset
  * to a file position (index lookup + forward header scan) and return a FileRecordsSlice instead of
@@ -17,11 +18,20 @@ import {
   searchBatchForTimestamp,
   type TimestampAndOffset,
 } from './batch-header.js';
-import { INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, filenamePrefixFromOffset, type Clock, type LogConfig } from './config.js';
+import {
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
+  filenamePrefixFromOffset,
+  type Clock,
+  type LogConfig,
+} from './config.js';
 import { CorruptIndexError, CorruptRecordError } from './errors.js';
 import { FileRecords, FileRecordsSlice, ScanStatus } from './file-records.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
+import { TransactionIndex } from './transaction-index.js';
 
 /** Where an offset lives: the offset, the base offset of its segment and the batch position in it. */
 export interface LogOffsetMetadata {
@@ -61,9 +71,10 @@ export interface RollParams {
   now: number;
 }
 
-export function segmentFilePaths(dir: string, baseOffset: bigint, suffix = ''): { log: string; index: string; timeIndex: string } {
+export function segmentFilePaths(dir: string, baseOffset: bigint, suffix = ''): { log: string; index: string; timeIndex: string; txnIndex: string } {
   const p = join(dir, filenamePrefixFromOffset(baseOffset));
-  return { log: `${p}${LOG_FILE_SUFFIX}${suffix}`, index: `${p}${INDEX_FILE_SUFFIX}${suffix}`, timeIndex: `${p}${TIME_INDEX_FILE_SUFFIX}${suffix}` };
+  const f = (ext: string) => `${p}${ext}${suffix}`;
+  return { log: f(LOG_FILE_SUFFIX), index: f(INDEX_FILE_SUFFIX), timeIndex: f(TIME_INDEX_FILE_SUFFIX), txnIndex: f(TXN_INDEX_FILE_SUFFIX) };
 }
 
 const RECOVERY_CHUNK = 1024 * 1024;
@@ -91,6 +102,8 @@ export class LogSegment {
     readonly log: FileRecords,
     readonly offsetIndex: OffsetIndex,
     readonly timeIndex: TimeIndex,
+    /** Aborted transactions whose markers are in this segment (`.txnindex`, created on first use). */
+    readonly txnIndex: TransactionIndex,
     opts: SegmentOptions,
     fresh: boolean,
   ) {
@@ -118,6 +131,7 @@ export class LogSegment {
       log,
       new OffsetIndex(paths.index, baseOffset, opts.config.maxIndexSize),
       new TimeIndex(paths.timeIndex, baseOffset, opts.config.maxIndexSize),
+      new TransactionIndex(paths.txnIndex, baseOffset),
       opts,
       true,
     );
@@ -136,6 +150,7 @@ export class LogSegment {
       log,
       new OffsetIndex(paths.index, baseOffset, opts.config.maxIndexSize),
       new TimeIndex(paths.timeIndex, baseOffset, opts.config.maxIndexSize),
+      new TransactionIndex(paths.txnIndex, baseOffset),
       opts,
       false,
     );
@@ -534,6 +549,7 @@ export class LogSegment {
     await this.ensureIndexes();
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
+    await this.txnIndex.truncateTo(offset);
     const removed = mapping ? await this.log.truncateTo(mapping.position) : 0;
     if (this.log.sizeInBytes === 0) {
       this.created = this.clock.now();
@@ -553,12 +569,14 @@ export class LogSegment {
     await this.log.flush();
     await this.offsetIndex.flush();
     await this.timeIndex.flush();
+    await this.txnIndex.flush();
   }
 
   async close(): Promise<void> {
     if (this.timeIndex.isWritable && this.maxTsKnown) this.timeIndex.maybeAppend(this.maxTs, this.offsetOfMaxTs, true);
     await this.offsetIndex.close();
     await this.timeIndex.close();
+    await this.txnIndex.close();
     await this.log.close();
   }
 
@@ -570,12 +588,14 @@ export class LogSegment {
     await this.log.renameTo(to.log);
     await this.offsetIndex.renameTo(to.index);
     await this.timeIndex.renameTo(to.timeIndex);
+    await this.txnIndex.renameTo(to.txnIndex);
   }
 
   /** Closes and removes the files. */
   async deleteFiles(): Promise<void> {
     await this.offsetIndex.deleteFile();
     await this.timeIndex.deleteFile();
+    await this.txnIndex.deleteIfExists();
     await this.log.deleteFile();
   }
 

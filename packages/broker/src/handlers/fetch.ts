@@ -13,8 +13,19 @@ const EPOCH_END = { epoch: -1, endOffset: -1n };
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 const NO_SNAPSHOT = { endOffset: -1n, epoch: -1 };
 const EMPTY = Buffer.alloc(0);
-/** No aborted transactions (no transactions are kept): one shared, frozen list for every answer. */
-const NO_ABORTED: FetchResponsePartition['abortedTransactions'] = Object.freeze([]) as unknown as FetchResponsePartition['abortedTransactions'];
+type AbortedTransactions = FetchResponsePartition['abortedTransactions'];
+/** A read_committed answer with no aborted transactions: one shared, frozen list. */
+const NO_ABORTED: AbortedTransactions = Object.freeze([]) as unknown as AbortedTransactions;
+
+/**
+ * Fetch v4+'s aborted_transactions, as Kafka answers it: null for read_uncommitted consumers,
+ * followers and errors; for read_committed consumers the aborted transactions of the range read.
+ */
+function abortedTransactionsOf(r: ReadResult): AbortedTransactions {
+  const list = r.data?.abortedTransactions;
+  if (!list || list.length === 0) return NO_ABORTED;
+  return list.map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
+}
 
 function partitionAnswer(
   partitionIndex: number,
@@ -59,7 +70,8 @@ function anyError(results: ReadResult[]): boolean {
 }
 
 /**
- * Fetch. Consumers read each partition from its leader log up to the high watermark; followers
+ * Fetch. Consumers read each partition from its leader log up to the high watermark (read_committed
+ * ones up to the last stable offset, with the aborted transactions of what they read); followers
  * (replica_id >= 0) read up to the log end offset and their fetch offset advances the ISR and the
  * high watermark. Both honour
  * max_bytes with KIP-74's first-batch rule; waits up to max_wait_ms for min_bytes. Record data is
@@ -96,11 +108,13 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       }
     }
     const follower = replicaId >= 0;
+    // isolation_level (v4+): 1 = READ_COMMITTED, up to the last stable offset; followers read to the log end
+    const readCommitted = !follower && v >= 4 && b.isolationLevel === 1;
     // Kafka bounds a consumer's fetch by what its consumer_byte_rate lets it take in one go
     // (getMaxValueInQuotaWindow): a larger response would always be throttled
     const quotaBytes = s.quotas && !follower ? s.quotas.fetch.maxValueInQuotaWindow(principalOf(ctx), ctx.clientId ?? '') : Infinity;
     const maxBytes = Math.min(v >= 3 ? b.maxBytes : 0x7fffffff, Math.max(1, Math.floor(Math.min(quotaBytes, 0x7fffffff))));
-    const read = () => (follower ? rm.readForFollower(replicaId, entries, maxBytes) : rm.readFromLocalLogs(entries, maxBytes));
+    const read = () => (follower ? rm.readForFollower(replicaId, entries, maxBytes) : rm.readFromLocalLogs(entries, maxBytes, readCommitted ? 1 : 0));
     const tRead = latencyTrace?.now() ?? 0;
     let results: ReadResult[] = await read();
     if (latencyTrace) latencyTrace.since(follower ? 'fetch.follower.read' : 'fetch.consumer.read', tRead);
@@ -118,7 +132,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
               resolve();
             }
           : resolve;
-        const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, done, excluded);
+        const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, done, excluded, readCommitted);
         rm.fetchPurgatory.tryCompleteElseWatch(
           op,
           entries.map((e) => topicPartitionKey(e)),
@@ -175,7 +189,8 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
           buffers.push(records);
           s.metrics?.fetched(name, records.length, follower);
         }
-        partitions.push(partitionAnswer(p.partition, r.errorCode, r, v >= 4 ? NO_ABORTED : null, records));
+        const aborted = readCommitted && r.errorCode === 0 ? abortedTransactionsOf(r) : null;
+        partitions.push(partitionAnswer(p.partition, r.errorCode, r, aborted, records));
       }
       responses.push({ topic: name ?? t.topic, topicId: useIds ? t.topicId : ZERO_UUID, partitions });
     }

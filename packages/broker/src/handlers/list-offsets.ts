@@ -10,9 +10,10 @@ function part(partitionIndex: number, errorCode: number): ListOffsetsResponsePar
 }
 
 /**
- * ListOffsets: -2 earliest (log start), -1 latest (the high watermark: what consumers can read),
- * otherwise the first offset whose timestamp is at or after the given time, below the high
- * watermark. Leader only. v0 answers in the old `oldStyleOffsets` form.
+ * ListOffsets: -2 earliest (log start), -1 latest (what consumers can read: the high watermark, the
+ * last stable offset for isolation_level 1 READ_COMMITTED, v2+), otherwise the first offset whose
+ * timestamp is at or after the given time, below that same bound (Kafka's fetchOffsetForTimestamp).
+ * Leader only. v0 answers in the old `oldStyleOffsets` form.
  */
 export const listOffsetsHandler: ApiHandler<2, BrokerServices> = {
   apiKey: 2,
@@ -30,20 +31,21 @@ export const listOffsetsHandler: ApiHandler<2, BrokerServices> = {
           if (!partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
           partition.checkLeaderEpoch(p.currentLeaderEpoch);
           const log = partition.log;
-          const hw = log.highWatermark;
+          const readCommitted = v >= 2 && req.body.isolationLevel === 1;
+          const lastFetchable = readCommitted ? log.lastStableOffset : log.highWatermark;
           let offset: bigint;
           let timestamp = -1n;
           let leaderEpoch = -1;
           if (p.timestamp === LATEST) {
             // replicas (replica_id >= 0) get the log end offset; clients only what is committed
-            offset = req.body.replicaId >= 0 ? log.logEndOffset : hw;
+            offset = req.body.replicaId >= 0 ? log.logEndOffset : lastFetchable;
             leaderEpoch = log.epochs.latestEpoch ?? -1;
           } else if (p.timestamp === EARLIEST) {
             offset = log.logStartOffset;
             leaderEpoch = log.epochs.epochForOffset(offset) ?? -1;
           } else {
             const found = await log.offsetForTimestamp(p.timestamp);
-            if (found && found.offset < hw) {
+            if (found && found.offset < lastFetchable) {
               offset = found.offset;
               timestamp = found.timestamp;
               leaderEpoch = found.leaderEpoch ?? -1;

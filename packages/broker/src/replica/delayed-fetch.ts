@@ -8,7 +8,8 @@ export interface FetchPartitionStatus {
 
 /**
  * Kafka's DelayedFetch: a fetch that found less than min_bytes waits up to max_wait_ms. It
- * completes early when enough new data is readable — past the high watermark for consumers, past
+ * completes early when enough new data is readable — past the high watermark for consumers (the
+ * last stable offset for read_committed ones), past
  * the log end offset for followers — or when a partition stops being led here (the re-read then
  * reports the error). Readable data is estimated in offsets, not bytes (exact for min_bytes = 1,
  * the default of every client and of replica.fetch.min.bytes).
@@ -22,6 +23,8 @@ export class DelayedFetch extends DelayedOperation {
     private readonly done: () => void,
     /** Partitions whose data does not count (a throttled follower over the leader's replication quota). */
     private readonly excluded: (p: Partition) => boolean = () => false,
+    /** A read_committed consumer: data counts up to the last stable offset. */
+    private readonly readCommitted = false,
   ) {
     super(timeoutMs);
   }
@@ -31,7 +34,7 @@ export class DelayedFetch extends DelayedOperation {
     for (const s of this.statuses) {
       const p = s.partition;
       if (!p || !p.isLeader || !p.log) return this.forceComplete();
-      const end = this.follower ? p.log.logEndOffset : p.highWatermark;
+      const end = this.follower ? p.log.logEndOffset : this.readCommitted ? p.log.lastStableOffset : p.highWatermark;
       if (end > s.fetchOffset) {
         if (!this.excluded(p)) available += Number(end - s.fetchOffset);
       } else if (end < s.fetchOffset) return this.forceComplete(); // truncated below the fetch offset: answer now

@@ -1,6 +1,12 @@
 import type { Logger } from 'pino';
 import { KafkaError, topicPartitionKey, type PartitionState } from '@samsa/protocol';
-import type { FetchDataInfo, Log, LogAppendInfo } from '@samsa/storage';
+import type { AbortedTxn, FetchDataInfo, Log, LogAppendInfo } from '@samsa/storage';
+import { AppendOrigin } from './produce-response.js';
+
+const COORDINATOR_APPEND = { origin: 'coordinator' } as const;
+
+/** A consumer read; read_committed reads carry the aborted transactions of the range read. */
+export type ConsumerRead = FetchDataInfo & { abortedTransactions?: AbortedTxn[] };
 
 /** A follower's progress as the leader sees it (from its fetches). */
 export interface RemoteReplica {
@@ -61,6 +67,11 @@ export class Partition {
 
   get highWatermark(): bigint {
     return this.log?.highWatermark ?? 0n;
+  }
+
+  /** What read_committed consumers may read up to (Kafka's Log.lastStableOffset). */
+  get lastStableOffset(): bigint {
+    return this.log?.lastStableOffset ?? 0n;
   }
 
   /** Applies a LeaderAndIsr state where this broker leads. Returns true if leadership changed. */
@@ -135,7 +146,7 @@ export class Partition {
    * Leader append (Kafka's appendRecordsToLeader): NOT_LEADER_OR_FOLLOWER unless leading;
    * acks=all needs ISR ≥ min.insync.replicas (NOT_ENOUGH_REPLICAS) before anything is written.
    */
-  appendRecordsToLeader(records: Buffer, requiredAcks: number, minInsyncReplicas: number): Promise<LogAppendInfo> {
+  appendRecordsToLeader(records: Buffer, requiredAcks: number, minInsyncReplicas: number, origin: AppendOrigin = AppendOrigin.Client): Promise<LogAppendInfo> {
     return this.exclusive(async () => {
       const log = this.log;
       if (!this.isLeader || !log) {
@@ -147,7 +158,10 @@ export class Partition {
           `The size of the current ISR [${this.isr.join(',')}] is insufficient to satisfy the min.isr requirement of ${minInsyncReplicas} for partition ${topicPartitionKey(this)}`,
         );
       }
-      const info = await log.appendAsLeader(records, this.leaderEpoch);
+      // coordinators (transaction markers) skip the sequence checks; clients keep the default options
+      const info = await (origin === AppendOrigin.Coordinator
+        ? log.appendAsLeader(records, this.leaderEpoch, COORDINATOR_APPEND)
+        : log.appendAsLeader(records, this.leaderEpoch));
       this.maybeIncrementHighWatermark();
       for (const l of this.appendListeners) l();
       return info;
@@ -272,11 +286,15 @@ export class Partition {
     return () => this.hwListeners.delete(l);
   }
 
-  /** Consumer read: leader only, up to the high watermark. */
-  async readForConsumer(offset: bigint, maxBytes: number, minOneMessage: boolean, currentLeaderEpoch: number): Promise<FetchDataInfo> {
+  /**
+   * Consumer read: leader only, up to the high watermark (isolation_level 0, READ_UNCOMMITTED) or
+   * the last stable offset with the aborted transactions read (1, READ_COMMITTED).
+   */
+  async readForConsumer(offset: bigint, maxBytes: number, minOneMessage: boolean, currentLeaderEpoch: number, isolationLevel = 0): Promise<ConsumerRead> {
     const log = this.log;
     if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${topicPartitionKey(this)}`);
     this.checkLeaderEpoch(currentLeaderEpoch);
+    if (isolationLevel === 1) return log.readCommitted(offset, maxBytes, minOneMessage);
     return log.read(offset, maxBytes, log.highWatermark, minOneMessage);
   }
 

@@ -18,12 +18,12 @@ import {
   type TopicPartition,
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
-import type { FetchDataInfo, Log, LogConfig } from '@samsa/storage';
+import type { Log, LogConfig } from '@samsa/storage';
 import type { KafkaZk } from '@samsa/zk-paths';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import { ReplicationQuotaManager, type QuotaWindow } from './replication-quota.js';
 import type { FetcherOptions } from './replica-fetcher.js';
-import { Partition } from './partition.js';
+import { Partition, type ConsumerRead } from './partition.js';
 import { AppendOrigin, answerAll, partitionResponse, validationOptions } from './produce-response.js';
 import { readHighWatermarks, writeHighWatermarks } from './high-watermark-checkpoint.js';
 import { IsrChangePropagation, ISR_PROPAGATION_INTERVAL_MS } from './isr-change-propagation.js';
@@ -114,7 +114,7 @@ export interface ReadResult {
   highWatermark: bigint;
   logStartOffset: bigint;
   lastStableOffset: bigint;
-  data: FetchDataInfo | undefined;
+  data: ConsumerRead | undefined;
 }
 
 /**
@@ -521,7 +521,7 @@ export class ReplicaManager {
               continue;
             }
           }
-          const info = await p.appendRecordsToLeader(records, requiredAcks, settings.minInsyncReplicas);
+          const info = await p.appendRecordsToLeader(records, requiredAcks, settings.minInsyncReplicas, origin);
           if (origin === AppendOrigin.Client) this.o.onProduced?.(t.name, info.validBytes, info.recordCount);
           const r = partitionResponse(index, ErrorCode.NONE, null);
           r.baseOffset = info.firstOffset;
@@ -542,9 +542,11 @@ export class ReplicaManager {
     return { responses, waiting, waitingResponses };
   };
 
-  /** Reads for a consumer from each partition (leader only, up to the high watermark). */
-  readFromLocalLogs(entries: FetchEntry[], maxBytes: number): Promise<ReadResult[]> {
-    return this.readPartitions(entries, maxBytes, (p, e, limit, minOne) => p.readForConsumer(e.fetchOffset, limit, minOne, e.currentLeaderEpoch));
+  /** Reads for a consumer from each partition (leader only, up to the high watermark, or the LSO for isolation_level 1). */
+  readFromLocalLogs(entries: FetchEntry[], maxBytes: number, isolationLevel = 0): Promise<ReadResult[]> {
+    return this.readPartitions(entries, maxBytes, (p, e, limit, minOne) =>
+      p.readForConsumer(e.fetchOffset, limit, minOne, e.currentLeaderEpoch, isolationLevel),
+    );
   }
 
   /**
@@ -582,7 +584,7 @@ export class ReplicaManager {
   private async readPartitions(
     entries: FetchEntry[],
     maxBytes: number,
-    read: (p: Partition, e: FetchEntry, limit: number, minOneMessage: boolean) => Promise<FetchDataInfo>,
+    read: (p: Partition, e: FetchEntry, limit: number, minOneMessage: boolean) => Promise<ConsumerRead>,
   ): Promise<ReadResult[]> {
     let budget = maxBytes;
     let first = true;
@@ -615,7 +617,7 @@ export class ReplicaManager {
           errorCode: 0,
           highWatermark: log.highWatermark,
           logStartOffset: log.logStartOffset,
-          lastStableOffset: log.highWatermark,
+          lastStableOffset: log.lastStableOffset,
           data,
         });
       } catch (err) {
@@ -627,7 +629,7 @@ export class ReplicaManager {
           errorCode: code,
           highWatermark: log.highWatermark,
           logStartOffset: log.logStartOffset,
-          lastStableOffset: log.highWatermark,
+          lastStableOffset: log.lastStableOffset,
           data: undefined,
         });
       }
