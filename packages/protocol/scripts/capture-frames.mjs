@@ -14,7 +14,11 @@
  *   KafkaJS:            admin createTopics / fetchTopicMetadata / describeConfigs / fetchTopicOffsets /
  *                       deleteTopics; producer.send acks -1; idempotent producer.send
  *   @platformatic/kafka: Admin createTopics / metadata / describeConfigs / deleteTopics; Producer send
- *                       acks -1; Consumer listOffsets and fetch (manual fetch, no group)
+ *                       acks -1; Consumer listOffsets and fetch (manual fetch, no group); a transaction
+ *   librdkafka-python:  Debian's python3-confluent-kafka (librdkafka 2.0.2): a transactional producer
+ *                       with send_offsets_to_transaction
+ *   (KafkaJS and platformatic: a transactional producer sending offsets too; its InitProducerId and
+ *   Produce frames are kept as a "txn" variant next to the non-transactional ones of the same version)
  *
  * Each step declares what it asked the client to do (the "expected" fields in the manifest: topic
  * names, partition counts, acks, keys and values...). For every (api, version) the first frame of a
@@ -22,7 +26,8 @@
  * bytes: topic name or topic id) is kept; other (api, version) pairs keep their first frame with
  * header-only expectations. The correlation id in the manifest is read from the raw bytes.
  *
- * Usage: node packages/protocol/scripts/capture-frames.mjs [--kcat /usr/bin/kcat] [--only kcat|kafkajs|platformatic]
+ * Usage: node packages/protocol/scripts/capture-frames.mjs [--kcat /usr/bin/kcat] [--python /usr/bin/python3]
+ *        [--only kcat|kafkajs|platformatic|librdkafka-python]
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +65,7 @@ if (typeof Promise.withResolvers !== 'function') {
 }
 
 const { module: tiny } = await runnerImport(join(fixturesDir, 'tiny-broker.ts'), { configFile: false, logLevel: 'error' });
-const { TinyBroker, tinyTopicId } = tiny;
+const { TinyBroker, tinyTopicId, TINY_TXN_PRODUCER_ID: TXN_PRODUCER_ID } = tiny;
 
 /** @platformatic/kafka's version (its package.json is not exported; read it next to dist/). */
 const pltVersion = () => JSON.parse(readFileSync(join(dirname(require.resolve('@platformatic/kafka')), '..', 'package.json'), 'utf8')).version;
@@ -88,6 +93,29 @@ function run(cmd, argv, input, timeoutMs = 30_000) {
       else resolve({ stdout, stderr });
     });
   });
+}
+
+/**
+ * What a transactional produce-and-commit-offsets flow asks the client to send: FindCoordinator for
+ * the transactional id (key type 1), InitProducerId with it, AddPartitionsToTxn for the partition,
+ * a transactional Produce, AddOffsetsToTxn and TxnOffsetCommit for the group, EndTxn committing.
+ * `generationId`/`memberId` are checked when given (TxnOffsetCommit v3+).
+ */
+function txnExpected({ transactionalId, topic, partition, records, groupId, offsets, generationId, memberId }) {
+  const member = generationId === undefined ? {} : { generationId, memberId };
+  return {
+    FindCoordinator: { keys: [transactionalId], keyType: 1 },
+    InitProducerId: { transactionalId },
+    AddPartitionsToTxn: { transactionalId, topics: [{ name: topic, partitions: [partition] }] },
+    Produce: {
+      acks: -1,
+      transactionalId,
+      topics: [{ name: topic, partitions: [{ index: partition, transactional: true, producerId: String(TXN_PRODUCER_ID), records }] }],
+    },
+    AddOffsetsToTxn: { transactionalId, producerId: String(TXN_PRODUCER_ID), groupId },
+    TxnOffsetCommit: { transactionalId, groupId, producerId: String(TXN_PRODUCER_ID), ...member, topics: [{ name: topic, partitions: offsets }] },
+    EndTxn: { transactionalId, producerId: String(TXN_PRODUCER_ID), committed: true },
+  };
 }
 
 const KCAT_TOPIC = 'golden-kcat';
@@ -171,6 +199,10 @@ const KAFKAJS_MESSAGES = [
   { key: 'a', value: 'kafkajs value a', timestamp: '1700000000000', headers: { h: 'v' } },
   { key: 'b', value: 'kafkajs value b', timestamp: '1700000000001', headers: {} },
 ];
+
+const KAFKAJS_TXN_ID = 'golden-kafkajs-txn';
+const KAFKAJS_TXN_GROUP = 'golden-kafkajs-txn-group';
+const KAFKAJS_TXN_MESSAGES = [{ key: 't', value: 'kafkajs transactional value', timestamp: '1700000000002' }];
 
 async function kafkajsSteps(broker) {
   const { Kafka, logLevel } = require('kafkajs');
@@ -275,6 +307,28 @@ async function kafkajsSteps(broker) {
       },
       expected: { DeleteTopics: { names: [KAFKAJS_SCRATCH] } },
     },
+    {
+      name: `transactional producer ${KAFKAJS_TXN_ID}: transaction, send ${KAFKAJS_TOPIC} partition 2, sendOffsets ${KAFKAJS_TXN_GROUP}, commit`,
+      mentions: KAFKAJS_TXN_ID,
+      variant: { name: 'txn', apis: ['InitProducerId', 'Produce'] },
+      run: async () => {
+        const producer = kafka.producer({ transactionalId: KAFKAJS_TXN_ID, idempotent: true, maxInFlightRequests: 1 });
+        await producer.connect();
+        const txn = await producer.transaction();
+        await txn.send({ topic: KAFKAJS_TOPIC, acks: -1, messages: KAFKAJS_TXN_MESSAGES.map((m) => ({ ...m, partition: 2 })) });
+        await txn.sendOffsets({ consumerGroupId: KAFKAJS_TXN_GROUP, topics: [{ topic: KAFKAJS_TOPIC, partitions: [{ partition: 0, offset: '2' }] }] });
+        await txn.commit();
+        await producer.disconnect();
+      },
+      expected: txnExpected({
+        transactionalId: KAFKAJS_TXN_ID,
+        topic: KAFKAJS_TOPIC,
+        partition: 2,
+        records: KAFKAJS_TXN_MESSAGES.map((m) => ({ key: m.key, value: m.value, timestamp: m.timestamp, headers: [] })),
+        groupId: KAFKAJS_TXN_GROUP,
+        offsets: [{ partitionIndex: 0, committedOffset: '2' }],
+      }),
+    },
   ];
 }
 
@@ -285,6 +339,12 @@ const PLT_MESSAGES = [
   { key: 'p0', value: 'platformatic value 0', timestamp: 1700000000000n, headers: new Map([['h', 'v']]) },
   { key: 'p1', value: 'platformatic value 1', timestamp: 1700000000005n, headers: new Map() },
 ];
+
+const PLT_TXN_ID = 'golden-platformatic-txn';
+const PLT_TXN_GROUP = 'golden-platformatic-txn-group';
+const PLT_TXN_GENERATION = 7;
+const PLT_TXN_MEMBER = 'golden-platformatic-member';
+const PLT_TXN_MESSAGES = [{ key: 'pt', value: 'platformatic transactional value', timestamp: 1700000000010n, headers: new Map() }];
 
 async function platformaticSteps(broker) {
   const plt = await import('@platformatic/kafka');
@@ -392,6 +452,110 @@ async function platformaticSteps(broker) {
       },
       expected: { DeleteTopics: { names: [PLT_SCRATCH] } },
     },
+    {
+      // addOffset takes a consumed message; this one is built by hand with the consumer metadata a
+      // group member would have (no group is joined: the tiny broker has no group coordinator).
+      name: `transactional Producer ${PLT_TXN_ID}: beginTransaction, send ${PLT_TOPIC} partition 1, addConsumer ${PLT_TXN_GROUP} + addOffset (hand-built message), commit`,
+      mentions: PLT_TXN_ID,
+      variant: { name: 'txn', apis: ['InitProducerId', 'Produce'] },
+      run: async () => {
+        const producer = new plt.Producer({ ...common, transactionalId: PLT_TXN_ID, idempotent: true, serializers: plt.stringSerializers });
+        const consumer = new plt.Consumer({ ...common, groupId: PLT_TXN_GROUP, deserializers: plt.stringDeserializers });
+        try {
+          const txn = await producer.beginTransaction();
+          await txn.send({ messages: PLT_TXN_MESSAGES.map((m) => ({ ...m, topic: PLT_TOPIC, partition: 1 })) });
+          await txn.addConsumer(consumer);
+          await txn.addOffset({
+            topic: PLT_TOPIC,
+            partition: 0,
+            offset: 1n,
+            metadata: { consumer: { groupId: PLT_TXN_GROUP, generationId: PLT_TXN_GENERATION, memberId: PLT_TXN_MEMBER, coordinatorId: 1 } },
+          });
+          await txn.commit();
+        } finally {
+          await consumer.close();
+          await producer.close();
+        }
+      },
+      expected: txnExpected({
+        transactionalId: PLT_TXN_ID,
+        topic: PLT_TOPIC,
+        partition: 1,
+        records: PLT_TXN_MESSAGES.map((m) => ({ key: m.key, value: m.value, timestamp: String(m.timestamp), headers: [] })),
+        groupId: PLT_TXN_GROUP,
+        // addOffset commits the offset after the message's
+        offsets: [{ partitionIndex: 0, committedOffset: '2' }],
+        generationId: PLT_TXN_GENERATION,
+        memberId: PLT_TXN_MEMBER,
+      }),
+    },
+  ];
+}
+
+// librdkafka's transactional producer through Debian's python3-confluent-kafka (the same
+// librdkafka 2.0.2 shared library kcat uses; kcat itself has no transactions).
+const PY = argValue('--python', '/usr/bin/python3');
+const RDPY_TOPIC = 'golden-rdpy';
+const RDPY_CLIENT_ID = 'samsa-golden-rdpy';
+const RDPY_TXN_ID = 'golden-rdpy-txn';
+const RDPY_TXN_GROUP = 'golden-rdpy-txn-group';
+const RDPY_TXN_MESSAGES = [{ key: 'r', value: 'librdkafka transactional value', timestamp: '1700000000020' }];
+
+async function rdpyVersion() {
+  const { stdout } = await run(PY, ['-c', 'import confluent_kafka as c; print(c.version()[0], c.libversion()[0])']);
+  const [py, rd] = stdout.trim().split(' ');
+  return { py, rd };
+}
+
+async function rdpySteps(broker) {
+  const { py, rd } = await rdpyVersion();
+  const script = `
+import json, sys
+from confluent_kafka import Consumer, Producer, TopicPartition
+a = json.loads(sys.argv[1])
+common = {'bootstrap.servers': a['bootstrap'], 'client.id': a['clientId']}
+p = Producer({**common, 'transactional.id': a['txnId'], 'linger.ms': 50})
+p.init_transactions(20)
+p.begin_transaction()
+for m in a['messages']:
+    p.produce(a['topic'], key=m['key'], value=m['value'], partition=1, timestamp=int(m['timestamp']))
+c = Consumer({**common, 'group.id': a['group'], 'enable.auto.commit': False})
+p.send_offsets_to_transaction([TopicPartition(a['topic'], 0, 3)], c.consumer_group_metadata(), 20)
+p.commit_transaction(20)
+c.close()
+print('committed')
+`;
+  return [
+    {
+      name: `confluent_kafka Producer transactional.id=${RDPY_TXN_ID}: init_transactions, begin_transaction, produce ${RDPY_TOPIC} partition 1, send_offsets_to_transaction ${RDPY_TXN_GROUP} (unjoined Consumer's group metadata), commit_transaction`,
+      mentions: RDPY_TXN_ID,
+      run: async () => {
+        const args = {
+          bootstrap: broker.bootstrap,
+          clientId: RDPY_CLIENT_ID,
+          txnId: RDPY_TXN_ID,
+          group: RDPY_TXN_GROUP,
+          topic: RDPY_TOPIC,
+          messages: RDPY_TXN_MESSAGES,
+        };
+        const { stdout } = await run(PY, ['-c', script, JSON.stringify(args)], '', 60_000);
+        if (stdout.trim() !== 'committed') throw new Error(`python confluent_kafka: ${stdout}`);
+      },
+      expected: {
+        ApiVersions: { clientSoftwareName: 'confluent-kafka-python', clientSoftwareVersion: `${py}-rdkafka-${rd}` },
+        ...txnExpected({
+          transactionalId: RDPY_TXN_ID,
+          topic: RDPY_TOPIC,
+          partition: 1,
+          records: RDPY_TXN_MESSAGES.map((m) => ({ ...m, headers: [] })),
+          groupId: RDPY_TXN_GROUP,
+          offsets: [{ partitionIndex: 0, committedOffset: '3' }],
+          // a Consumer that has not joined its group: no generation, no member id
+          generationId: -1,
+          memberId: '',
+        }),
+      },
+    },
   ];
 }
 
@@ -422,6 +586,16 @@ const CLIENTS = [
     topics: {},
     steps: platformaticSteps,
   },
+  {
+    client: 'librdkafka-python',
+    clientId: RDPY_CLIENT_ID,
+    version: async () => {
+      const v = await rdpyVersion();
+      return `confluent-kafka-python ${v.py} (Debian python3-confluent-kafka) / librdkafka ${v.rd}`;
+    },
+    topics: { [RDPY_TOPIC]: 2 },
+    steps: rdpySteps,
+  },
 ];
 
 async function capture(spec) {
@@ -445,11 +619,14 @@ async function capture(spec) {
   const foreign = broker.requests.filter((r) => r.clientId !== spec.clientId);
   if (foreign.length) throw new Error(`${spec.client}: unexpected client ids ${[...new Set(foreign.map((r) => r.clientId))].join(', ')}`);
 
-  const chosen = new Map(); // "api v" -> { rec, step, expected }
-  // 1. frames that a step declared expectations for (and that mention the step's topic)
+  const chosen = new Map(); // "api v[ variant]" -> { rec, step, expected, variant }
+  // 1. frames that a step declared expectations for (and that mention the step's topic); a step's
+  //    `variant` apis get their own (api, version, variant) slot (e.g. a transactional InitProducerId
+  //    next to the idempotent one of the same version)
   for (const { step, requests } of ranges) {
     for (const rec of requests) {
-      const key = `${rec.api} v${rec.apiVersion}`;
+      const variant = step.variant?.apis.includes(rec.api) ? step.variant.name : undefined;
+      const key = `${rec.api} v${rec.apiVersion}${variant ? ` ${variant}` : ''}`;
       if (chosen.has(key) || !(rec.api in step.expected)) continue;
       if (step.mentions !== null) {
         const needle = typeof step.mentions === 'string' ? Buffer.from(step.mentions, 'utf8') : step.mentions;
@@ -457,14 +634,15 @@ async function capture(spec) {
         const afterHeader = rec.frame.subarray(10 + Math.max(rec.frame.readInt16BE(8), 0));
         if (rec.api !== 'ApiVersions' && !afterHeader.includes(needle)) continue;
       }
-      chosen.set(key, { rec, step, expected: step.expected[rec.api] });
+      chosen.set(key, { rec, step, expected: step.expected[rec.api], variant });
     }
   }
-  // 2. every other (api, version): its first frame, header checks only
+  // 2. every other (api, version): its first frame not already kept, header checks only
+  const kept = new Set([...chosen.values()].map((c) => c.rec));
   for (const { step, requests } of ranges) {
     for (const rec of requests) {
       const key = `${rec.api} v${rec.apiVersion}`;
-      if (!chosen.has(key)) chosen.set(key, { rec, step, expected: {} });
+      if (!chosen.has(key) && !kept.has(rec)) chosen.set(key, { rec, step, expected: {}, variant: undefined });
     }
   }
   for (const { step } of ranges) {
@@ -481,8 +659,9 @@ async function capture(spec) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const entries = [];
-  for (const { rec, step, expected } of [...chosen.values()].sort((a, b) => a.rec.apiKey - b.rec.apiKey || a.rec.apiVersion - b.rec.apiVersion)) {
-    const file = `${spec.client}/${kebab(rec.api)}-v${rec.apiVersion}.bin`;
+  const order = (a, b) => a.rec.apiKey - b.rec.apiKey || a.rec.apiVersion - b.rec.apiVersion || (a.variant ?? '').localeCompare(b.variant ?? '', 'en');
+  for (const { rec, step, expected, variant } of [...chosen.values()].sort(order)) {
+    const file = `${spec.client}/${kebab(rec.api)}-v${rec.apiVersion}${variant ? `-${variant}` : ''}.bin`;
     writeFileSync(join(fixturesDir, file), rec.frame);
     entries.push({
       file,
@@ -491,6 +670,7 @@ async function capture(spec) {
       api: rec.api,
       apiKey: rec.frame.readInt16BE(0),
       apiVersion: rec.frame.readInt16BE(2),
+      ...(variant ? { variant } : {}),
       bytes: rec.frame.length,
       step: step.name,
       header: { clientId: spec.clientId, correlationId: rec.frame.readInt32BE(4) },

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as KafkaJS from 'kafkajs';
 import { RecordBatch, scanRecordSet } from './records/index.js';
-import { TINY_NODE_ID, TINY_PRODUCER_ID, TinyBroker, tinyTopicId } from './fixtures/tiny-broker.js';
+import { TINY_NODE_ID, TINY_PRODUCER_ID, TINY_TXN_PRODUCER_ID, TinyBroker, tinyTopicId } from './fixtures/tiny-broker.js';
 
 if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
   Object.defineProperty(Promise, 'withResolvers', {
@@ -38,8 +38,30 @@ const KCAT = '/usr/bin/kcat';
 /** The versions each client picks against API_TABLE (the highest both sides implement). */
 const V = {
   kcat: { ApiVersions: 3, Metadata: 4, Produce: 7, InitProducerId: 4, ListOffsets: 2, Fetch: 11 },
-  kafkajs: { ApiVersions: 2, Metadata: 6, CreateTopics: 3, Produce: 7 },
-  platformatic: { ApiVersions: 3, Metadata: 12, CreateTopics: 7, Produce: 11, ListOffsets: 9, Fetch: 17 },
+  kafkajs: {
+    ApiVersions: 2,
+    Metadata: 6,
+    CreateTopics: 3,
+    Produce: 7,
+    FindCoordinator: 2,
+    InitProducerId: 1,
+    AddPartitionsToTxn: 1,
+    AddOffsetsToTxn: 1,
+    TxnOffsetCommit: 1,
+    EndTxn: 1,
+  },
+  platformatic: {
+    ApiVersions: 3,
+    Metadata: 12,
+    CreateTopics: 7,
+    Produce: 11,
+    ListOffsets: 9,
+    Fetch: 17,
+    FindCoordinator: 6,
+    InitProducerId: 5,
+    AddPartitionsToTxn: 3,
+    EndTxn: 3,
+  },
 } as const;
 
 type Client = keyof typeof V;
@@ -210,6 +232,43 @@ describe('real clients against a tiny broker built on @samsa/protocol', () => {
       expect(failures(id)).toEqual([]);
       expect(broker.versionsUsed(id)).toEqual(used('kafkajs', 'ApiVersions', 'Metadata', 'Produce'));
     });
+
+    it(`a transaction with sendOffsets commits (${named('kafkajs', 'FindCoordinator', 'InitProducerId', 'AddPartitionsToTxn', 'AddOffsetsToTxn', 'TxnOffsetCommit', 'EndTxn')})`, async () => {
+      const id = 'interop-kafkajs-txn';
+      const producer = new Kafka({ clientId: id, brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 2 } }).producer({
+        transactionalId: 'interop-kafkajs-txn-id',
+        idempotent: true,
+        maxInFlightRequests: 1,
+      });
+      await producer.connect();
+      try {
+        const txn = await producer.transaction();
+        await txn.send({ topic, acks: -1, messages: [{ key: 't', value: 'kafkajs t', partition: 0 }] });
+        await txn.sendOffsets({ consumerGroupId: 'interop-kafkajs-txn-group', topics: [{ topic, partitions: [{ partition: 1, offset: '4' }] }] });
+        await txn.commit();
+      } finally {
+        await producer.disconnect();
+      }
+      const batches = broker.topics.get(topic)!.partitions[0]!.batches.flatMap((b) => scanRecordSet(b.bytes).batches);
+      expect(batches.map((b) => ({ transactional: b.isTransactional, producerId: b.producerId }))).toEqual([
+        { transactional: true, producerId: TINY_TXN_PRODUCER_ID },
+      ]);
+      expect(failures(id)).toEqual([]);
+      expect(broker.versionsUsed(id)).toEqual(
+        used(
+          'kafkajs',
+          'ApiVersions',
+          'Metadata',
+          'Produce',
+          'FindCoordinator',
+          'InitProducerId',
+          'AddPartitionsToTxn',
+          'AddOffsetsToTxn',
+          'TxnOffsetCommit',
+          'EndTxn',
+        ),
+      );
+    });
   });
 
   describe('@platformatic/kafka 2.12.1', () => {
@@ -277,6 +336,31 @@ describe('real clients against a tiny broker built on @samsa/protocol', () => {
       }
       expect(failures(id)).toEqual([]);
       expect(broker.versionsUsed(id)).toEqual(used('platformatic', 'ApiVersions', 'Metadata', 'ListOffsets', 'Fetch'));
+    });
+
+    it(`a transaction commits, after FindCoordinator v6 answered per key (${named('platformatic', 'FindCoordinator', 'InitProducerId', 'AddPartitionsToTxn', 'EndTxn')})`, async () => {
+      const id = 'interop-platformatic-txn';
+      const producer = new plt.Producer({
+        ...common(id),
+        transactionalId: 'interop-platformatic-txn-id',
+        idempotent: true,
+        serializers: plt.stringSerializers,
+      });
+      try {
+        const txn = await producer.beginTransaction();
+        await txn.send({ messages: [{ topic, partition: 0, key: 't', value: 'platformatic t' }] });
+        await txn.commit();
+      } finally {
+        await producer.close();
+      }
+      const batches = broker.topics.get(topic)!.partitions[0]!.batches.flatMap((b) => scanRecordSet(b.bytes).batches);
+      expect(batches.map((b) => ({ transactional: b.isTransactional, producerId: b.producerId }))).toEqual([
+        { transactional: true, producerId: TINY_TXN_PRODUCER_ID },
+      ]);
+      expect(failures(id)).toEqual([]);
+      expect(broker.versionsUsed(id)).toEqual(
+        used('platformatic', 'ApiVersions', 'Metadata', 'Produce', 'FindCoordinator', 'InitProducerId', 'AddPartitionsToTxn', 'EndTxn'),
+      );
     });
   });
 });

@@ -15,8 +15,10 @@ import { scanRecordSet } from './records/index.js';
 
 interface ManifestEntry {
   file: string;
-  client: 'kcat' | 'kafkajs' | 'platformatic';
+  client: (typeof CLIENTS)[number];
   clientVersion: string;
+  /** Set when a step's frame sits next to another of the same (client, api, version), e.g. 'txn'. */
+  variant?: string;
   api: string;
   apiKey: number;
   apiVersion: number;
@@ -26,11 +28,12 @@ interface ManifestEntry {
   expected: Record<string, unknown>;
 }
 
+/** librdkafka-python: Debian's python3-confluent-kafka, the same librdkafka 2.0.2 as kcat (which has no transactions). */
+const CLIENTS = ['kcat', 'kafkajs', 'platformatic', 'librdkafka-python'] as const;
+
 const dir = new URL('./fixtures/', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('manifest.json', dir), 'utf8')) as ManifestEntry[];
 const load = (file: string): Buffer => readFileSync(new URL(file, dir));
-
-const CLIENTS = ['kcat', 'kafkajs', 'platformatic'] as const;
 
 function decodeOk(frame: Buffer): DecodedRequest {
   const d = decodeRequest(frame);
@@ -56,6 +59,13 @@ function records(buf: Buffer | null) {
   });
 }
 
+/** Whether every batch of a partition's `records` is transactional, and their producer id. */
+function batchFlags(buf: Buffer | null) {
+  const batches = buf === null ? [] : scanRecordSet(buf).batches;
+  const ids = [...new Set(batches.map((b) => String(b.producerId)))];
+  return { transactional: batches.length > 0 && batches.every((b) => b.isTransactional), producerId: ids.length === 1 ? ids[0] : null };
+}
+
 /** The decoded body in the manifest's "expected" shape (compared with toMatchObject). */
 function project(d: DecodedRequest): Record<string, unknown> {
   switch (d.apiKey) {
@@ -69,7 +79,7 @@ function project(d: DecodedRequest): Record<string, unknown> {
         transactionalId: d.body.transactionalId,
         topics: d.body.topicData.map((t) => ({
           name: t.name,
-          partitions: t.partitionData.map((p) => ({ index: p.index, records: records(p.records) })),
+          partitions: t.partitionData.map((p) => ({ index: p.index, ...batchFlags(p.records), records: records(p.records) })),
         })),
       };
     case 1:
@@ -97,6 +107,26 @@ function project(d: DecodedRequest): Record<string, unknown> {
       return { resources: d.body.resources.map((r) => ({ resourceType: r.resourceType, resourceName: r.resourceName })) };
     case 22:
       return { transactionalId: d.body.transactionalId };
+    case 10:
+      return { keys: d.apiVersion >= 4 ? d.body.coordinatorKeys : [d.body.key], keyType: d.body.keyType };
+    case 24:
+      return { transactionalId: d.body.transactionalId, producerId: String(d.body.producerId), topics: d.body.topics };
+    case 25:
+      return { transactionalId: d.body.transactionalId, producerId: String(d.body.producerId), groupId: d.body.groupId };
+    case 26:
+      return { transactionalId: d.body.transactionalId, producerId: String(d.body.producerId), committed: d.body.committed };
+    case 28:
+      return {
+        transactionalId: d.body.transactionalId,
+        groupId: d.body.groupId,
+        producerId: String(d.body.producerId),
+        generationId: d.body.generationId,
+        memberId: d.body.memberId,
+        topics: d.body.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, committedOffset: String(p.committedOffset) })),
+        })),
+      };
     default:
       throw new Error(`no projection for api ${d.api.name}`);
   }
@@ -109,12 +139,15 @@ describe('golden request frames from real clients', () => {
       return statSync(sub, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(sub).map((f) => `${c}/${f}`) : [];
     }).sort();
     expect(manifest.map((m) => m.file).sort()).toEqual(onDisk);
-    expect(new Set(manifest.map((m) => `${m.client} ${m.apiKey} ${m.apiVersion}`)).size).toBe(manifest.length);
+    expect(new Set(manifest.map((m) => `${m.client} ${m.apiKey} ${m.apiVersion} ${m.variant ?? ''}`)).size).toBe(manifest.length);
   });
 
   it('covers each client: ApiVersions, Metadata and Produce at least; the consumers also Fetch', () => {
     const apis = (c: string) => manifest.filter((m) => m.client === c).map((m) => m.api);
     for (const c of CLIENTS) expect(apis(c), c).toEqual(expect.arrayContaining(['ApiVersions', 'Metadata', 'Produce']));
+    // the transactional flow: KafkaJS, librdkafka (through python3-confluent-kafka) and platformatic
+    const TXN = ['FindCoordinator', 'InitProducerId', 'AddPartitionsToTxn', 'AddOffsetsToTxn', 'TxnOffsetCommit', 'EndTxn'];
+    for (const c of ['kafkajs', 'librdkafka-python', 'platformatic']) expect(apis(c), c).toEqual(expect.arrayContaining(TXN));
     expect(apis('kcat')).toEqual(expect.arrayContaining(['Fetch', 'ListOffsets', 'InitProducerId']));
     expect(apis('platformatic')).toEqual(expect.arrayContaining(['Fetch', 'ListOffsets', 'CreateTopics', 'DeleteTopics']));
     expect(apis('kafkajs')).toEqual(expect.arrayContaining(['CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'InitProducerId']));
