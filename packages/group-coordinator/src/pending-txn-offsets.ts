@@ -6,7 +6,7 @@
  * partition (dropped on ABORT). Until then OffsetFetch with require_stable answers
  * UNSTABLE_OFFSET_COMMIT for the partition.
  */
-import { TopicPartitionMap, type TopicPartition } from '@samsa/protocol';
+import { topicPartitionKey, TopicPartitionMap, type TopicPartition } from '@samsa/protocol';
 import type { OffsetAndMetadata } from './records.js';
 
 /** A commit and where its record sits in the offsets partition (null until the write succeeded). */
@@ -72,7 +72,7 @@ export class PendingTxnOffsetCommits {
     for (const [tp, c] of out) {
       if (c.appendedBatchOffset === null) {
         throw new Error(
-          `Trying to complete a transactional offset commit for producerId ${producerId} and groupId ${groupId} (${tp.topic}-${tp.partition}) even though the offset commit record itself hasn't been appended to the log.`,
+          `Trying to complete a transactional offset commit for producerId ${producerId} and groupId ${groupId} (${topicPartitionKey(tp)}) even though the offset commit record itself hasn't been appended to the log.`,
         );
       }
     }
