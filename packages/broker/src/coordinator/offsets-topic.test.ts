@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { ErrorCode, type DecodedRequestOf } from '@samsa/protocol';
 import { javaStringHashCode, kafkaAbs } from '@samsa/server-common';
+import { partitionForTransactionalId, TRANSACTION_STATE_TOPIC_NAME } from '@samsa/transaction-coordinator';
 import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
 import type { RequestContext } from '../api/api-handler.js';
@@ -148,13 +149,24 @@ describe('FindCoordinator handler', () => {
   const services = {
     metadata,
     config: {
-      get: (k: string) => ({ 'offsets.topic.num.partitions': 50, 'offsets.topic.replication.factor': 3, 'offsets.topic.segment.bytes': 104857600 })[k],
+      get: (k: string) =>
+        ({
+          'offsets.topic.num.partitions': 50,
+          'offsets.topic.replication.factor': 3,
+          'offsets.topic.segment.bytes': 104857600,
+          'transaction.state.log.num.partitions': 5,
+          'transaction.state.log.replication.factor': 3,
+        })[k],
     },
     topicAdmin: {
       createTopic: async (spec: { name: string; replicationFactor: number; configs: Record<string, string> }) =>
         void created.push(`${spec.name}/${spec.replicationFactor}/${spec.configs['cleanup.policy']}`),
     },
     groupCoordinator: { partitionFor: (g: string) => partitionForGroup(g, 50) },
+    transactionCoordinator: {
+      partitionFor: (id: string) => partitionForTransactionalId(id, 5),
+      transactionTopicConfigs: () => ({ 'cleanup.policy': 'compact', 'min.insync.replicas': '2' }),
+    },
     log: pino({ enabled: false }),
   } as unknown as BrokerServices;
   const ctx = { listener: 'PLAINTEXT' } as RequestContext;
@@ -217,10 +229,39 @@ describe('FindCoordinator handler', () => {
       { key: g, nodeId: 1, host: 'h1', port: 9001, errorCode: 0, errorMessage: null },
       { key: leaderless, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null },
     ]);
-    // transactional ids: no transaction coordinator; unknown key types: INVALID_REQUEST
+    // unknown key types: INVALID_REQUEST
+    expect(await findCoordinatorHandler.handle(req(3, { key: 'x', keyType: 9 }), ctx, services)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+  });
+
+  it('transactional ids (key type 1): __transaction_state created on first use with the coordinator’s configs, then the leader of abs(hash) % its partitions', async () => {
+    const brokers = [0, 1, 2].map((id) => ({ id, endpoints: endpoints(id), rack: null }));
+    metadata.update({ controllerId: 0, controllerEpoch: 1, brokers, partitions: [] });
+    created.length = 0;
     expect(await findCoordinatorHandler.handle(req(3, { key: 'tx', keyType: 1 }), ctx, services)).toMatchObject({
       errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
     });
-    expect(await findCoordinatorHandler.handle(req(3, { key: 'x', keyType: 9 }), ctx, services)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+    await new Promise((res) => setTimeout(res, 0));
+    expect(created).toEqual(['__transaction_state/3/compact']);
+    const partitions = Array.from({ length: 5 }, (_, p) => ({
+      topic: TRANSACTION_STATE_TOPIC_NAME,
+      topicId: 'y',
+      partition: p,
+      leader: p % 3,
+      leaderEpoch: 0,
+      isr: [p % 3],
+      replicas: [p % 3],
+      offlineReplicas: [],
+      zkVersion: 0,
+      controllerEpoch: 1,
+    }));
+    metadata.update({ controllerId: 0, controllerEpoch: 1, brokers, partitions });
+    const leader = partitionForTransactionalId('tx', 5) % 3;
+    expect(await findCoordinatorHandler.handle(req(3, { key: 'tx', keyType: 1 }), ctx, services)).toMatchObject({
+      errorCode: 0,
+      nodeId: leader,
+      port: 9000 + leader,
+    });
+    const r = await findCoordinatorHandler.handle(req(4, { keyType: 1, coordinatorKeys: ['tx'] }), ctx, services);
+    expect(r!.coordinators).toEqual([{ key: 'tx', nodeId: leader, host: `h${leader}`, port: 9000 + leader, errorCode: 0, errorMessage: null }]);
   });
 });
