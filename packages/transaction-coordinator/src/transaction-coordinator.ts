@@ -8,7 +8,7 @@
  * epoch bump every transaction.abort.timed.out.transaction.cleanup.interval.ms.
  */
 import type { Logger } from 'pino';
-import { ErrorCode, errorCodeOf, errorName, type TopicPartition } from '@samsa/protocol';
+import { API_KEYS, ErrorCode, errorCodeOf, errorName, type TopicPartition } from '@samsa/protocol';
 import type { CoordinatorLog } from '@samsa/server-common';
 import { isEpochExhausted, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, TransactionMetadata, type TxnTransitMetadata } from './transaction-metadata.js';
 import { TransactionMarkerChannelManager, type PartitionLeaderLookup, type TxnMarkerSender } from './transaction-marker-channel-manager.js';
@@ -67,8 +67,13 @@ export interface DescribedTransaction {
   topics: Array<{ topic: string; partitions: number[] }>;
 }
 
-/** The API keys whose answers carry producer fencing (the protocol package does not generate the transaction APIs yet). */
-export const TxnApiKey = { InitProducerId: 22, AddPartitionsToTxn: 24, AddOffsetsToTxn: 25, EndTxn: 26 } as const;
+/** The API keys whose answers carry producer fencing. */
+export const TxnApiKey = {
+  InitProducerId: API_KEYS.InitProducerId,
+  AddPartitionsToTxn: API_KEYS.AddPartitionsToTxn,
+  AddOffsetsToTxn: API_KEYS.AddOffsetsToTxn,
+  EndTxn: API_KEYS.EndTxn,
+} as const;
 export type TxnApiKey = (typeof TxnApiKey)[keyof typeof TxnApiKey];
 
 /**
