@@ -17,12 +17,13 @@ const pkgs = [
 ];
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 // Tests run against TypeScript sources; packages resolve to their src/ entry points, subpath exports
-// (`@samsa/client/testing`, `@samsa/client/verify`, `@samsa/storage/testing`, `@samsa/group-coordinator/testing`)
+// (`@samsa/client/testing`, `@samsa/client/verify`, `@samsa/storage/testing`, `@samsa/group-coordinator/testing`, `@samsa/server-common/testing`)
 // to their modules.
 const alias = [
   { find: /^@samsa\/client\/(testing|verify)$/, replacement: src('client/src/$1/index.ts') },
   { find: /^@samsa\/storage\/testing$/, replacement: src('storage/src/testing/index.ts') },
   { find: /^@samsa\/group-coordinator\/testing$/, replacement: src('group-coordinator/src/test-support.ts') },
+  { find: /^@samsa\/server-common\/testing$/, replacement: src('server-common/src/testing/index.ts') },
   ...pkgs.map((p) => ({ find: new RegExp(`^@samsa/${p}$`), replacement: src(`${p}/src/index.ts`) })),
 ];
 

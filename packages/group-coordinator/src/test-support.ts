@@ -3,68 +3,14 @@
  * appends can fail or be held, and promise wrappers around the coordinator's callbacks.
  */
 import pino from 'pino';
-import { ErrorCode, RecordBatch, recordBatches, setBaseOffset } from '@samsa/protocol';
+import { recordBatches } from '@samsa/protocol';
+import { MemoryCoordinatorLog } from '@samsa/server-common/testing';
 import { GroupCoordinator, type GroupConfig } from './group-coordinator.js';
 import type { OffsetsLog } from './group-metadata-manager.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, type CoordinatorKey } from './records.js';
 
-export class MemoryOffsetsLog implements OffsetsLog {
-  readonly batches = new Map<number, Buffer[]>();
-  private readonly leo = new Map<number, bigint>();
-  /** Partitions this "broker" leads. */
-  readonly leaders = new Set<number>();
-  /** The next append fails with this code (once). */
-  nextError: number | null = null;
-  /** Appends are written but their acks wait for `release()`. */
-  hold = false;
-  private held: Array<() => void> = [];
-  /** Reads wait for this promise (a load in progress). */
-  readGate: Promise<void> | null = null;
-  appends = 0;
-
-  hasLog(p: number): boolean {
-    return this.leaders.has(p) || this.batches.has(p);
-  }
-
-  async append(p: number, records: Buffer, _acks: number, _timeoutMs: number): Promise<{ errorCode: number; baseOffset: bigint }> {
-    this.appends++;
-    if (!this.leaders.has(p)) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, baseOffset: -1n };
-    if (this.nextError !== null) {
-      const errorCode = this.nextError;
-      this.nextError = null;
-      return { errorCode, baseOffset: -1n };
-    }
-    const base = this.leo.get(p) ?? 0n;
-    const copy = Buffer.from(records);
-    setBaseOffset(copy, base);
-    const list = this.batches.get(p) ?? [];
-    list.push(copy);
-    this.batches.set(p, list);
-    this.leo.set(p, new RecordBatch(copy).nextOffset);
-    if (this.hold) await new Promise<void>((r) => this.held.push(r));
-    return { errorCode: ErrorCode.NONE, baseOffset: base };
-  }
-
-  release(): void {
-    const h = this.held;
-    this.held = [];
-    for (const r of h) r();
-  }
-
-  logStartOffset(p: number): bigint | undefined {
-    return this.hasLog(p) ? 0n : undefined;
-  }
-
-  leaderLogEndOffset(p: number): bigint {
-    return this.leaders.has(p) ? (this.leo.get(p) ?? 0n) : -1n;
-  }
-
-  async read(p: number, offset: bigint, _maxBytes: number): Promise<Buffer> {
-    if (this.readGate) await this.readGate;
-    const list = (this.batches.get(p) ?? []).filter((b) => new RecordBatch(b).nextOffset > offset);
-    return Buffer.concat(list);
-  }
-
+/** An in-memory `__consumer_offsets` that decodes its records for assertions. */
+export class MemoryOffsetsLog extends MemoryCoordinatorLog {
   /** Every record of partition `p`, decoded. */
   records(p = 0): Array<{ offset: bigint; key: CoordinatorKey; value: unknown }> {
     const out: Array<{ offset: bigint; key: CoordinatorKey; value: unknown }> = [];
