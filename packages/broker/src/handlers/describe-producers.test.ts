@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeResponse, encodeEndTxnMarkerBatch, encodeRecordBatch, encodeRequest, ErrorCode, type ApiResponseMap } from '@samsa/protocol';
+import { decodeResponse, encodeEndTxnMarkerBatch, encodeRecordBatch, encodeRequest, ErrorCode, topicPartitionKey, type ApiResponseMap } from '@samsa/protocol';
 import { Log, logConfig } from '@samsa/storage';
 import { makeTempDir } from '@samsa/storage/testing';
 import type { ConnectionInfo } from '../network/socket-server.js';
@@ -24,7 +24,16 @@ let followerLog: Log;
 let rh: RequestHandler<BrokerServices>;
 
 const data = (producerId: bigint, producerEpoch: number, baseSequence: number, transactional: boolean, timestamp: number) =>
-  encodeRecordBatch({ records: [{ key: 'k', value: 'v', timestamp }, { key: 'k', value: 'w', timestamp }], producerId, producerEpoch, baseSequence, transactional });
+  encodeRecordBatch({
+    records: [
+      { key: 'k', value: 'v', timestamp },
+      { key: 'k', value: 'w', timestamp },
+    ],
+    producerId,
+    producerEpoch,
+    baseSequence,
+    transactional,
+  });
 
 beforeEach(async () => {
   ({ dir, cleanup } = await makeTempDir('samsa-describe-producers-'));
@@ -34,18 +43,29 @@ beforeEach(async () => {
   // t-0 (leader here): producer 7 commits a transaction (coordinator epoch 3) and opens another;
   // producer 9 is idempotent only
   await leaderLog.appendAsLeader(data(7n, 2, 0, true, 1_000), 0); // 0-1
-  await leaderLog.appendAsLeader(encodeEndTxnMarkerBatch({ producerId: 7n, producerEpoch: 2, commit: true, coordinatorEpoch: 3 }), 0, { origin: 'coordinator' }); // 2
+  await leaderLog.appendAsLeader(encodeEndTxnMarkerBatch({ producerId: 7n, producerEpoch: 2, commit: true, coordinatorEpoch: 3 }), 0, {
+    origin: 'coordinator',
+  }); // 2
   await leaderLog.appendAsLeader(data(9n, 0, 0, false, 2_000), 0); // 3-4
   await leaderLog.appendAsLeader(data(7n, 2, 2, true, 3_000), 0); // 5-6, open
   // t-1 (a follower here): producer 11's open transaction, replicated
-  await followerLog.appendAsFollower(encodeRecordBatch({ records: [{ key: 'a', value: 'b', timestamp: 4_000 }], baseOffset: 0, producerId: 11n, producerEpoch: 0, baseSequence: 0, transactional: true }));
+  await followerLog.appendAsFollower(
+    encodeRecordBatch({
+      records: [{ key: 'a', value: 'b', timestamp: 4_000 }],
+      baseOffset: 0,
+      producerId: 11n,
+      producerEpoch: 0,
+      baseSequence: 0,
+      transactional: true,
+    }),
+  );
   const partitions = new Map([
     ['t-0', { isLeader: true, log: leaderLog }],
     ['t-1', { isLeader: false, log: followerLog }],
     ['t-2', { isLeader: false, log: undefined }], // known, but no replica here
   ]);
   const services = {
-    replicaManager: { getPartition: (topic: string, p: number) => partitions.get(`${topic}-${p}`) },
+    replicaManager: { getPartition: (topic: string, p: number) => partitions.get(topicPartitionKey(topic, p)) },
     metadata: { partition: (topic: string, p: number) => (topic === 't' && p <= 3 ? { topic, partition: p } : undefined) },
   } as unknown as BrokerServices;
   rh = new RequestHandler([describeProducersHandler], services, silent);
@@ -92,7 +112,9 @@ describe('describe producers – DescribeProducers v0', () => {
   });
 
   it('describe producers – the marker that ends the open transaction clears currentTxnStartOffset', async () => {
-    await leaderLog.appendAsLeader(encodeEndTxnMarkerBatch({ producerId: 7n, producerEpoch: 2, commit: false, coordinatorEpoch: 4 }), 0, { origin: 'coordinator' });
+    await leaderLog.appendAsLeader(encodeEndTxnMarkerBatch({ producerId: 7n, producerEpoch: 2, commit: false, coordinatorEpoch: 4 }), 0, {
+      origin: 'coordinator',
+    });
     const p = (await describeProducers([{ name: 't', partitionIndexes: [0] }])).topics[0]!.partitions[0]!;
     expect(p.activeProducers.find((x) => x.producerId === 7n)).toMatchObject({ coordinatorEpoch: 4, currentTxnStartOffset: -1n });
   });

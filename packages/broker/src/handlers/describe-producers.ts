@@ -43,6 +43,9 @@ export const describeProducersHandler: ApiHandler<61, BrokerServices> = {
     return { throttleTimeMs: 0, topics };
   },
   errorResponse(req, errorCode) {
-    return { throttleTimeMs: 0, topics: req.body.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => partitionError(p, errorCode)) })) };
+    return {
+      throttleTimeMs: 0,
+      topics: req.body.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => partitionError(p, errorCode)) })),
+    };
   },
 };
