@@ -164,7 +164,10 @@ export async function describeTransactions(
             const s = res.body.transactionStates.find((x) => x.transactionalId === transactionalId);
             if (!s) throw new KafkaError('UNKNOWN_SERVER_ERROR', `The DescribeTransactions response has no result for transactional id '${transactionalId}'`);
             if (s.errorCode === ErrorCode.TRANSACTIONAL_ID_NOT_FOUND) {
-              throw new KafkaError(s.errorCode, `TransactionalId ${transactionalId} not found`);
+              throw new KafkaError(
+                s.errorCode,
+                `DescribeTransactions request for transactionalId \`${transactionalId}\` failed because the ID could not be found`,
+              );
             }
             if (s.errorCode !== ErrorCode.NONE) throw brokerError(s.errorCode);
             return {
