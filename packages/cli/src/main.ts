@@ -15,6 +15,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['leader-election', async () => (await import('./commands/leader-election/leader-election.js')).registerLeaderElectionCommand],
   ['consumer-groups', async () => (await import('./commands/consumer-groups/consumer-groups.js')).registerConsumerGroupsCommand],
   ['reassign-partitions', async () => (await import('./commands/reassign-partitions/reassign-partitions.js')).registerReassignPartitionsCommand],
+  ['transactions', async () => (await import('./commands/transactions/transactions.js')).registerTransactionsCommand],
   ['delete-records', async () => (await import('./commands/delete-records/delete-records.js')).registerDeleteRecordsCommand],
   ['configs', async () => (await import('./commands/configs/configs.js')).registerConfigsCommand],
   ['broker', async () => (await import('./commands/broker/broker.js')).registerBrokerCommands],

@@ -18,6 +18,7 @@ import { BatchError, brokerError } from './errors.js';
 import * as groups from './admin-groups.js';
 import * as records from './admin-records.js';
 import * as quotas from './admin-quotas.js';
+import * as txns from './admin-transactions.js';
 
 export * from './admin-types.js';
 import {
@@ -442,6 +443,28 @@ export class Admin {
     opts?: OperationOptions & { operationTimeoutMs?: number },
   ): Promise<records.DeleteRecordsResult[]> {
     return records.deleteRecords(this.cluster, entries, opts);
+  }
+
+  // ---- transactions (admin-transactions.ts, KIP-664) -----------------------------------------
+
+  /** The transactions each broker coordinates (ListTransactions to every broker), by broker id. */
+  listTransactions(opts?: txns.ListTransactionsOptions): Promise<txns.TransactionListing[]> {
+    return txns.listTransactions(this.cluster, opts);
+  }
+
+  /** Describes transactional ids via their coordinators (FindCoordinator key type 1). BatchError on failures. */
+  describeTransactions(transactionalIds: readonly string[], opts?: OperationOptions): Promise<txns.TransactionDescription[]> {
+    return txns.describeTransactions(this.cluster, transactionalIds, opts);
+  }
+
+  /** The active producers of partitions, from their leaders or one given broker. BatchError on failures. */
+  describeProducers(partitions: readonly TopicPartition[], opts?: txns.DescribeProducersOptions): Promise<txns.PartitionProducerState[]> {
+    return txns.describeProducers(this.cluster, partitions, opts);
+  }
+
+  /** Ends a partition's open (hanging) transaction with an ABORT marker written by its leader (WriteTxnMarkers). */
+  abortTransaction(spec: txns.AbortTransactionSpec, opts?: OperationOptions): Promise<void> {
+    return txns.abortTransaction(this.cluster, spec, opts);
   }
 
   // ---- partition reassignment and configs ---------------------------------------------------

@@ -47,6 +47,7 @@ import { writeTxnMarkersHandler } from '../handlers/write-txn-markers.js';
 import { txnOffsetCommitHandler } from '../handlers/txn-offset-commit.js';
 import { describeTransactionsHandler } from '../handlers/describe-transactions.js';
 import { listTransactionsHandler } from '../handlers/list-transactions.js';
+import { describeProducersHandler } from '../handlers/describe-producers.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
@@ -387,6 +388,7 @@ export class KafkaServer {
       writeTxnMarkersHandler,
       describeTransactionsHandler,
       listTransactionsHandler,
+      describeProducersHandler,
     ];
     const holder: { rh?: RequestHandler<BrokerServices> } = {};
     const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
