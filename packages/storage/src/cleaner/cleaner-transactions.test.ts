@@ -183,6 +183,34 @@ describe('cleaner transactions', () => {
     expect(await reopened.collectAbortedTransactions(0n, reopened.logEndOffset)).toEqual([]);
   });
 
+  test('cleaner transactions – an aborted transaction spanning segments cleaned as separate groups: its batches go, its index entry stays with the segment of its marker', async () => {
+    const log = await openLog({ segmentBytes: 100 });
+    const w = new Writer(log);
+    await w.plain(['k0', 'plain'], ['k1', 'plain']);
+    const first = await w.txn(2n, ['k0', 'aborted']);
+    await w.txn(1n, ['k1', 'committed']);
+    await log.roll();
+    await w.txn(2n, ['k1', 'aborted']);
+    await log.roll();
+    const abort = await w.marker(2n, false);
+    await w.marker(1n, true);
+    await w.txn(2n, ['k2', 'committed']);
+    await w.marker(2n, true);
+    await log.roll();
+    expect(log.numberOfSegments).toBeGreaterThanOrEqual(4);
+    const before = await readCommittedView(log);
+
+    const r = await cleanLog(makeCleaner(clock), log, clock);
+    expect(log.numberOfSegments).toBeGreaterThanOrEqual(4);
+    expect(await readCommittedView(log)).toEqual(compacted(before, r.endOffset));
+    expect((await readCommittedView(log)).map(([, k, v]) => `${k}=${v}`)).toEqual(['k0=plain', 'k1=committed', 'k2=committed']);
+    expect((await readLog(log)).records.some((rec) => rec.value === 'aborted')).toBe(false);
+    // the marker stays this round (its batches were removed now), its entry in the cleaned segment holding it
+    const holder = log.segments.findLast((s) => s.baseOffset <= abort)!;
+    expect(await holder.txnIndex.allAbortedTxns()).toEqual([{ producerId: 2n, firstOffset: first, lastOffset: abort, lastStableOffset: expect.any(BigInt) }]);
+    for (const s of log.segments) if (s !== holder) expect(await s.txnIndex.allAbortedTxns()).toEqual([]);
+  });
+
   test('cleaner transactions – a COMMIT marker stays while records of its transaction remain, and goes after its delete horizon once they are compacted away', async () => {
     const log = await openLog({ deleteRetentionMs: 0 });
     const w = new Writer(log);
