@@ -240,7 +240,7 @@ describe('log transactions', () => {
     expect(await log.collectAbortedTransactions(0n, 100n)).toEqual([{ producerId: 1n, firstOffset: 3n, lastOffset: 5n, lastStableOffset: 6n }]);
   });
 
-  test('segment files – a .txnindex goes with its segment: deleted by retention, carried over to a cleaned segment by the swap', async () => {
+  test("segment files – a .txnindex goes with its segment: deleted by retention, replaced by the cleaned segment's own by the swap", async () => {
     const log = await openLog();
     await write(log, data(1n, 0, 0)); // 0-1
     await write(log, marker(1n, 0, false), true); // 2
@@ -250,13 +250,14 @@ describe('log transactions', () => {
     await write(log, data(3n, 0, 0)); // 5-6
     await write(log, marker(3n, 0, false), true); // 7
     await log.roll();
-    // the cleaner's swap: one cleaned segment (the same batches) replaces the first two
+    // the cleaner's swap: one cleaned segment (the same batches, its index written by the cleaner) replaces the first two
     const old = log.segments.slice(0, 2);
     const cleaned = await LogSegment.create(partitionDir(), 0n, { config: log.config, clock, fileSuffix: '.cleaned' });
     for (const s of old) {
       const bytes = await s.log.slice(0, s.size).read();
       await cleaned.append(batchesIn(bytes).at(-1)!.lastOffset, clock.now(), 0n, bytes);
     }
+    for (const t of await old[0]!.txnIndex.allAbortedTxns()) await cleaned.txnIndex.append(t);
     expect(await log.replaceSegments([cleaned], old, log.truncationCount)).toBe(true);
     await log.awaitPendingDeletes();
     expect(await cleaned.txnIndex.allAbortedTxns()).toEqual([{ producerId: 1n, firstOffset: 0n, lastOffset: 2n, lastStableOffset: 3n }]);

@@ -1,8 +1,9 @@
 /**
  * The Log's transaction reads and writes (Kafka's UnifiedLog / LocalLog transaction parts): aborted
  * transactions written to the `.txnindex` of the segment holding their marker, collected over
- * segments for read_committed fetches (collectAbortedTransactions, addAbortedTransactions), and
- * carried over to cleaned segments when the cleaner swaps them in.
+ * segments for read_committed fetches (collectAbortedTransactions, addAbortedTransactions). A
+ * cleaned segment comes with its own transaction index, written by the cleaner (it keeps only the
+ * aborted transactions whose marker and batches remain).
  */
 import type { TxnCompletion } from './producer-state-manager.js';
 import type { FetchDataInfo, LogSegment } from './segment.js';
@@ -54,21 +55,6 @@ export async function abortedTransactionsForRead(
   const upperBound =
     segment.offsetIndex.fetchUpperBoundOffset(info.fetchOffsetMetadata.relativePositionInSegment + size) ?? segments[i + 1]?.baseOffset ?? logEndOffset;
   return collectAbortedTransactions(segments, startOffset, upperBound);
-}
-
-/**
- * The cleaner keeps transactional and control batches as they are, so the aborted transactions of
- * the replaced segments go to the cleaned segment that now holds their marker.
- */
-export async function carryOverAbortedTxns(oldSegments: readonly LogSegment[], newSegments: readonly LogSegment[]): Promise<void> {
-  const sortedNew = [...newSegments].sort((a, b) => (a.baseOffset < b.baseOffset ? -1 : a.baseOffset > b.baseOffset ? 1 : 0));
-  const sortedOld = [...oldSegments].sort((a, b) => (a.baseOffset < b.baseOffset ? -1 : a.baseOffset > b.baseOffset ? 1 : 0));
-  for (const old of sortedOld) {
-    for (const t of await old.txnIndex.allAbortedTxns()) {
-      const target = sortedNew[floorSegment(sortedNew, t.lastOffset)];
-      if (target) await target.txnIndex.append(t);
-    }
-  }
 }
 
 /** Index of the last segment with baseOffset <= offset (0 if none). */

@@ -26,7 +26,7 @@ import { planSegmentReplacement } from './segment-swap.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { RecentBatches } from './recent-batches.js';
 import { ProducerStateManager, type LeaderAppendOrigin } from './producer-state-manager.js';
-import { abortedTransactionsForRead, carryOverAbortedTxns, collectAbortedTransactions, floorSegment, indexCompletedTxns } from './log-transactions.js';
+import { abortedTransactionsForRead, collectAbortedTransactions, floorSegment, indexCompletedTxns } from './log-transactions.js';
 import type { AbortedTxn } from './transaction-index.js';
 
 export type { LogAppendInfo, LogOptions, TruncationListener };
@@ -664,7 +664,9 @@ export class Log {
    * Swaps cleaned segments (files with the `.cleaned` suffix) in for the contiguous inactive
    * segments `oldSegments`, crash-safely as Kafka's replaceSegments: `.cleaned` → `.swap`, the
    * segment list replaced, the old files renamed to `.deleted` (removed after file.delete.delay.ms,
-   * so readers holding them finish), `.swap` → final name. Returns false, changing nothing, when the
+   * so readers holding them finish), `.swap` → final name. Each new segment brings all its files,
+   * its `.txnindex` included (the cleaner writes the aborted transactions it keeps into it, as
+   * Kafka's cleanSegments does; the old segments' indexes go with them). Returns false, changing nothing, when the
    * log was closed or truncated since `truncationCount` was `expectedTruncations`, or when the old
    * segments are no longer (all) in the log.
    */
@@ -674,7 +676,6 @@ export class Log {
       const plan = planSegmentReplacement(this.segs, newSegments, oldSegments);
       if (!plan) return false;
       const sortedNew = [...newSegments].sort((a, b) => (a.baseOffset < b.baseOffset ? -1 : 1));
-      await carryOverAbortedTxns(oldSegments, sortedNew);
       for (const s of [...sortedNew].reverse()) await s.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
       this.segs = plan;
       this.boundCache = null;

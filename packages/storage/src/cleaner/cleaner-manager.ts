@@ -307,8 +307,9 @@ export class CleanerManager {
 /**
  * Kafka's cleanableOffsets: the first dirty offset is the checkpoint (reset to the log start when
  * it is below the log start or beyond the log end); cleaning stops before the active segment, the
- * high watermark (Kafka's last stable offset; Samsa has no transactions) and the first segment with
- * records younger than min.compaction.lag.ms.
+ * last stable offset (the high watermark, or the first offset of the oldest open transaction when
+ * lower: open transactions are never cleaned) and the first segment with records younger than
+ * min.compaction.lag.ms.
  */
 export async function cleanableOffsets(log: Log, lastCleanOffset: bigint | undefined, now: number, logger?: Logger): Promise<OffsetsToClean> {
   const logStart = log.logStartOffset;
@@ -333,7 +334,7 @@ export async function cleanableOffsets(log: Log, lastCleanOffset: bigint | undef
     forceUpdateCheckpoint = true;
   }
   const segments = log.segments;
-  let uncleanable = log.highWatermark;
+  let uncleanable = log.lastStableOffset;
   const activeBase = (segments.at(-1) as LogSegment).baseOffset;
   if (activeBase < uncleanable) uncleanable = activeBase;
   const lag = Math.max(0, log.config.minCompactionLagMs);

@@ -43,7 +43,7 @@ export interface LogToClean {
   log: Log;
   /** First offset not yet cleaned (the checkpoint, or the log start offset). */
   firstDirtyOffset: bigint;
-  /** First offset this cleaning may not touch (active segment, high watermark, min.compaction.lag.ms). */
+  /** First offset this cleaning may not touch (active segment, last stable offset, min.compaction.lag.ms). */
   firstUncleanableOffset: bigint;
   /** Bytes of the segments before the dirty range. */
   cleanBytes: number;

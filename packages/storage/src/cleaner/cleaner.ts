@@ -3,11 +3,16 @@
  *
  * 1. Builds the offset map (key hash → latest offset) over the dirty range [firstDirtyOffset,
  *    firstUncleanableOffset), stopping early when the map is full; the map's latest offset + 1 is
- *    where this round ends (the next first dirty offset).
+ *    where this round ends (the next first dirty offset). Control batches and the batches of
+ *    aborted transactions (known from the `.txnindex` files over the range) are not mapped.
  * 2. Groups the segments before that end into runs whose total log and index sizes fit one segment
  *    (segment.bytes, segment.index.bytes) so cleaned segments do not shrink forever.
  * 3. Copies each group into one `<base>.log.cleaned` segment, keeping what the batch filter keeps
- *    (offsets never change), then swaps it in for the group (`Log.replaceSegments`).
+ *    (offsets never change), then swaps it in for the group (`Log.replaceSegments`). One
+ *    CleanedTransactionMetadata follows the transactions through the whole round (fed with the
+ *    aborted transactions of each segment before it is read); the cleaned segment's `.txnindex`
+ *    gets the aborted transactions whose ABORT marker it keeps because their batches were still
+ *    there (Kafka's cleanSegments rebuilds the index the same way).
  *
  * Nothing here takes the log's lock except the swap: appends go on meanwhile (the active segment
  * is never cleaned), and a truncation or retention that changes the cleaned segments makes the swap
@@ -23,7 +28,8 @@ import { CorruptRecordError } from '../errors.js';
 import { ScanStatus } from '../file-records.js';
 import type { Log } from '../log.js';
 import { LogSegment } from '../segment.js';
-import { filterBatch, FilterOutcome, isPassThroughBatch, type FilterContext } from './batch-filter.js';
+import { filterBatch, FilterOutcome, type FilterContext, type LastRecordOfProducer } from './batch-filter.js';
+import { CleanedTransactionMetadata } from './cleaned-txn-metadata.js';
 import { CleanerStats, LogCleaningAbortedError, segmentsInRange, type LogToClean } from './cleaner-types.js';
 import type { SkimpyOffsetMap } from './offset-map.js';
 import type { Throttler } from './throttler.js';
@@ -95,11 +101,14 @@ export class Cleaner {
     if (endOffset < cleanable.firstDirtyOffset) endOffset = cleanable.firstDirtyOffset;
     stats.indexDone();
 
-    const lastOffsetOfProducer = new Map<bigint, bigint>();
-    for (const [pid, entry] of log.producerState.activeProducers) {
-      if (entry.lastDataOffset >= 0n) lastOffsetOfProducer.set(pid, entry.lastDataOffset);
-    }
-    const ctx: FilterContext = { map: this.map, now, deleteRetentionMs: log.config.deleteRetentionMs, lastOffsetOfProducer, upperBoundOffset: upperBound };
+    const ctx: FilterContext = {
+      map: this.map,
+      now,
+      deleteRetentionMs: log.config.deleteRetentionMs,
+      lastRecordsOfActiveProducers: lastRecordsOfActiveProducers(log),
+      upperBoundOffset: upperBound,
+      txn: new CleanedTransactionMetadata(),
+    };
     const groups = groupSegmentsBySize(segmentsInRange(log.segments, 0n, endOffset), log.config.segmentBytes, log.config.maxIndexSize, upperBound);
     for (const group of groups) await this.cleanSegments(log, group, ctx, stats, truncations);
 
@@ -115,10 +124,12 @@ export class Cleaner {
     this.map.clear();
     const dirty = segmentsInRange(log.segments, start, end);
     this.log.debug({ segments: dirty.length, start: start.toString(), end: end.toString() }, 'building offset map');
+    const txn = new CleanedTransactionMetadata();
+    txn.addAbortedTransactions(await log.collectAbortedTransactions(start, end));
     for (let i = 0; i < dirty.length; i++) {
       const next = i + 1 < dirty.length ? (dirty[i + 1] as LogSegment).baseOffset : end;
       this.o.checkDone(log);
-      const full = await this.buildOffsetMapForSegment(log, dirty[i] as LogSegment, start, next, stats);
+      const full = await this.buildOffsetMapForSegment(log, dirty[i] as LogSegment, start, next, txn, stats);
       if (full) {
         this.log.debug({ segmentsMapped: i, partialSegment: (dirty[i] as LogSegment).baseOffset.toString() }, 'offset map is full');
         break;
@@ -127,7 +138,14 @@ export class Cleaner {
   }
 
   /** Returns true when the map filled up inside this segment. */
-  private async buildOffsetMapForSegment(log: Log, segment: LogSegment, start: bigint, nextSegmentStart: bigint, stats: CleanerStats): Promise<boolean> {
+  private async buildOffsetMapForSegment(
+    log: Log,
+    segment: LogSegment,
+    start: bigint,
+    nextSegmentStart: bigint,
+    txn: CleanedTransactionMetadata,
+    stats: CleanerStats,
+  ): Promise<boolean> {
     const maxDesiredMapSize = Math.floor(this.map.slots * this.o.dupBufferLoadFactor);
     let position = 0;
     if (start > segment.baseOffset) {
@@ -148,8 +166,15 @@ export class Cleaner {
       const bytes = await scanner.batchBytes();
       if (!bytes) throw new LogCleaningAbortedError(`${segment.log.path} shrank while building the offset map`);
       stats.mapBytesRead += bytes.length;
-      if (!isPassThroughBatch(bytes)) {
-        for (const record of new RecordBatch(bytes).records()) {
+      const batch = new RecordBatch(bytes);
+      if (batch.isControl) {
+        txn.onControlBatchRead(batch);
+        stats.mapMessagesRead++;
+      } else if (txn.onBatchRead(batch)) {
+        // an aborted transaction's records are discarded: they do not shadow older values
+        stats.mapMessagesRead += batch.recordCount;
+      } else {
+        for (const record of batch.records()) {
           stats.mapMessagesRead++;
           if (record.key === null || record.offset < start) continue;
           if (this.map.size >= maxDesiredMapSize) return true;
@@ -179,8 +204,15 @@ export class Cleaner {
     try {
       for (const segment of group) {
         this.o.checkDone(log);
+        // the aborted transactions over the whole segment: the cleaned transaction index is rebuilt from them
+        const segs = log.segments;
+        const at = segs.indexOf(segment);
+        if (at < 0) throw new LogCleaningAbortedError(`segment ${segment.baseOffset} of ${log.name} was removed while cleaning`);
+        const upper = segs[at + 1]?.baseOffset ?? log.logEndOffset;
+        ctx.txn.addAbortedTransactions(await log.collectAbortedTransactions(segment.baseOffset, upper));
         await this.cleanInto(log, segment, cleaned, ctx, stats);
       }
+      for (const t of ctx.txn.takeRetainedAborted()) await cleaned.txnIndex.append(t);
       await cleaned.onBecomeInactive();
       await cleaned.flush();
       // keep the last modified time of the originals (retention and Kafka's legacy horizon use it)
@@ -233,6 +265,15 @@ export class Cleaner {
     }
     await write();
   }
+}
+
+/** Kafka's lastRecordsOfActiveProducers: each producer with state, its last data offset and epoch. */
+function lastRecordsOfActiveProducers(log: Log): Map<bigint, LastRecordOfProducer> {
+  const out = new Map<bigint, LastRecordOfProducer>();
+  for (const [pid, entry] of log.producerState.activeProducers) {
+    out.set(pid, { lastDataOffset: entry.lastDataOffset >= 0n ? entry.lastDataOffset : null, producerEpoch: entry.producerEpoch });
+  }
+  return out;
 }
 
 /**

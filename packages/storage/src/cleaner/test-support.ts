@@ -3,7 +3,7 @@
  * Cleaner wired with a silent logger. Not exported from the package.
  */
 import { pino } from 'pino';
-import { CompressionType, RecordBatch, encodeRecordBatch } from '@samsa/protocol';
+import { CompressionType, ControlRecordType, RecordBatch, encodeRecordBatch, readControlRecordType } from '@samsa/protocol';
 import type { Clock } from '../config.js';
 import type { Log } from '../log.js';
 import { Cleaner } from './cleaner.js';
@@ -59,6 +59,9 @@ export interface ReadBatch {
   hasDeleteHorizon: boolean;
   crcValid: boolean;
   producerId: bigint;
+  producerEpoch: number;
+  control: boolean;
+  transactional: boolean;
 }
 
 /** Every batch and record of the log from its start to its end, as a consumer would see them. */
@@ -83,6 +86,9 @@ export async function readLog(log: Log): Promise<{ records: ReadRecord[]; batche
           hasDeleteHorizon: b.hasDeleteHorizon,
           crcValid: b.isValidCrc(),
           producerId: b.producerId,
+          producerEpoch: b.producerEpoch,
+          control: b.isControl,
+          transactional: b.isTransactional,
         });
         for (const r of b.records()) {
           if (r.offset < next) continue;
@@ -100,6 +106,46 @@ export async function readLog(log: Log): Promise<{ records: ReadRecord[]; batche
     }
   }
   return { records, batches };
+}
+
+/**
+ * What a read_committed consumer sees of the log (records below the last stable offset, without the
+ * records of aborted transactions, as KafkaJS and librdkafka filter them with the aborted
+ * transactions that Log.readCommitted answers), as [offset, key, value].
+ */
+export async function readCommittedView(log: Log): Promise<Array<[bigint, string | null, string | null]>> {
+  const out: Array<[bigint, string | null, string | null]> = [];
+  const pending = new Map<string, { producerId: bigint; firstOffset: bigint }>();
+  const abortedProducers = new Set<bigint>();
+  let next = log.logStartOffset;
+  while (next < log.lastStableOffset) {
+    const info = await log.readCommitted(next, 1 << 20, true);
+    const buf = await info.records.read();
+    if (buf.length === 0) break;
+    for (const t of info.abortedTransactions) pending.set(`${t.producerId}:${t.firstOffset}`, t);
+    for (let pos = 0; pos + 61 <= buf.length;) {
+      const size = buf.readInt32BE(pos + 8) + 12;
+      if (pos + size > buf.length) break;
+      const b = new RecordBatch(buf.subarray(pos, pos + size));
+      pos += size;
+      if (b.lastOffset < next) continue;
+      next = b.nextOffset;
+      for (const [k, t] of pending) {
+        if (t.firstOffset <= b.lastOffset) {
+          abortedProducers.add(t.producerId);
+          pending.delete(k);
+        }
+      }
+      if (b.isControl) {
+        const first = b.records().next();
+        if (!first.done && readControlRecordType(first.value.key) === ControlRecordType.ABORT) abortedProducers.delete(b.producerId);
+        continue;
+      }
+      if (b.isTransactional && abortedProducers.has(b.producerId)) continue;
+      for (const r of b.records()) out.push([r.offset, r.key?.toString() ?? null, r.value?.toString() ?? null]);
+    }
+  }
+  return out;
 }
 
 export const silent = process.env.CLEANER_TEST_LOG ? pino({ level: 'debug' }) : pino({ enabled: false });
