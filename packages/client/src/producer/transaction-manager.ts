@@ -115,6 +115,8 @@ export class TransactionManager {
   /** Partitions or offsets were added: the coordinator knows the transaction (EndTxn needed). */
   private transactionStarted = false;
   private epochBumpRequired = false;
+  /** Counts completed transactions: an AddPartitionsToTxn answer for an earlier one is ignored. */
+  private generation = 0;
   /** Called when partitions were added or the state changed: the sender should run. */
   onChange: () => void = () => undefined;
 
@@ -325,6 +327,8 @@ export class TransactionManager {
     this.pending.clear();
     dropUnsent(new TransactionAbortedError(undefined, { cause: this._lastError }));
     await flush();
+    // an AddPartitionsToTxn still in flight: its partitions are part of what EndTxn aborts
+    await this.adding;
     this.throwIfFatal();
     await this.endTxn(false);
     if (this.epochBumpRequired || this.idempotence.bumpRequested) {
@@ -373,6 +377,7 @@ export class TransactionManager {
   }
 
   private completeTransaction(): void {
+    this.generation++;
     this.added.clear();
     this.pending.clear();
     this.transactionStarted = false;
@@ -496,6 +501,7 @@ export class TransactionManager {
 
   private async addPartitions(): Promise<void> {
     const batch = [...this.pending.values()];
+    const generation = this.generation;
     const byTopic = new Map<string, number[]>();
     for (const p of batch) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
     await this.coordinatorCall('AddPartitionsToTxn', CoordinatorType.TRANSACTION, this.transactionalId, async (conn) => {
@@ -520,6 +526,7 @@ export class TransactionManager {
           }
         }
       }
+      if (generation !== this.generation) return 'done'; // that transaction is over
       if (failure) throw failure;
       if (outcome === 'done') {
         for (const p of batch) {
