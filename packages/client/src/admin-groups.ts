@@ -100,13 +100,26 @@ function groupByTopic<T extends TopicPartition>(items: readonly T[]): Map<string
   return m;
 }
 
+/** Kafka's FindCoordinator key types. */
+export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
+export type CoordinatorType = (typeof CoordinatorType)[keyof typeof CoordinatorType];
+
 /** The coordinator of `groupId` (FindCoordinator, key type GROUP). One attempt. */
-export async function findGroupCoordinator(cluster: Cluster, groupId: string): Promise<BrokerNode> {
+export function findGroupCoordinator(cluster: Cluster, groupId: string): Promise<BrokerNode> {
+  return findCoordinator(cluster, groupId, CoordinatorType.GROUP);
+}
+
+/** The coordinator of a group id or (key type 1) a transactional id. One attempt. */
+export async function findCoordinator(cluster: Cluster, key: string, keyType: CoordinatorType): Promise<BrokerNode> {
   const conn = await cluster.anyConnection();
-  const res = await conn.request(API_KEYS.FindCoordinator, (v) => ({ key: v < 4 ? groupId : '', keyType: 0, coordinatorKeys: v >= 4 ? [groupId] : [] }));
+  const what = keyType === CoordinatorType.GROUP ? 'group' : 'transactional id';
+  // key type 1 needs FindCoordinator v1+
+  const res = await conn.request(API_KEYS.FindCoordinator, (v) => ({ key: v < 4 ? key : '', keyType, coordinatorKeys: v >= 4 ? [key] : [] }), {
+    minVersion: keyType === CoordinatorType.GROUP ? 0 : 1,
+  });
   if (res.version >= 4) {
-    const c = res.body.coordinators.find((x) => x.key === groupId);
-    if (!c) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `The FindCoordinator response has no coordinator for group '${groupId}'`);
+    const c = res.body.coordinators.find((x) => x.key === key);
+    if (!c) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `The FindCoordinator response has no coordinator for ${what} '${key}'`);
     if (c.errorCode !== ErrorCode.NONE) throw brokerError(c.errorCode, c.errorMessage);
     return { nodeId: c.nodeId, host: c.host, port: c.port, rack: null };
   }

@@ -4,21 +4,11 @@
  * max.partition.fetch.bytes; answers are decoded (RecordBatch v2, every codec) into completed
  * fetches that poll() drains, at most max.poll.records at a time. Control batches are never
  * returned; with isolation.level=read_committed the batches of aborted transactions (the
- * response's abortedTransactions) are skipped too. Full fetch requests (no KIP-227 session).
+ * response's abortedTransactions) are skipped too (aborted-transactions.ts). Full fetch requests (no KIP-227 session).
  */
-import {
-  API_KEYS,
-  ControlRecordType,
-  ErrorCode,
-  KafkaError,
-  readControlRecordType,
-  recordBatches,
-  topicPartitionKey,
-  ZERO_UUID,
-  type FetchResponsePartition,
-  type RecordBatch,
-} from '@samsa/protocol';
+import { API_KEYS, ErrorCode, KafkaError, recordBatches, topicPartitionKey, ZERO_UUID, type FetchResponsePartition } from '@samsa/protocol';
 import type { Cluster } from '../cluster.js';
+import { AbortedTransactionFilter } from './aborted-transactions.js';
 import { brokerError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ConsumerConfig } from './config.js';
@@ -236,23 +226,15 @@ export class Fetcher<K, V> {
     const records: RawRecord[] = [];
     let endOffset = fetchOffset;
     let endLeaderEpoch = state.position.leaderEpoch;
-    const readCommitted = this.cfg.isolationLevel === 'read_committed';
-    const aborted = readCommitted ? [...(p.abortedTransactions ?? [])].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1)) : [];
-    const abortedProducers = new Set<bigint>();
+    const filter = new AbortedTransactionFilter(p.abortedTransactions, this.cfg.isolationLevel === 'read_committed');
     try {
       for (const batch of recordBatches(buf)) {
         if (batch.magic !== 2) throw new KafkaError('CORRUPT_MESSAGE', `Unsupported record batch magic ${batch.magic} in ${topicPartitionKey(tp)}`);
         if (this.cfg.checkCrcs) batch.ensureValidCrc();
-        const last = batch.lastOffset;
-        if (last < fetchOffset) continue;
-        while (aborted.length > 0 && aborted[0]!.firstOffset <= last) abortedProducers.add(aborted.shift()!.producerId);
+        if (batch.lastOffset < fetchOffset) continue;
         endOffset = batch.nextOffset;
         endLeaderEpoch = batch.partitionLeaderEpoch;
-        if (batch.isControl) {
-          if (readCommitted && batch.isTransactional && isAbortMarker(batch)) abortedProducers.delete(batch.producerId);
-          continue;
-        }
-        if (readCommitted && batch.isTransactional && abortedProducers.has(batch.producerId)) continue;
+        if (filter.skip(batch)) continue;
         const logAppendTime = batch.timestampType === 1;
         for (const r of batch.records()) {
           if (r.offset < fetchOffset) continue;
@@ -345,15 +327,4 @@ export class Fetcher<K, V> {
       serializedValueSize: r.value?.length ?? -1,
     };
   }
-}
-
-function isAbortMarker(batch: RecordBatch): boolean {
-  for (const r of batch.records()) {
-    try {
-      return readControlRecordType(r.key) === ControlRecordType.ABORT;
-    } catch {
-      return false;
-    }
-  }
-  return false;
 }

@@ -16,6 +16,8 @@ export interface AccumulatorOptions {
   bufferMemory: number;
   compression: CompressionType;
   maxBlockMs: number;
+  /** Batches carry the transactional attribute (a transactional producer). */
+  transactional?: boolean;
 }
 
 export interface PartitionQueue {
@@ -88,7 +90,7 @@ export class RecordAccumulator {
         this.pool.deallocate(b, size);
         return { batch: l, newBatch: false };
       }
-      const batch = new ProducerBatch(topic, partition, b, this.opts.compression, Date.now());
+      const batch = new ProducerBatch(topic, partition, b, this.opts.compression, Date.now(), this.opts.transactional ?? false);
       if (!batch.tryAppend(timestamp, key, value, headers, callback)) throw new Error('a record did not fit into a new batch sized for it');
       q.batches.push(batch);
       batch.queued = true;
@@ -149,6 +151,30 @@ export class RecordAccumulator {
   hasUndrained(): boolean {
     for (const q of this.queues.values()) if (q.batches.length > 0) return true;
     return false;
+  }
+
+  /**
+   * Fails and drops the queued batches not sent yet (a transaction aborted or in error; Kafka's
+   * abortUndrainedBatches). Batches put back to retry stay, unless `retriesToo`. Returns whether a
+   * dropped batch had a sequence number (then the producer epoch must be bumped).
+   */
+  abortUndrained(err: Error, retriesToo = false): boolean {
+    let sequenced = false;
+    for (const q of this.queues.values()) {
+      const keep: ProducerBatch[] = [];
+      for (const b of q.batches) {
+        if (b.inFlight || (b.attempts > 0 && !retriesToo)) {
+          keep.push(b);
+          continue;
+        }
+        if (b.hasSequence) sequenced = true;
+        b.queued = false;
+        b.fail(err);
+        this.pool.deallocate(b.buffer);
+      }
+      q.batches = keep;
+    }
+    return sequenced;
   }
 
   /** Fails and drops every queued batch (close with timeout, fatal errors). */

@@ -27,6 +27,7 @@ import {
   computeBatchCrc,
   writeInt64BE,
   writeSafeInt64BE,
+  TRANSACTIONAL_FLAG_MASK,
   type CompressionType,
 } from '@samsa/protocol';
 import { notify, type Completion, type RecordMetadata } from './types.js';
@@ -120,6 +121,8 @@ export class ProducerBatch {
     readonly buffer: Buffer,
     private readonly compression: CompressionType,
     now: number,
+    /** Part of a transaction: the batch carries the transactional attribute. */
+    readonly transactional = false,
   ) {
     this.createdMs = now;
   }
@@ -196,7 +199,7 @@ export class ProducerBatch {
     out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
     out.writeInt32BE(-1, PARTITION_LEADER_EPOCH_OFFSET);
     out.writeInt8(CURRENT_MAGIC, MAGIC_OFFSET);
-    out.writeInt16BE(this.compression, ATTRIBUTES_OFFSET);
+    out.writeInt16BE(this.compression | (this.transactional ? TRANSACTIONAL_FLAG_MASK : 0), ATTRIBUTES_OFFSET);
     out.writeInt32BE(this.callbacks.length - 1, LAST_OFFSET_DELTA_OFFSET);
     writeSafeInt64BE(out, this.baseTimestamp, BASE_TIMESTAMP_OFFSET);
     writeSafeInt64BE(out, this.maxTimestamp, MAX_TIMESTAMP_OFFSET);

@@ -28,6 +28,10 @@ export interface ProducerConfigInput {
   'max.in.flight.requests.per.connection'?: number | string;
   'enable.idempotence'?: boolean | 'true' | 'false';
   'metadata.max.age.ms'?: number | string;
+  /** Makes the producer transactional (initTransactions() & co); implies enable.idempotence. */
+  'transactional.id'?: string | null;
+  /** transaction.timeout.ms sent in InitProducerId (the coordinator aborts a transaction open longer). */
+  'transaction.timeout.ms'?: number | string;
   /** `default` (murmur2 for keys, sticky for null keys) or `round-robin`; the Java class names work too. */
   'partitioner.class'?: string | Partitioner;
   /** Java 3.x option: true → the sticky behaviour is skipped for keyed records too (hash ignored). */
@@ -58,6 +62,9 @@ export interface ProducerConfig {
   maxInFlight: number;
   idempotence: boolean;
   metadataMaxAgeMs: number;
+  /** null: not transactional. */
+  transactionalId: string | null;
+  transactionTimeoutMs: number;
   partitioner: string | Partitioner;
   ignoreKeys: boolean;
 }
@@ -80,6 +87,8 @@ export const PRODUCER_DEFAULTS = {
   'max.in.flight.requests.per.connection': 5,
   'enable.idempotence': true,
   'metadata.max.age.ms': 300000,
+  'transactional.id': null,
+  'transaction.timeout.ms': 60000,
   'partitioner.class': 'default',
   'partitioner.ignore.keys': false,
 } as const;
@@ -130,6 +139,13 @@ export function resolveProducerConfig(input: ProducerConfigInput): ProducerConfi
         : acks !== -1
           ? 'acks must be set to all'
           : null;
+  const transactionalId = input['transactional.id'] === undefined || input['transactional.id'] === null ? null : String(input['transactional.id']);
+  if (transactionalId !== null) {
+    // Kafka: a transactional.id requires idempotence (and its constraints), whether or not it was asked for
+    if (transactionalId === '') throw configError('Invalid value for configuration transactional.id: must not be empty');
+    if (!idempotence) throw configError('Cannot set a transactional.id without also enabling idempotence.');
+    if (conflict) throw configError(`To use the idempotent producer, ${conflict}.`);
+  }
   if (idempotence && conflict) {
     if (explicit.has('enable.idempotence')) throw configError(`To use the idempotent producer, ${conflict}.`);
     idempotence = false;
@@ -158,6 +174,8 @@ export function resolveProducerConfig(input: ProducerConfigInput): ProducerConfi
     maxInFlight,
     idempotence,
     metadataMaxAgeMs: int(rec, 'metadata.max.age.ms'),
+    transactionalId,
+    transactionTimeoutMs: int(rec, 'transaction.timeout.ms', 1),
     partitioner: input['partitioner.class'] ?? PRODUCER_DEFAULTS['partitioner.class'],
     ignoreKeys: bool(rec, 'partitioner.ignore.keys', explicit),
   };

@@ -46,8 +46,13 @@ export class IdempotenceManager {
       },
       { timeoutMs },
     );
-    this.producerId = res.producerId;
-    this.producerEpoch = res.producerEpoch;
+    this.setProducerIdAndEpoch(res.producerId, res.producerEpoch);
+  }
+
+  /** A new producer id / epoch (InitProducerId answered): sequences start again from 0. */
+  setProducerIdAndEpoch(producerId: bigint, epoch: number): void {
+    this.producerId = producerId;
+    this.producerEpoch = epoch;
     this.nextSeq.clear();
     this.lastAcked.clear();
     this.bumpRequested = false;

@@ -9,3 +9,11 @@ export { RecordAccumulator } from './accumulator.js';
 export { ProducerBatch } from './batch.js';
 export { IdempotenceManager } from './idempotence.js';
 export { Producer } from './producer.js';
+export {
+  TransactionManager,
+  TransactionState,
+  IllegalTransactionStateError,
+  TransactionAbortedError,
+  type ConsumerGroupMetadata,
+  type TransactionOffset,
+} from './transaction-manager.js';

@@ -18,6 +18,7 @@ import { createPartitioner, type Partitioner } from './partitioner.js';
 import { Sender } from './sender.js';
 import { bufferSerializer, type Serializer } from './serializers.js';
 import { IdempotenceManager } from './idempotence.js';
+import { TransactionManager, type ConsumerGroupMetadata, type TransactionOffset } from './transaction-manager.js';
 import { notify, type Completion, type ProducerRecord, type RecordMetadata, type TopicPartitionInfo } from './types.js';
 
 const COMPRESSION = {
@@ -36,6 +37,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   private readonly accumulator: RecordAccumulator;
   private readonly sender: Sender;
   private readonly idempotence: IdempotenceManager | undefined;
+  private readonly transactions: TransactionManager | undefined;
   private readonly partitioner: Partitioner;
   private readonly keySerializer: Serializer<K>;
   private readonly valueSerializer: Serializer<V>;
@@ -68,9 +70,26 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       bufferMemory: cfg.bufferMemory,
       compression: COMPRESSION[cfg.compressionType],
       maxBlockMs: cfg.maxBlockMs,
+      transactional: cfg.transactionalId !== null,
     });
     this.idempotence = cfg.idempotence ? new IdempotenceManager() : undefined;
-    this.sender = new Sender(cfg, this.cluster, this.metadata, this.accumulator, this.idempotence, this.log);
+    this.transactions =
+      cfg.transactionalId !== null
+        ? new TransactionManager(
+            this.cluster,
+            this.idempotence!,
+            {
+              transactionalId: cfg.transactionalId,
+              transactionTimeoutMs: cfg.transactionTimeoutMs,
+              maxBlockMs: cfg.maxBlockMs,
+              retryBackoffMs: cfg.retryBackoffMs,
+              requestTimeoutMs: cfg.requestTimeoutMs,
+            },
+            this.log.child({ transactionalId: cfg.transactionalId }),
+          )
+        : undefined;
+    this.sender = new Sender(cfg, this.cluster, this.metadata, this.accumulator, this.idempotence, this.log, this.transactions);
+    if (this.transactions) this.transactions.onChange = () => this.sender.wakeup();
     this.sender.onIdle = () => {
       for (const w of this.flushWaiters.splice(0)) w();
     };
@@ -95,6 +114,64 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     return { id: this.idempotence?.producerId ?? -1n, epoch: this.idempotence?.producerEpoch ?? -1 };
   }
 
+  /** The transaction state (Kafka's TransactionManager states), or undefined without transactional.id. */
+  get transactionState(): TransactionManager['state'] | undefined {
+    return this.transactions?.state;
+  }
+
+  /**
+   * Kafka's initTransactions(): finds the transaction coordinator, gets the producer id and epoch
+   * for transactional.id (fencing older producers of the id, completing their open transaction).
+   * Once per producer, before the first transaction.
+   */
+  initTransactions(): Promise<void> {
+    return this.requireTransactions('initTransactions').initTransactions();
+  }
+
+  /** Kafka's beginTransaction(): sends until commit or abort belong to the transaction. */
+  beginTransaction(): void {
+    this.requireTransactions('beginTransaction').beginTransaction();
+  }
+
+  /**
+   * Kafka's sendOffsetsToTransaction(offsets, groupMetadata): the consumer group's offsets are
+   * committed with the transaction (AddOffsetsToTxn, then TxnOffsetCommit to the group coordinator);
+   * `groupMetadata` is the consumer's groupMetadata(), or just `{ groupId }`.
+   */
+  sendOffsetsToTransaction(offsets: readonly TransactionOffset[], groupMetadata: ConsumerGroupMetadata | string): Promise<void> {
+    const group = typeof groupMetadata === 'string' ? { groupId: groupMetadata } : groupMetadata;
+    return this.requireTransactions('sendOffsetsToTransaction').sendOffsetsToTransaction(offsets, group);
+  }
+
+  /** Kafka's commitTransaction(): flushes, then ends the transaction with EndTxn(commit). */
+  commitTransaction(): Promise<void> {
+    return this.requireTransactions('commitTransaction').commitTransaction(() => this.flush());
+  }
+
+  /**
+   * Kafka's abortTransaction(): records not sent yet fail (TransactionAbortedError), the rest is
+   * awaited, then EndTxn(abort). Also the way out of an abortable error.
+   */
+  abortTransaction(): Promise<void> {
+    return this.requireTransactions('abortTransaction').abortTransaction(
+      (err) => {
+        this.accumulator.abortUndrained(err);
+        this.sender.wakeup();
+      },
+      () => this.flush(),
+    );
+  }
+
+  private requireTransactions(call: string): TransactionManager {
+    if (!this.transactions)
+      throw new KafkaError(
+        'INVALID_TXN_STATE',
+        `Cannot use transactional methods without enabling transactions by setting the transactional.id configuration property (${call})`,
+      );
+    if (this.closed) throw new KafkaError('UNKNOWN_SERVER_ERROR', 'Cannot perform operation after producer has been closed');
+    return this.transactions;
+  }
+
   /** Partitions of a topic (fetches metadata, waiting up to max.block.ms). */
   partitionsFor(topic: string): Promise<TopicPartitionInfo[]> {
     return this.metadata.waitOnMetadata(topic, this.config.maxBlockMs, this.config.retryBackoffMs);
@@ -108,6 +185,14 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   send(record: ProducerRecord<K, V>): Promise<RecordMetadata>;
   send(record: ProducerRecord<K, V>, callback: Completion): void;
   send(record: ProducerRecord<K, V>, callback?: Completion): Promise<RecordMetadata> | void {
+    if (this.transactions && !this.closed) {
+      try {
+        this.transactions.checkSend();
+      } catch (err) {
+        if (callback) return notify(callback, err as Error, null);
+        return Promise.reject(err as Error);
+      }
+    }
     if (callback) return this.sendWithCallback(record, callback);
     if (this.closed) return Promise.reject(new KafkaError('UNKNOWN_SERVER_ERROR', 'Cannot perform operation after producer has been closed'));
     const r = this.interceptors.empty ? record : this.interceptors.onSend(record);
@@ -226,6 +311,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     const timestamp = record.timestamp ?? Date.now();
     const sticky = !explicit && this.partitioner.onNewBatch !== undefined;
     try {
+      this.transactions?.maybeAddPartition(topic, partition);
       const res = this.accumulator.append(topic, partition, timestamp, key, value, headers, callback, sticky);
       // the usual case, appended to an open batch, allocates nothing more
       if (res instanceof Promise || 'abortForNewBatch' in res) this.continueAppend(res, topic, partitions, partition, key, value, headers, timestamp, callback);
@@ -252,11 +338,18 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       // the sticky partition's batch is full: pick another partition, then append there
       this.partitioner.onNewBatch!(topic, partitions, partition);
       const next = this.partitioner.partition(topic, key, partitions);
+      this.transactions?.maybeAddPartition(topic, next);
       const again = this.accumulator.append(topic, next, timestamp, key, value, headers, callback, false);
       if (again instanceof Promise) again.catch(fail);
     };
     if (res instanceof Promise) res.then(onAppended).catch(fail);
-    else onAppended(res);
+    else {
+      try {
+        onAppended(res);
+      } catch (err) {
+        fail(err as Error);
+      }
+    }
   }
 
   /** Sends everything buffered and waits until every record sent so far is acknowledged or failed. */
@@ -282,6 +375,12 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
    */
   async close(opts: { timeoutMs?: number } = {}): Promise<void> {
     if (this.closed) return;
+    const tm = this.transactions;
+    if (tm?.inTransaction && !tm.hasFatalError && opts.timeoutMs === undefined) {
+      // Kafka's sender aborts an incomplete transaction when the producer closes
+      this.log.info({ transactionalId: tm.transactionalId }, 'Aborting incomplete transaction due to shutdown');
+      await this.abortTransaction().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'abort on close failed'));
+    }
     this.closed = true;
     this.accumulator.closing = true;
     const flushed = this.flush();

@@ -14,6 +14,7 @@ import type { ProducerBatch } from './batch.js';
 import type { ProducerConfig } from './config.js';
 import type { ProducerMetadata } from './metadata.js';
 import type { IdempotenceManager } from './idempotence.js';
+import { TransactionAbortedError, type TransactionManager } from './transaction-manager.js';
 
 const STALE_METADATA_ERRORS = new Set<number>([
   ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -51,6 +52,8 @@ export class Sender {
     private readonly accumulator: RecordAccumulator,
     private readonly idempotence: IdempotenceManager | undefined,
     private readonly log: Logger,
+    /** A transactional producer's transaction manager (with `idempotence`). */
+    private readonly transactions?: TransactionManager,
   ) {
     accumulator.onReady = () => this.wakeup();
   }
@@ -101,7 +104,21 @@ export class Sender {
         });
     }
     const idem = this.idempotence;
-    if (idem && !idem.hasProducerId) {
+    const tm = this.transactions;
+    if (tm && idem) {
+      // Kafka: a bump in a transaction is an abortable error; the abort runs InitProducerId
+      if (idem.bumpRequested && idem.producerId >= 0n) tm.onEpochBumpNeeded();
+      if (tm.hasError || tm.isAborting) {
+        // what was not sent yet is dropped (retries too when the epoch changes or the producer is done)
+        const err = tm.lastError && tm.hasError ? tm.lastError : new TransactionAbortedError();
+        if (this.accumulator.abortUndrained(err, idem.bumpRequested || tm.hasFatalError)) tm.onEpochBumpNeeded();
+      }
+      if (tm.hasFatalError || !idem.hasProducerId) {
+        if (this.idle) this.onIdle();
+        return;
+      }
+      tm.addPendingPartitions();
+    } else if (idem && !idem.hasProducerId) {
       // bump / first id: only once nothing is in flight (sequences restart from 0)
       if (idem.totalInFlight === 0 && !this.initializing) this.initProducerId();
       return;
@@ -140,6 +157,8 @@ export class Sender {
     for (const q of this.accumulator.allQueues()) {
       const batch = q.batches[0];
       if (!batch) continue;
+      // a transaction's partition is sent to once AddPartitionsToTxn added it
+      if (this.transactions && !this.transactions.isPartitionAdded(q.topic, q.partition)) continue;
       if (!this.accumulator.isSendable(q, batch, now)) {
         later(this.accumulator.waitTime(batch, now));
         continue;
@@ -225,7 +244,7 @@ export class Sender {
       t.partitionData.push({ index: b.partition, records });
       byReference.push(records);
     }
-    const body = { transactionalId: null, acks: this.cfg.acks, timeoutMs: this.cfg.requestTimeoutMs, topicData };
+    const body = { transactionalId: this.transactions?.transactionalId ?? null, acks: this.cfg.acks, timeoutMs: this.cfg.requestTimeoutMs, topicData };
     const opts = { minVersion: 3, timeoutMs: this.cfg.requestTimeoutMs, byReference };
     const failed = (err: unknown): void => {
       // the whole request failed: lost connection, timeout, unknown broker
@@ -339,6 +358,7 @@ export class Sender {
       return;
     }
     if (idem && b.hasSequence && code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) idem.requestBump();
+    this.transactions?.onBatchFailed(err);
     this.finish(b, () => b.fail(err));
   }
 
@@ -368,14 +388,12 @@ export class Sender {
         q.batches.shift();
         b.queued = false;
         if (this.idempotence && b.hasSequence) this.idempotence.requestBump();
-        this.finish(b, () =>
-          b.fail(
-            new KafkaError(
-              'REQUEST_TIMED_OUT',
-              `Expiring ${b.recordCount} record(s) for ${topicPartitionKey(b)}:${now - b.createdMs} ms has passed since batch creation`,
-            ),
-          ),
+        const err = new KafkaError(
+          'REQUEST_TIMED_OUT',
+          `Expiring ${b.recordCount} record(s) for ${topicPartitionKey(b)}:${now - b.createdMs} ms has passed since batch creation`,
         );
+        this.transactions?.onBatchFailed(err);
+        this.finish(b, () => b.fail(err));
       }
     }
   }

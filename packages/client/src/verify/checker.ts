@@ -12,6 +12,12 @@
  *  - divergentPartitions: with `replicaLogDirs`, each replica's log files (below the high watermark)
  *    must hold exactly the records the leader served. Replicas are read from disk (log-files.ts)
  *    rather than by Fetch with Kafka's debug replica id, which needs nothing from the broker.
+ *
+ * Transactional runs (the workload's `transactions`) are read with read_committed, and also report:
+ *  - abortedRead: records of aborted transactions read back (read_committed must never return them);
+ *  - partiallyVisible: transactions of which some records were read and others not (all or nothing);
+ *  - missingCommitted: records of committed transactions not read back.
+ * `lost` then counts only acknowledged records of committed transactions.
  */
 import { topicPartitionKey } from '@samsa/protocol';
 import { Cluster } from '../cluster.js';
@@ -19,7 +25,7 @@ import { Admin } from '../admin.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { readTopic, type PartitionRead } from './fetch-reader.js';
 import { readReplicaLog } from './log-files.js';
-import { parseValue, type AckedWrite, type WorkloadResult } from './workload.js';
+import { parseValue, type AckedWrite, type TransactionRecord, type WorkloadResult } from './workload.js';
 
 export interface CheckOptions {
   bootstrap: string;
@@ -74,8 +80,21 @@ export interface VerifyReport {
   violations: string[];
   /** Some lost writes (worker, seq, partition, offset). */
   lostSamples: AckedWrite[];
+  /** Transactional runs. */
+  transactions?: TransactionCheck;
   errors: Record<string, number>;
   ok: boolean;
+}
+
+export interface TransactionCheck {
+  total: number;
+  committed: number;
+  aborted: number;
+  /** The commit failed: either outcome is fine, as long as it is all or nothing. */
+  unknown: number;
+  abortedRecordsRead: number;
+  partiallyVisible: number;
+  missingCommitted: number;
 }
 
 const key = (w: number, s: number) => `${w}:${s}`;
@@ -90,9 +109,14 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
   for (const a of w.acked) if (a.offset + 1 > (until.get(a.partition) ?? 0)) until.set(a.partition, a.offset + 1);
   const cluster = new Cluster({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify-checker', logger: o.logger, requestTimeoutMs: 30_000 });
   let reads: PartitionRead[];
+  let reference: PartitionRead[] | undefined;
   let replicasOf = new Map<number, number[]>();
   try {
-    reads = await readTopic(cluster, o.topic, until, timeoutMs, log);
+    reads = await readTopic(cluster, o.topic, until, timeoutMs, log, w.transactions !== undefined);
+    if (o.replicaLogDirs && w.transactions) {
+      // the replicas' files hold aborted records too: compare them with a read_uncommitted read
+      reference = await readTopic(cluster, o.topic, until, Math.max(5000, deadline - Date.now()), log, false);
+    }
     if (o.replicaLogDirs) {
       const [d] = await new Admin({ cluster }).describeTopics([o.topic], { timeoutMs: Math.max(5000, deadline - Date.now()) });
       replicasOf = new Map((d?.partitions ?? []).map((p) => [p.partition, p.replicas]));
@@ -104,6 +128,12 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
   const note = (kind: string, msg: string, count: number) => {
     if (count <= 3) violations.push(`${kind}: ${msg}`);
   };
+
+  // transactional runs: each worker's transactions by sequence; records read per transaction
+  const txnOf = new Map<string, TransactionRecord>();
+  for (const t of w.transactions ?? []) for (let q = t.firstSeq; q < t.firstSeq + t.count; q++) txnOf.set(key(t.worker, q), t);
+  const readPerTxn = new Map<TransactionRecord, number>();
+  let abortedRead = 0;
 
   // where each value of this run was read: key → [partition, offset][]
   const seen = new Map<string, Array<[number, number]>>();
@@ -132,6 +162,14 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
       }
       seen.set(k, [[r.partition, rec.offset]]);
       pConsumed++;
+      const t = txnOf.get(k);
+      if (t) {
+        readPerTxn.set(t, (readPerTxn.get(t) ?? 0) + 1);
+        if (t.outcome === 'aborted') {
+          abortedRead++;
+          note('aborted record read', `worker ${v.worker} seq ${v.seq} (aborted transaction ${t.index}) read at ${r.partition}@${rec.offset}`, abortedRead);
+        }
+      }
       const m = maxSeq.get(v.worker) ?? -1;
       if (v.seq < m) {
         pReorder++;
@@ -164,6 +202,9 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
     const pr = byPartition.get(a.partition);
     if (pr) pr.acknowledged++;
     const at = seen.get(key(a.worker, a.seq));
+    // transactional: only records of committed transactions must be read back
+    const t = txnOf.get(key(a.worker, a.seq));
+    if (!at && w.transactions && t?.outcome !== 'committed') continue;
     if (!at) {
       lost++;
       if (pr) pr.lost++;
@@ -204,7 +245,7 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
   const divergent = new Set<number>();
   if (o.replicaLogDirs) {
     const dirs = o.replicaLogDirs instanceof Map ? o.replicaLogDirs : new Map(Object.entries(o.replicaLogDirs).map(([k, v]) => [Number(k), v as string]));
-    for (const r of reads) {
+    for (const r of reference ?? reads) {
       const pr = byPartition.get(r.partition)!;
       if (r.incomplete || r.highWatermark < 0) continue;
       const reference = new Map(r.records.map((x) => [x.offset, x.value]));
@@ -240,6 +281,32 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
     }
   }
 
+  let transactions: TransactionCheck | undefined;
+  if (w.transactions) {
+    let partial = 0;
+    let missing = 0;
+    for (const t of w.transactions) {
+      const n = readPerTxn.get(t) ?? 0;
+      if (n > 0 && n < t.count) {
+        partial++;
+        note('partially visible transaction', `worker ${t.worker} transaction ${t.index} (${t.outcome}): ${n} of ${t.count} records read`, partial);
+      }
+      if (t.outcome === 'committed' && n < t.count) {
+        missing += t.count - n;
+        note('missing from committed transaction', `worker ${t.worker} transaction ${t.index}: ${t.count - n} of ${t.count} records not read`, missing);
+      }
+    }
+    transactions = {
+      total: w.transactions.length,
+      committed: w.transactions.filter((t) => t.outcome === 'committed').length,
+      aborted: w.transactions.filter((t) => t.outcome === 'aborted').length,
+      unknown: w.transactions.filter((t) => t.outcome === 'unknown').length,
+      abortedRecordsRead: abortedRead,
+      partiallyVisible: partial,
+      missingCommitted: missing,
+    };
+  }
+
   const incomplete = reads.filter((r) => r.incomplete).map((r) => r.partition);
   for (const p of incomplete) note('incomplete read', `${topicPartitionKey(o.topic, p)}: ${byPartition.get(p)!.incomplete}`, 1);
   const ok =
@@ -249,7 +316,8 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
     mismatches === 0 &&
     divergent.size === 0 &&
     incomplete.length === 0 &&
-    (!w.idempotent || duplicates === 0);
+    (!w.idempotent || duplicates === 0) &&
+    (!transactions || (transactions.abortedRecordsRead === 0 && transactions.partiallyVisible === 0 && transactions.missingCommitted === 0));
   const report: VerifyReport = {
     topic: o.topic,
     runId: w.runId,
@@ -273,6 +341,7 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
     violations,
     lostSamples,
     errors: w.errors,
+    ...(transactions ? { transactions } : {}),
     ok,
   };
   log.info(

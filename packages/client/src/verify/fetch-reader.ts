@@ -2,12 +2,15 @@
  * Reads partitions back with Fetch by explicit assignment (no consumer group): from offset 0 (or
  * the log start) to the high watermark, from each partition's current leader, following leader
  * changes. A read ends when the high watermark reached covers `until` (the highest acknowledged
- * offset + 1) and the whole log up to it was read, or at the deadline.
+ * offset + 1) and the whole log up to it was read, or at the deadline. With `readCommitted` the
+ * Fetch asks for isolation level 1 (answers end at the last stable offset) and the batches of
+ * aborted transactions are dropped as a read_committed consumer drops them.
  */
 import { API_KEYS, KafkaError, recordBatches, topicPartitionKey, type RecordBatch } from '@samsa/protocol';
 import { Admin } from '../admin.js';
 import type { Cluster } from '../cluster.js';
 import type { Logger } from '../logger.js';
+import { AbortedTransactionFilter } from '../consumer/aborted-transactions.js';
 
 export interface ConsumedRecord {
   offset: number;
@@ -43,6 +46,7 @@ export async function readPartition(
   until: number,
   deadline: number,
   log: Logger,
+  readCommitted = false,
 ): Promise<PartitionRead> {
   const records: ConsumedRecord[] = [];
   let offset = 0;
@@ -69,7 +73,7 @@ export async function readPartition(
           maxWaitMs: 200,
           minBytes: 1,
           maxBytes: 16 * 1024 * 1024,
-          isolationLevel: 0,
+          isolationLevel: readCommitted ? 1 : 0,
           sessionId: 0,
           sessionEpoch: -1,
           topics: [
@@ -104,10 +108,11 @@ export async function readPartition(
       if (p.errorCode !== 0) throw codeError(p.errorCode, `Fetch ${topicPartitionKey(topic, partition)} from broker ${leader}`);
       hw = Number(p.highWatermark);
       logStart = Number(p.logStartOffset);
+      const filter = new AbortedTransactionFilter(p.abortedTransactions, readCommitted);
       for (const batch of recordBatches(p.records ?? Buffer.alloc(0)) as Iterable<RecordBatch>) {
         batch.ensureValidCrc();
         if (Number(batch.nextOffset) <= offset) continue;
-        if (!batch.isControl) {
+        if (!filter.skip(batch)) {
           for (const r of batch.records()) {
             const off = Number(r.offset);
             if (off < offset) continue;
@@ -129,10 +134,17 @@ export async function readPartition(
 }
 
 /** Reads every partition of `topic` (concurrently). `until[p]`: the end offset the read must reach. */
-export async function readTopic(cluster: Cluster, topic: string, until: ReadonlyMap<number, number>, timeoutMs: number, log: Logger): Promise<PartitionRead[]> {
+export async function readTopic(
+  cluster: Cluster,
+  topic: string,
+  until: ReadonlyMap<number, number>,
+  timeoutMs: number,
+  log: Logger,
+  readCommitted = false,
+): Promise<PartitionRead[]> {
   const admin = new Admin({ cluster });
   const deadline = Date.now() + timeoutMs;
   const [d] = await admin.describeTopics([topic], { timeoutMs });
   if (!d) throw new Error(`topic ${topic} not found`);
-  return Promise.all(d.partitions.map((p) => readPartition(cluster, admin, topic, p.partition, until.get(p.partition) ?? 0, deadline, log)));
+  return Promise.all(d.partitions.map((p) => readPartition(cluster, admin, topic, p.partition, until.get(p.partition) ?? 0, deadline, log, readCommitted)));
 }

@@ -15,10 +15,14 @@ function table(rows: ReadonlyArray<readonly string[]>): string {
 
 /** A summary table: counts, then one row per partition, then the violations (if any), then OK/FAILED. */
 export function formatReport(r: VerifyReport): string {
+  const t = r.transactions;
   const mark = (n: number, violation = true) => (n > 0 && violation ? `${n} !` : String(n));
   const summary: string[][] = [
     ['topic', r.topic],
-    ['run', `${r.runId} (${r.idempotent ? 'idempotent' : 'not idempotent'}, acks=${r.acks === -1 ? 'all' : r.acks}, ${(r.durationMs / 1000).toFixed(1)} s)`],
+    [
+      'run',
+      `${r.runId} (${t ? 'transactional, read_committed' : r.idempotent ? 'idempotent' : 'not idempotent'}, acks=${r.acks === -1 ? 'all' : r.acks}, ${(r.durationMs / 1000).toFixed(1)} s)`,
+    ],
     ['attempted', String(r.attempted)],
     ['acknowledged', String(r.acknowledged)],
     ['failed sends', String(r.failedSends) + (r.unresolvedSends ? ` (+${r.unresolvedSends} unresolved)` : '')],
@@ -30,6 +34,14 @@ export function formatReport(r: VerifyReport): string {
     ['acked offset mismatches', mark(r.ackedOffsetMismatches)],
     ['divergent partitions', r.replicasChecked ? (r.divergentPartitions.length ? `${r.divergentPartitions.join(',')} !` : '0') : 'not checked'],
   ];
+  if (t) {
+    summary.push(
+      ['transactions', `${t.total} (${t.committed} committed, ${t.aborted} aborted, ${t.unknown} unknown)`],
+      ['aborted records read', mark(t.abortedRecordsRead)],
+      ['partially visible transactions', mark(t.partiallyVisible)],
+      ['committed records missing', mark(t.missingCommitted)],
+    );
+  }
   if (r.incompletePartitions.length) summary.push(['incomplete reads', `${r.incompletePartitions.join(',')} !`]);
   const errs = Object.entries(r.errors);
   if (errs.length) summary.push(['send errors', errs.map(([k, v]) => `${k}=${v}`).join(' ')]);

@@ -7,10 +7,16 @@
  * per worker. Partitions are chosen round-robin per worker (explicit partition), so every partition
  * gets an increasing subsequence of each worker's sequences: within a partition, one worker's values
  * must be read in increasing `seq` order.
+ *
+ * Transactional (`transactional`): each worker is a transactional producer (transactional.id
+ * `samsa-verify-<runId>-<worker>`) writing transactions of `size` consecutive sequences, aborting
+ * every `abortEvery`-th; the result lists every transaction with its outcome (committed, aborted,
+ * or unknown when the commit itself failed), for the checker's read_committed checks.
  */
 import { randomBytes } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
 import { Producer } from '../producer/producer.js';
+import { TransactionState } from '../producer/transaction-manager.js';
 
 export const VALUE_PREFIX = 'samsa-verify';
 
@@ -37,6 +43,19 @@ export interface WorkloadOptions {
   producerConfig?: Record<string, string | number | boolean>;
   /** Tag of this run in the values. Default random. */
   runId?: string;
+  /** Write in transactions of `size` records, aborting every `abortEvery`-th (0: none). */
+  transactional?: { size: number; abortEvery: number };
+}
+
+/** One transaction of the transactional workload: sequences firstSeq .. firstSeq + count - 1 of a worker. */
+export interface TransactionRecord {
+  worker: number;
+  /** The worker's transaction number, from 0. */
+  index: number;
+  firstSeq: number;
+  count: number;
+  /** `unknown`: the commit (or abort) failed, so the coordinator may have completed it either way. */
+  outcome: 'committed' | 'aborted' | 'unknown';
 }
 
 /** One acknowledged write. */
@@ -67,6 +86,8 @@ export interface WorkloadResult {
   unresolved: number;
   /** Failures by error name. */
   errors: Record<string, number>;
+  /** Transactional runs: every transaction and its outcome. */
+  transactions?: TransactionRecord[];
 }
 
 export interface WorkloadStats {
@@ -115,7 +136,13 @@ export function startWorkload(o: WorkloadOptions): Workload {
   const runId = o.runId ?? randomBytes(4).toString('hex');
   const log = (o.logger ?? silentLogger).child({ component: 'verify-workload', topic: o.topic, runId });
   const acked: AckedWrite[] = [];
+  const transactions: TransactionRecord[] = [];
+  const txn = o.transactional;
   const errors: Record<string, number> = {};
+  const countError = (err: unknown) => {
+    const name = (err as { errorName?: string }).errorName ?? (err as Error).name ?? 'Error';
+    errors[name] = (errors[name] ?? 0) + 1;
+  };
   const startedAt = Date.now();
   let attempted = 0;
   let failed = 0;
@@ -132,24 +159,23 @@ export function startWorkload(o: WorkloadOptions): Workload {
     if (outstanding === 0) for (const w of settledWaiters.splice(0)) w();
   };
 
-  const producers = Array.from(
-    { length: n },
-    (_, i) =>
-      new Producer<null, string>({
-        'bootstrap.servers': o.bootstrap,
-        'client.id': `samsa-verify-${runId}-${i}`,
-        acks,
-        'enable.idempotence': effectiveIdempotence,
-        'compression.type': compression,
-        'linger.ms': 5,
-        'max.in.flight.requests.per.connection': effectiveIdempotence ? 5 : 1,
-        'delivery.timeout.ms': 120_000,
-        'request.timeout.ms': 30_000,
-        'value.serializer': { serialize: (_t: string, v: string | null) => (v === null ? null : Buffer.from(v, 'utf8')) },
-        ...(o.producerConfig ?? {}),
-        ...(o.logger ? { logger: o.logger } : {}),
-      } as never),
-  );
+  const newProducer = (i: number) =>
+    new Producer<null, string>({
+      'bootstrap.servers': o.bootstrap,
+      'client.id': `samsa-verify-${runId}-${i}`,
+      acks,
+      'enable.idempotence': effectiveIdempotence,
+      'compression.type': compression,
+      'linger.ms': 5,
+      'max.in.flight.requests.per.connection': effectiveIdempotence ? 5 : 1,
+      'delivery.timeout.ms': 120_000,
+      'request.timeout.ms': 30_000,
+      'value.serializer': { serialize: (_t: string, v: string | null) => (v === null ? null : Buffer.from(v, 'utf8')) },
+      ...(txn ? { 'transactional.id': `samsa-verify-${runId}-${i}`, 'transaction.timeout.ms': 20_000 } : {}),
+      ...(o.producerConfig ?? {}),
+      ...(o.logger ? { logger: o.logger } : {}),
+    } as never);
+  const producers = Array.from({ length: n }, (_, i) => newProducer(i));
 
   const perWorkerInterval = rate > 0 ? (1000 * n) / rate : 0;
   const worker = async (i: number): Promise<void> => {
@@ -190,8 +216,91 @@ export function startWorkload(o: WorkloadOptions): Workload {
     }
   };
 
+  /** A transactional producer ready for the next transaction (a new one after a fatal error or an unknown outcome). */
+  const readyProducer = async (i: number): Promise<Producer<null, string>> => {
+    for (;;) {
+      const p = producers[i]!;
+      if (p.transactionState === TransactionState.READY) return p;
+      if (p.transactionState === TransactionState.UNINITIALIZED) {
+        try {
+          await p.initTransactions();
+          return p;
+        } catch (err) {
+          countError(err);
+          log.warn({ worker: i, err: (err as Error).message }, 'initTransactions failed');
+          if (stopping) throw err;
+        }
+      }
+      // fatal, or a transaction in an unknown state: the next producer with this transactional.id takes over
+      await p.close({ timeoutMs: 1000 }).catch(() => undefined);
+      producers[i] = newProducer(i);
+      if (stopping) await sleep(100);
+    }
+  };
+
+  const txnWorker = async (i: number, size: number, abortEvery: number): Promise<void> => {
+    let p = await readyProducer(i);
+    const count = (await p.partitionsFor(o.topic)).length;
+    let seq = 0;
+    let index = 0;
+    let next = Date.now();
+    while (!stopping && !(o.maxMessages !== undefined && attempted >= o.maxMessages)) {
+      p = await readyProducer(i);
+      const t: TransactionRecord = { worker: i, index: index++, firstSeq: seq, count: 0, outcome: 'unknown' };
+      transactions.push(t);
+      p.beginTransaction();
+      const sends: Array<Promise<boolean>> = [];
+      for (let k = 0; k < size; k++) {
+        const s = seq++;
+        const partition = s % count;
+        attempted++;
+        t.count++;
+        sends.push(
+          p.send({ topic: o.topic, partition, key: null, value: formatValue(runId, i, s) }).then(
+            (m) => (acked.push({ worker: i, seq: s, partition: m.partition, offset: Number(m.offset) }), true),
+            (err: Error) => {
+              failed++;
+              countError(err);
+              if (failed <= 5 || failed % 1000 === 0) log.warn({ worker: i, seq: s, partition, err: err.message, failed }, 'send failed');
+              return false;
+            },
+          ),
+        );
+        if (perWorkerInterval > 0) {
+          next += perWorkerInterval;
+          const wait = next - Date.now();
+          if (wait > 1) await sleep(wait);
+          else if (wait < -1000) next = Date.now();
+        }
+      }
+      const allSent = (await Promise.all(sends)).every(Boolean);
+      const abort = !allSent || (abortEvery > 0 && t.index % abortEvery === abortEvery - 1);
+      try {
+        if (abort) {
+          await p.abortTransaction();
+          t.outcome = 'aborted';
+        } else {
+          await p.commitTransaction();
+          t.outcome = 'committed';
+        }
+      } catch (err) {
+        countError(err);
+        log.warn({ worker: i, transaction: t.index, err: (err as Error).message, state: p.transactionState }, abort ? 'abort failed' : 'commit failed');
+        if (p.transactionState === TransactionState.ABORTABLE_ERROR) {
+          // the commit failed before EndTxn (a send failed): nothing of it becomes visible once aborted
+          try {
+            await p.abortTransaction();
+            t.outcome = 'aborted';
+          } catch (e) {
+            countError(e);
+          }
+        }
+      }
+    }
+  };
+
   const workers = producers.map((_, i) =>
-    worker(i).catch((err: unknown) => {
+    (txn ? txnWorker(i, txn.size, txn.abortEvery) : worker(i)).catch((err: unknown) => {
       log.error({ worker: i, err: (err as Error).message }, 'worker failed');
       errors['WorkerFailed'] = (errors['WorkerFailed'] ?? 0) + 1;
     }),
@@ -230,6 +339,7 @@ export function startWorkload(o: WorkloadOptions): Workload {
           failed,
           unresolved,
           errors: { ...errors },
+          ...(txn ? { transactions: transactions.map((t) => ({ ...t })) } : {}),
         };
         await Promise.all(producers.map((p) => p.close({ timeoutMs: 1000 }).catch(() => undefined)));
         log.info({ attempted, acknowledged: snapshot.acked.length, failed, unresolved }, 'workload stopped');

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Admin, AdminOptions } from '@samsa/client';
-import { ensureVerifyTopic } from './verify.js';
+import { Command } from 'commander';
+import { chaosCommand } from '../chaos/chaos.js';
+import { addVerifyOptions, ensureVerifyTopic, verifyRunOptions, type RawVerifyOptions } from './verify.js';
 
 describe('verify', () => {
   it('verify – the topic is created through the tools’ Admin set-up (defaults, then the embedder options)', async () => {
@@ -27,5 +29,20 @@ describe('verify', () => {
     ]);
     expect(created).toEqual([{ name: 'v', numPartitions: 2, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } }]);
     expect(lines).toEqual(['Created topic v (partitions 2, replication factor 3, min.insync.replicas 2).']);
+  });
+
+  it('verify – --transactional with --transaction-size and --abort-every becomes the run’s transactional workload; samsa chaos accepts the same flags', () => {
+    const parse = (...args: string[]) => {
+      const cmd = addVerifyOptions(new Command('verify').option('--bootstrap-server <s>'));
+      cmd.parse(['--bootstrap-server', 'b:9092', ...args], { from: 'user' });
+      return verifyRunOptions(cmd.opts<RawVerifyOptions>(), () => undefined);
+    };
+    expect(parse('--transactional', '--transaction-size', '5', '--abort-every', '3').transactional).toEqual({ size: 5, abortEvery: 3 });
+    expect(parse('--transactional').transactional).toEqual({ size: 10, abortEvery: 7 });
+    expect(parse().transactional).toBeUndefined();
+    expect(() => parse('--transactional', '--acks', '1')).toThrow(/--transactional needs idempotence/);
+    expect(() => parse('--transactional', '--no-idempotence')).toThrow(/--transactional needs idempotence/);
+    const chaos = chaosCommand({ out: () => undefined, err: () => undefined }, () => undefined);
+    expect(chaos.options.map((o) => o.long)).toEqual(expect.arrayContaining(['--transactional', '--transaction-size', '--abort-every']));
   });
 });

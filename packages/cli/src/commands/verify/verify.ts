@@ -4,7 +4,10 @@
  * produces unique sequenced values for a duration or a message count, reads everything back with
  * Fetch, prints the summary table and exits 1 on any violation (lost acknowledged writes,
  * duplicates with idempotence, reordering, offsets going backwards, divergent replicas when
- * --log-dirs names each broker's log.dirs).
+ * --log-dirs names each broker's log.dirs). With --transactional the producers write transactions
+ * of --transaction-size records, aborting every --abort-every-th, and the read-back is
+ * read_committed: aborted records read, partially visible transactions and records of committed
+ * transactions missing are violations too.
  */
 import type { Command } from 'commander';
 import pino from 'pino';
@@ -27,6 +30,8 @@ export interface VerifyRunOptions {
   compression: NonNullable<WorkloadOptions['compression']>;
   acks: -1 | 0 | 1;
   rate: number;
+  /** Transactions of `size` records, every `abortEvery`-th aborted (0: none). */
+  transactional?: { size: number; abortEvery: number };
   logDirs?: Record<number, string>;
   checkTimeoutMs: number;
   logger?: Logger;
@@ -82,11 +87,12 @@ export async function runVerify(o: VerifyRunOptions): Promise<VerifyReport> {
     compression: o.compression,
     acks: o.acks,
     messagesPerSec: o.rate,
+    ...(o.transactional ? { transactional: o.transactional } : {}),
     ...(o.messages !== undefined ? { maxMessages: o.messages } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
   });
   o.out(
-    `Producing to ${o.topic} (run ${w.runId}): ${o.producers} producers, ${o.idempotent ? 'idempotent' : 'not idempotent'}, acks=${o.acks === -1 ? 'all' : o.acks}, compression ${o.compression}, ${o.rate || 'unlimited'} msgs/s, ${o.messages !== undefined ? `${o.messages} messages` : `for ${Math.round((o.durationMs ?? 0) / 1000)} s`}.`,
+    `Producing to ${o.topic} (run ${w.runId}): ${o.producers} producers, ${o.transactional ? `transactional (transactions of ${o.transactional.size}, ${o.transactional.abortEvery ? `1 in ${o.transactional.abortEvery}` : 'none'} aborted)` : o.idempotent ? 'idempotent' : 'not idempotent'}, acks=${o.acks === -1 ? 'all' : o.acks}, compression ${o.compression}, ${o.rate || 'unlimited'} msgs/s, ${o.messages !== undefined ? `${o.messages} messages` : `for ${Math.round((o.durationMs ?? 0) / 1000)} s`}.`,
   );
   const progress = setInterval(() => {
     const s = w.stats();
@@ -128,6 +134,9 @@ export interface RawVerifyOptions {
   compression: string;
   acks: string;
   rate: string;
+  transactional?: boolean;
+  transactionSize?: string;
+  abortEvery?: string;
   logDirs?: string;
   checkTimeout: string;
   json?: boolean;
@@ -137,6 +146,8 @@ export interface RawVerifyOptions {
 /** Parses the command's options into a run (no I/O). */
 export function verifyRunOptions(raw: RawVerifyOptions, out: (s: string) => void): VerifyRunOptions {
   if (!raw.bootstrapServer) throw new Error('Missing required option --bootstrap-server');
+  const acks = parseAcks(raw.acks);
+  if (raw.transactional && (!raw.idempotence || acks !== -1)) throw new Error('--transactional needs idempotence and --acks all');
   return {
     bootstrap: raw.bootstrapServer,
     topic: raw.topic ?? `samsa-verify-${Date.now()}`,
@@ -147,8 +158,16 @@ export function verifyRunOptions(raw: RawVerifyOptions, out: (s: string) => void
     producers: parseIntOption('--producers', raw.producers, 1),
     idempotent: raw.idempotence,
     compression: parseCompression(raw.compression),
-    acks: parseAcks(raw.acks),
+    acks,
     rate: parseIntOption('--rate', raw.rate, 0),
+    ...(raw.transactional
+      ? {
+          transactional: {
+            size: parseIntOption('--transaction-size', raw.transactionSize ?? '10', 1),
+            abortEvery: parseIntOption('--abort-every', raw.abortEvery ?? '7', 0),
+          },
+        }
+      : {}),
     ...(raw.logDirs ? { logDirs: parseLogDirs(raw.logDirs) } : {}),
     checkTimeoutMs: parseDuration(raw.checkTimeout),
     ...(raw.verbose ? { logger: pino({ level: 'info' }, pino.destination(2)) as unknown as Logger } : {}),
@@ -169,6 +188,9 @@ export function addVerifyOptions(cmd: Command): Command {
     .option('--compression <codec>', 'none, gzip, snappy, lz4 or zstd', 'none')
     .option('--acks <acks>', 'all, -1, 1 or 0', 'all')
     .option('--rate <msgs/s>', 'total messages per second (0: unlimited)', '500')
+    .option('--transactional', 'transactional producers (transactional.id per producer); read back with read_committed')
+    .option('--transaction-size <n>', 'records per transaction (--transactional)', '10')
+    .option('--abort-every <k>', 'abort every k-th transaction of each producer, 0: never (--transactional)', '7')
     .option('--log-dirs <id=dir,...>', "each broker's log.dirs, to compare the replicas' logs (divergence check)")
     .option('--check-timeout <duration>', 'how long the read-back may take', '120s')
     .option('--json', 'print the report as JSON after the table')
