@@ -122,7 +122,9 @@ describeCluster('idempotent producer (3 brokers, RF=3, min.insync.replicas=2)', 
     expect(pid).toBeGreaterThanOrEqual(0n);
     expect(pid).toBeLessThan(3000n);
     const txn = await rawRequest(c.broker(1).address, 22, 4, { transactionalId: 'tx', transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
-    expect(txn.errorCode).toBe(15); // COORDINATOR_NOT_AVAILABLE
+    // a transactional id goes to its transaction coordinator; no broker owns its partition yet
+    // (no __transaction_state: FindCoordinator was never asked), so, as Kafka answers: NOT_COORDINATOR
+    expect(txn.errorCode).toBe(16);
 
     const a = produceFrame(topic, 0, batch(pid, 0, ['a0', 'a1', 'a2']), 1);
     const b = produceFrame(topic, 0, batch(pid, 3, ['b3', 'b4']), 2);
