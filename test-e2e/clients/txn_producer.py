@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""librdkafka (Debian's python3-confluent-kafka over librdkafka 2.0.2) transactional clients for
+test-e2e/transactions-clients.test.ts. Run with /usr/bin/python3 (the system interpreter has the
+module). One JSON object per line on stdout; the last one says how it ended.
+
+  produce <bootstrap> <txn-id> <topic> <transactions> <per-txn> <abort-every>
+      init_transactions, then <transactions> transactions of <per-txn> records to partition 0,
+      aborting every <abort-every>th; reports {"committed": [...values...]} at the end.
+  ctp <bootstrap> <txn-id> <in-topic> <out-topic> <group> <expected> <abort-every>
+      consume-transform-produce: reads <in-topic> (read_committed, manual commits), writes
+      "out-<value>" to <out-topic> in a transaction with send_offsets_to_transaction, aborting every
+      <abort-every>th transaction (and rewinding to the positions it started from), until
+      <expected> input records are committed.
+  hang <bootstrap> <txn-id> <topic> <transaction-timeout-ms>
+      opens a transaction, sends 3 records, waits for them to be acknowledged, prints
+      {"sent": true} and waits for a line on stdin; then commits and reports the outcome.
+"""
+import json
+import sys
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+
+def out(**fields):
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+def error_fields(e):
+    err = e.args[0] if e.args else None
+    if hasattr(err, "name"):
+        return {
+            "error": err.name(),
+            "fatal": err.fatal(),
+            "retriable": err.retriable(),
+            "abortable": err.txn_requires_abort(),
+            "message": err.str(),
+        }
+    return {"error": str(e)}
+
+
+def producer(bootstrap, txn_id, **extra):
+    conf = {"bootstrap.servers": bootstrap, "transactional.id": txn_id, "linger.ms": 5}
+    conf.update(extra)
+    return Producer(conf)
+
+
+def produce(bootstrap, txn_id, topic, transactions, per_txn, abort_every):
+    p = producer(bootstrap, txn_id)
+    p.init_transactions(60)
+    committed = []
+    for t in range(int(transactions)):
+        p.begin_transaction()
+        values = ["t%d-r%d" % (t, i) for i in range(int(per_txn))]
+        for v in values:
+            p.produce(topic, value=v.encode(), key=("t%d" % t).encode(), partition=0)
+        if (t + 1) % int(abort_every) == 0:
+            # abort_transaction purges records still queued: send them first, so the log holds them
+            p.flush(60)
+            p.abort_transaction(60)
+        else:
+            p.commit_transaction(60)
+            committed.extend(values)
+    out(done=True, committed=committed)
+
+
+def ctp(bootstrap, txn_id, in_topic, out_topic, group, expected, abort_every):
+    expected, abort_every = int(expected), int(abort_every)
+    c = Consumer({
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "isolation.level": "read_committed",
+    })
+    c.subscribe([in_topic])
+    p = producer(bootstrap, txn_id)
+    p.init_transactions(60)
+    done = 0
+    txns = 0
+    aborted = 0
+    while done < expected:
+        msgs = c.consume(num_messages=50, timeout=1.0)
+        msgs = [m for m in msgs if m.error() is None]
+        if not msgs:
+            continue
+        # where each partition of this batch starts, to rewind to after an abort
+        starts = {}
+        for m in msgs:
+            starts.setdefault(m.partition(), m.offset())
+        p.begin_transaction()
+        for m in msgs:
+            p.produce(out_topic, key=m.key(), value=b"out-" + m.value())
+        p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 60)
+        txns += 1
+        if txns % abort_every == 0:
+            p.flush(60)
+            p.abort_transaction(60)
+            aborted += 1
+            for part, off in starts.items():
+                c.seek(TopicPartition(in_topic, part, off))
+        else:
+            p.commit_transaction(60)
+            done += len(msgs)
+    c.close()
+    out(done=True, records=done, transactions=txns, aborted=aborted)
+
+
+def hang(bootstrap, txn_id, topic, timeout_ms):
+    p = producer(bootstrap, txn_id, **{"transaction.timeout.ms": int(timeout_ms)})
+    p.init_transactions(60)
+    p.begin_transaction()
+    for i in range(3):
+        p.produce(topic, value=("hung-%d" % i).encode(), partition=0)
+    if p.flush(30) != 0:
+        out(done=False, error="records not acknowledged")
+        return
+    out(sent=True)
+    sys.stdin.readline()
+    try:
+        p.commit_transaction(30)
+        out(done=True, committed=True)
+    except KafkaException as e:
+        out(done=True, committed=False, **error_fields(e))
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    try:
+        {"produce": produce, "ctp": ctp, "hang": hang}[cmd](*args)
+    except KafkaException as e:
+        out(done=False, **error_fields(e))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
