@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { topicPartitionKey } from '@samsa/protocol';
 import { rawRequest } from './wire.js';
 
 const SCRIPT = fileURLToPath(new URL('./txn_producer.py', import.meta.url));
@@ -98,7 +99,7 @@ export async function latestOffset(leaderAddress: string, topic: string, partiti
     topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }],
   });
   const p = res.topics[0]!.partitions[0]!;
-  if (p.errorCode !== 0) throw new Error(`ListOffsets ${topic}-${partition} at ${leaderAddress}: error ${p.errorCode}`);
+  if (p.errorCode !== 0) throw new Error(`ListOffsets ${topicPartitionKey(topic, partition)} at ${leaderAddress}: error ${p.errorCode}`);
   return p.offset;
 }
 
