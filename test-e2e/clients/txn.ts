@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { topicPartitionKey } from '@samsa/protocol';
 import { rawRequest } from './wire.js';
@@ -24,13 +25,14 @@ export interface PythonClient {
   stderr(): string;
 }
 
-/** Starts txn_producer.py `mode` with `args`. */
+/** Starts txn_producer.py `mode` with `args` (TXN_PRODUCER_DEBUG_FILE: its stderr copied there, e.g. with TXN_PRODUCER_DEBUG=eos,protocol). */
 export function startPython(mode: 'produce' | 'ctp' | 'hang', args: Array<string | number>): PythonClient {
   const proc = spawn(SYSTEM_PYTHON, [SCRIPT, mode, ...args.map(String)], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   let err = '';
   proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  if (process.env['TXN_PRODUCER_DEBUG_FILE']) proc.stderr.pipe(createWriteStream(process.env['TXN_PRODUCER_DEBUG_FILE']));
   createInterface({ input: proc.stdout }).on('line', (l) => {
     try {
       lines.push(JSON.parse(l) as Record<string, unknown>);
@@ -114,4 +116,15 @@ export function javaStringHashCode(s: string): number {
 export function transactionStatePartition(transactionalId: string, partitions: number): number {
   const h = javaStringHashCode(transactionalId);
   return (h === -2147483648 ? 0 : Math.abs(h)) % partitions;
+}
+
+/** FindCoordinator v1 (key type 1) at `address` until it names the coordinator of `transactionalId` (creating __transaction_state on first use). */
+export async function findTransactionCoordinator(address: string, transactionalId: string, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await rawRequest(address, 10, 1, { key: transactionalId, keyType: 1, coordinatorKeys: [] }).catch(() => null);
+    if (res && res.errorCode === 0) return res.nodeId;
+    if (Date.now() > deadline) throw new Error(`no coordinator for ${transactionalId} within ${timeoutMs} ms (last error ${res?.errorCode})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """librdkafka (Debian's python3-confluent-kafka over librdkafka 2.0.2) transactional clients for
 test-e2e/transactions-clients.test.ts. Run with /usr/bin/python3 (the system interpreter has the
-module). One JSON object per line on stdout; the last one says how it ended.
+module). One JSON object per line on stdout; the last one says how it ended. TXN_PRODUCER_DEBUG
+sets librdkafka's `debug` (e.g. eos,protocol) for its stderr.
 
   produce <bootstrap> <txn-id> <topic> <transactions> <per-txn> <abort-every>
       init_transactions, then <transactions> transactions of <per-txn> records to partition 0,
@@ -16,6 +17,7 @@ module). One JSON object per line on stdout; the last one says how it ended.
       {"sent": true} and waits for a line on stdin; then commits and reports the outcome.
 """
 import json
+import os
 import sys
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
@@ -42,6 +44,8 @@ def error_fields(e):
 def producer(bootstrap, txn_id, **extra):
     conf = {"bootstrap.servers": bootstrap, "transactional.id": txn_id, "linger.ms": 5}
     conf.update(extra)
+    if os.environ.get("TXN_PRODUCER_DEBUG"):
+        conf["debug"] = os.environ["TXN_PRODUCER_DEBUG"]
     return Producer(conf)
 
 
@@ -55,7 +59,9 @@ def produce(bootstrap, txn_id, topic, transactions, per_txn, abort_every):
         for v in values:
             p.produce(topic, value=v.encode(), key=("t%d" % t).encode(), partition=0)
         if (t + 1) % int(abort_every) == 0:
-            # abort_transaction purges records still queued: send them first, so the log holds them
+            # flush first: abort_transaction purges records still queued (the log would not hold them),
+            # and aborting while AddPartitionsToTxn is in flight can end in a fatal INVALID_TXN_STATE
+            # from EndTxn, against Kafka too (librdkafka issue #4849)
             p.flush(60)
             p.abort_transaction(60)
         else:
