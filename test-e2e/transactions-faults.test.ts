@@ -1,11 +1,13 @@
 /**
  * Transactions under kill -9, against 3 brokers (min.insync.replicas=2, __transaction_state with 5
  * partitions), with KafkaJS 2.2.4 and kcat (read_committed) as the reader:
- *  - recovery: the only replica of a partition holding committed and aborted transactions and open
- *    ones is SIGKILLed; after its restart (segments recovered, `.txnindex` and producer state
- *    rebuilt from the log) read_committed answers the same records, the LSO and high watermark are
- *    the same; then one open transaction commits and the other is aborted by the coordinator on its
- *    timeout, and read_committed shows exactly the committed ones;
+ *  - recovery: the only replica of a partition holding committed and aborted transactions and two
+ *    open ones is SIGKILLed, and loses its `.txnindex` files, producer state snapshots and recovery
+ *    point checkpoint while down; after its restart (every segment recovered, indexes and producer
+ *    state rebuilt from the log) read_committed (kcat) answers the same records at the same LSO; then
+ *    one open transaction commits and the coordinator aborts the other on its timeout, and
+ *    read_committed shows exactly the committed records. Once with the transactions coordinated
+ *    elsewhere, once by the killed broker (the coordinator fails over with them Ongoing);
  *  - consume-transform-produce (eachBatch + producer.transaction() + sendOffsets) over
  *    SAMSA_E2E_CTP_RECORDS input records (default 100,000) while the test SIGKILLs the transaction
  *    coordinator's broker and then the leader of an output partition (each restarted): the output
@@ -100,98 +102,113 @@ describeCluster(
       return from;
     }
 
-    it('transactions – kill -9 of a partition leader with committed, aborted and open transactions: after recovery read_committed answers the same records; the open ones then commit and time out', async () => {
-      const topic = 'txn-recovery';
-      const a = txnProducer('txn-recovery-a');
-      const b = txnProducer('txn-recovery-b');
-      const t = txnProducer('txn-recovery-timeout', 8000);
-      await Promise.all([a.connect(), b.connect(), t.connect()]);
-      // the partition's only replica is a broker coordinating none of the three transactional ids
-      const coordinators = new Set<number>();
-      for (const id of ['txn-recovery-a', 'txn-recovery-b', 'txn-recovery-timeout']) coordinators.add(await coordinatorOf(id));
-      const leaderId = [0, 1, 2].find((id) => !coordinators.has(id)) ?? 0;
-      // small segments: several .txnindex files
-      await c.admin.createTopic(topic, newTopicId(), new Map([[0, [leaderId]]]), { 'min.insync.replicas': '1', 'segment.bytes': '2048' });
-      await c.waitForLeaders(topic, 1);
-      const leader = c.broker(leaderId);
-
-      const committed: string[] = [];
-      const runA = async (from: number, to: number) => {
-        for (let i = from; i < to; i++) {
-          const txn = await a.transaction();
-          const values = Array.from({ length: 8 }, (_, r) => `a${i}-${r}`);
-          await txn.send({ topic, messages: values.map((value) => ({ key: `a${i}`, value })) });
-          if (i % 3 === 2) await txn.abort();
-          else {
-            await txn.commit();
-            committed.push(...values);
-          }
+    // the partition's only replica: a broker coordinating none of the transactional ids, or the one
+    // coordinating both open transactions (their coordinator fails over and loads them Ongoing)
+    const recoveryCases = [
+      { name: 'its coordinators elsewhere', ids: ['txn-recovery-a', 'txn-recovery-b', 'txn-recovery-timeout'], coordinating: false },
+      // txn-rec2-b and txn-rec2-b3 share __transaction_state partition 2
+      { name: 'also coordinating its open transactions', ids: ['txn-rec2-a', 'txn-rec2-b', 'txn-rec2-b3'], coordinating: true },
+    ] as const;
+    for (const rc of recoveryCases)
+      it(`transactions – kill -9 of a partition leader with committed, aborted and open transactions (${rc.name}): after recovery read_committed answers the same records; the open ones then commit and time out`, async () => {
+        const topic = `txn-recovery-${rc.coordinating ? 'coordinating' : 'plain'}`;
+        const a = txnProducer(rc.ids[0]);
+        const b = txnProducer(rc.ids[1]);
+        const t = txnProducer(rc.ids[2], 8000);
+        await Promise.all([a.connect(), b.connect(), t.connect()]);
+        const coordinators: number[] = [];
+        for (const id of rc.ids) coordinators.push(await coordinatorOf(id));
+        let leaderId: number;
+        if (rc.coordinating) {
+          expect(coordinators[1]).toBe(coordinators[2]);
+          leaderId = coordinators[1]!;
+        } else {
+          const free = [0, 1, 2].find((id) => !coordinators.includes(id));
+          expect(free, `a broker coordinating none of ${rc.ids.join(', ')} (coordinators ${coordinators.join(', ')})`).toBeDefined();
+          leaderId = free!;
         }
-      };
-      await runA(0, 15);
-      const openB = await b.transaction();
-      await openB.send({ topic, messages: [0, 1, 2].map((r) => ({ key: 'b', value: `b-${r}` })) });
-      await runA(15, 24);
-      const openT = await t.transaction();
-      await openT.send({ topic, messages: [0, 1].map((r) => ({ key: 't', value: `t-${r}` })) });
-      await runA(24, 30);
+        // small segments: several .txnindex files
+        await c.admin.createTopic(topic, newTopicId(), new Map([[0, [leaderId]]]), { 'min.insync.replicas': '1', 'segment.bytes': '2048' });
+        await c.waitForLeaders(topic, 1);
+        const leader = c.broker(leaderId);
 
-      const before = {
-        readCommitted: await kcatRead(c.bootstrap, topic, 'read_committed'),
-        lso: await latestOffset(leader.address, topic, 0, 'read_committed'),
-        hw: await latestOffset(leader.address, topic, 0, 'read_uncommitted'),
-      };
-      // the LSO is held at the first offset of b's open transaction
-      const all = await kcatRead(c.bootstrap, topic, 'read_uncommitted');
-      expect(before.hw).toBe(BigInt(all.length + 30)); // the records and a's 30 markers
-      const bFirst = all.find((l) => l.endsWith(' b-0'))!.split(' ')[1]!;
-      expect(before.lso).toBe(BigInt(bFirst));
-      expect(valuesOf(before.readCommitted)).toEqual(committed.slice(0, 10 * 8));
+        const committed: string[] = [];
+        const runA = async (from: number, to: number) => {
+          for (let i = from; i < to; i++) {
+            const txn = await a.transaction();
+            const values = Array.from({ length: 8 }, (_, r) => `a${i}-${r}`);
+            await txn.send({ topic, messages: values.map((value) => ({ key: `a${i}`, value })) });
+            if (i % 3 === 2) await txn.abort();
+            else {
+              await txn.commit();
+              committed.push(...values);
+            }
+          }
+        };
+        await runA(0, 15);
+        const openB = await b.transaction();
+        await openB.send({ topic, messages: [0, 1, 2].map((r) => ({ key: 'b', value: `b-${r}` })) });
+        await runA(15, 24);
+        const openT = await t.transaction();
+        await openT.send({ topic, messages: [0, 1].map((r) => ({ key: 't', value: `t-${r}` })) });
+        await runA(24, 30);
 
-      // while it is down, lose what recovery must rebuild from the log: the .txnindex files, the
-      // producer state snapshots, and the recovery point checkpoint (every segment is recovered)
-      const dir = join(leader.o.dir, 'logs', `${topic}-0`);
-      let segmentsAtKill = 0;
-      const logFrom = await killAndRestart(leaderId, async () => {
-        segmentsAtKill = (await readdir(dir)).filter((f) => f.endsWith('.log')).length;
-        const lost = (await readdir(dir)).filter((f) => f.endsWith('.txnindex') || f.endsWith('.snapshot'));
-        expect(lost.filter((f) => f.endsWith('.txnindex')).length).toBeGreaterThan(1);
-        for (const f of lost) await rm(join(dir, f));
-        await rm(join(leader.o.dir, 'logs', 'recovery-point-offset-checkpoint'), { force: true });
-      });
-      await until(async () => (await c.leaderOf(topic, 0)) === leaderId, 'the restarted broker leads its partition again');
-      const lso = await until(() => latestOffset(leader.address, topic, 0, 'read_committed').catch(() => null), 'the partition served again');
-      const after = {
-        readCommitted: await kcatRead(c.bootstrap, topic, 'read_committed'),
-        lso,
-        hw: await latestOffset(leader.address, topic, 0, 'read_uncommitted'),
-      };
-      const lines = await logLinesSince(leader, logFrom);
-      expect(lines.find((l) => l['msg'] === 'loaded logs in log dir')?.['hadCleanShutdown']).toBe(false);
-      const recovered = lines.filter((l) => l['msg'] === 'recovering unflushed segment' && String(l['segment']).includes(`${topic}-0/`));
-      expect(recovered.length).toBe(segmentsAtKill);
-      expect({ readCommitted: after.readCommitted, lso: after.lso }).toEqual({ readCommitted: before.readCommitted, lso: before.lso });
-      // t's abort marker may have landed meanwhile (t times out after 8 s)
-      expect(after.hw - before.hw >= 0n && after.hw - before.hw <= 1n, `high watermark ${before.hw} → ${after.hw}`).toBe(true);
-      const txnIndexes = (await readdir(dir)).filter((f) => f.endsWith('.txnindex'));
-      const sizes = await Promise.all(txnIndexes.map(async (f) => (await stat(join(dir, f))).size));
-      expect(sizes.filter((s) => s > 0).length, `non-empty .txnindex files in ${dir}`).toBeGreaterThan(1);
+        const before = {
+          readCommitted: await kcatRead(c.bootstrap, topic, 'read_committed'),
+          lso: await latestOffset(leader.address, topic, 0, 'read_committed'),
+          hw: await latestOffset(leader.address, topic, 0, 'read_uncommitted'),
+        };
+        // the LSO is held at the first offset of b's open transaction
+        const all = await kcatRead(c.bootstrap, topic, 'read_uncommitted');
+        expect(before.hw).toBe(BigInt(all.length + 30)); // the records and a's 30 markers
+        const bFirst = all.find((l) => l.endsWith(' b-0'))!.split(' ')[1]!;
+        expect(before.lso).toBe(BigInt(bFirst));
+        expect(valuesOf(before.readCommitted)).toEqual(committed.slice(0, 10 * 8));
 
-      // b commits; t's transaction times out and the coordinator aborts it
-      await openB.commit();
-      await until(
-        async () => (await latestOffset(leader.address, topic, 0, 'read_committed')) === (await latestOffset(leader.address, topic, 0, 'read_uncommitted')),
-        'the LSO up to the high watermark',
-        60_000,
-        200,
-      );
-      const allAfter = await kcatRead(c.bootstrap, topic, 'read_uncommitted');
-      const visible = new Set([...committed, 'b-0', 'b-1', 'b-2']);
-      const expected = valuesOf(allAfter).filter((v) => visible.has(v));
-      expect(expected.length).toBe(committed.length + 3);
-      expect(valuesOf(await kcatRead(c.bootstrap, topic, 'read_committed'))).toEqual(expected);
-      await expect(openT.commit()).rejects.toThrow();
-    }, 240_000);
+        // while it is down, lose what recovery must rebuild from the log: the .txnindex files, the
+        // producer state snapshots, and the recovery point checkpoint (every segment is recovered)
+        const dir = join(leader.o.dir, 'logs', `${topic}-0`);
+        let segmentsAtKill = 0;
+        const logFrom = await killAndRestart(leaderId, async () => {
+          segmentsAtKill = (await readdir(dir)).filter((f) => f.endsWith('.log')).length;
+          const lost = (await readdir(dir)).filter((f) => f.endsWith('.txnindex') || f.endsWith('.snapshot'));
+          expect(lost.filter((f) => f.endsWith('.txnindex')).length).toBeGreaterThan(1);
+          for (const f of lost) await rm(join(dir, f));
+          await rm(join(leader.o.dir, 'logs', 'recovery-point-offset-checkpoint'), { force: true });
+        });
+        await until(async () => (await c.leaderOf(topic, 0)) === leaderId, 'the restarted broker leads its partition again');
+        const lso = await until(() => latestOffset(leader.address, topic, 0, 'read_committed').catch(() => null), 'the partition served again');
+        const after = {
+          readCommitted: await kcatRead(c.bootstrap, topic, 'read_committed'),
+          lso,
+          hw: await latestOffset(leader.address, topic, 0, 'read_uncommitted'),
+        };
+        const lines = await logLinesSince(leader, logFrom);
+        expect(lines.find((l) => l['msg'] === 'loaded logs in log dir')?.['hadCleanShutdown']).toBe(false);
+        const recovered = lines.filter((l) => l['msg'] === 'recovering unflushed segment' && String(l['segment']).includes(`${topic}-0/`));
+        expect(recovered.length).toBe(segmentsAtKill);
+        expect({ readCommitted: after.readCommitted, lso: after.lso }).toEqual({ readCommitted: before.readCommitted, lso: before.lso });
+        // t's abort marker may have landed meanwhile (t times out after 8 s)
+        expect(after.hw - before.hw >= 0n && after.hw - before.hw <= 1n, `high watermark ${before.hw} → ${after.hw}`).toBe(true);
+        const txnIndexes = (await readdir(dir)).filter((f) => f.endsWith('.txnindex'));
+        const sizes = await Promise.all(txnIndexes.map(async (f) => (await stat(join(dir, f))).size));
+        expect(sizes.filter((s) => s > 0).length, `non-empty .txnindex files in ${dir}`).toBeGreaterThan(1);
+
+        // b commits; t's transaction times out and the coordinator aborts it
+        await openB.commit();
+        await until(
+          async () => (await latestOffset(leader.address, topic, 0, 'read_committed')) === (await latestOffset(leader.address, topic, 0, 'read_uncommitted')),
+          'the LSO up to the high watermark',
+          60_000,
+          200,
+        );
+        const allAfter = await kcatRead(c.bootstrap, topic, 'read_uncommitted');
+        const visible = new Set([...committed, 'b-0', 'b-1', 'b-2']);
+        const expected = valuesOf(allAfter).filter((v) => visible.has(v));
+        expect(expected.length).toBe(committed.length + 3);
+        expect(valuesOf(await kcatRead(c.bootstrap, topic, 'read_committed'))).toEqual(expected);
+        await expect(openT.commit()).rejects.toThrow();
+      }, 240_000);
 
     it(`transactions – KafkaJS consume-transform-produce of ${CTP_RECORDS} records while the coordinator's broker and then an output partition's leader are SIGKILLed: each input record exactly once in the read_committed output`, async () => {
       const input = 'txn-ctp-in';
