@@ -8,7 +8,11 @@
  *    one open transaction commits and the coordinator aborts the other on its timeout, and
  *    read_committed shows exactly the committed records. Once with the transactions coordinated
  *    elsewhere, once by the killed broker (the coordinator fails over with them Ongoing);
- *  - consume-transform-produce (eachBatch + producer.transaction() + sendOffsets) over
+ *  - librdkafka 2.0.2 (python3-confluent-kafka) consume-transform-produce with
+ *    send_offsets_to_transaction over SAMSA_E2E_RD_CTP_RECORDS records (default 5,000, batches of
+ *    up to 50, every 10th transaction aborted and redone), the same two brokers SIGKILLed: each input
+ *    record exactly once in the read_committed output;
+ *  - KafkaJS consume-transform-produce (eachBatch + producer.transaction() + sendOffsets) over
  *    SAMSA_E2E_CTP_RECORDS input records (default 100,000) while the test SIGKILLs the transaction
  *    coordinator's broker and then the leader of an output partition (each restarted): the output
  *    read with read_committed holds each input record exactly once.
@@ -20,12 +24,13 @@ import type { Admin, Consumer, EachBatchPayload, Kafka as KafkaT, Producer } fro
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newTopicId } from '@samsa/zk-paths';
 import { describeCluster, type Broker, TestCluster, until } from './harness.js';
-import { findTransactionCoordinator, kcatRead, latestOffset, transactionStatePartition, valuesOf } from './clients/txn.js';
+import { findTransactionCoordinator, kcatRead, latestOffset, startPython, transactionStatePartition, valuesOf, type PythonClient } from './clients/txn.js';
 
 const { Kafka, logLevel } = kafkajs;
 
 const CTP_RECORDS = Number(process.env['SAMSA_E2E_CTP_RECORDS'] ?? 100_000);
 const TXN_STATE_PARTITIONS = 5;
+const RD_CTP_RECORDS = Number(process.env['SAMSA_E2E_RD_CTP_RECORDS'] ?? 5000);
 
 /** broker.log lines (pino JSON) appended since byte `from`. */
 async function logLinesSince(b: Broker, from: number): Promise<Array<Record<string, unknown>>> {
@@ -49,6 +54,7 @@ describeCluster(
     let kafka: KafkaT;
     let admin: Admin;
     const clients: Array<Producer | Consumer> = [];
+    const children: PythonClient[] = [];
 
     beforeAll(async () => {
       c = await TestCluster.start({
@@ -71,6 +77,7 @@ describeCluster(
     }, 120_000);
 
     afterAll(async () => {
+      for (const p of children) p.proc.kill('SIGKILL');
       for (const x of clients) await x.disconnect().catch(() => undefined);
       await admin?.disconnect();
       await c?.stop();
@@ -209,6 +216,43 @@ describeCluster(
         expect(valuesOf(await kcatRead(c.bootstrap, topic, 'read_committed'))).toEqual(expected);
         await expect(openT.commit()).rejects.toThrow();
       }, 240_000);
+
+    it('transactions – librdkafka 2.0.2 consume-transform-produce while the coordinator’s broker and then an output partition’s leader are SIGKILLed: each input record exactly once in the read_committed output', async () => {
+      const input = 'txn-rd-ctp-in';
+      const output = 'txn-rd-ctp-out';
+      const transactionalId = 'txn-rd-ctp-1';
+      const n = RD_CTP_RECORDS;
+      await admin.createTopics({
+        topics: [
+          { topic: input, numPartitions: 3, replicationFactor: 3 },
+          { topic: output, numPartitions: 3, replicationFactor: 3 },
+        ],
+        waitForLeaders: true,
+      });
+      const loader = kafka.producer();
+      clients.push(loader);
+      await loader.connect();
+      await loader.send({ topic: input, acks: -1, messages: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${i}` })) });
+      await loader.disconnect();
+
+      const p = startPython('ctp', [c.bootstrap, transactionalId, input, output, 'txn-rd-ctp', n, 10]);
+      children.push(p);
+      const progress = (): number => Math.max(0, ...p.lines.map((l) => Number(l['progress'] ?? 0)));
+      await p.line((l) => Number(l['progress'] ?? 0) >= n / 3, 180_000);
+      const coordinator = await coordinatorOf(transactionalId);
+      await killAndRestart(coordinator);
+      await until(() => progress() >= (2 * n) / 3 || p.lines.some((l) => 'done' in l), `two thirds processed (${progress()})`, 180_000, 50);
+      const outputLeader = await c.leaderOf(output, 0);
+      await killAndRestart(outputLeader);
+      const done = await p.line((l) => 'done' in l, 180_000);
+      expect(done, p.stderr().slice(-3000)).toMatchObject({ done: true, records: n });
+      console.log(
+        `librdkafka consume-transform-produce: ${JSON.stringify(done)}; killed broker ${coordinator} (coordinator) then ${outputLeader} (leader of ${output}-0)`,
+      );
+
+      const out = valuesOf(await kcatRead(c.bootstrap, output, 'read_committed')).sort();
+      expect(out).toEqual(Array.from({ length: n }, (_, i) => `out-${i}`).sort());
+    }, 400_000);
 
     it(`transactions – KafkaJS consume-transform-produce of ${CTP_RECORDS} records while the coordinator's broker and then an output partition's leader are SIGKILLed: each input record exactly once in the read_committed output`, async () => {
       const input = 'txn-ctp-in';

@@ -11,7 +11,8 @@ sets librdkafka's `debug` (e.g. eos,protocol) for its stderr.
       consume-transform-produce: reads <in-topic> (read_committed, manual commits), writes
       "out-<value>" to <out-topic> in a transaction with send_offsets_to_transaction, aborting every
       <abort-every>th transaction (and rewinding to the positions it started from), until
-      <expected> input records are committed.
+      <expected> input records are committed; retriable errors are retried, abortable ones abort
+      and redo the batch; {"progress": n} after each commit.
   hang <bootstrap> <txn-id> <topic> <transaction-timeout-ms>
       opens a transaction, sends 3 records, waits for them to be acknowledged, prints
       {"sent": true} and waits for a line on stdin; then commits and reports the outcome.
@@ -39,6 +40,16 @@ def error_fields(e):
             "message": err.str(),
         }
     return {"error": str(e)}
+
+
+def retrying(call):
+    """Calls `call` again while it fails with a retriable error (librdkafka's transactional API contract)."""
+    while True:
+        try:
+            return call()
+        except KafkaException as e:
+            if not e.args[0].retriable():
+                raise
 
 
 def producer(bootstrap, txn_id, **extra):
@@ -85,6 +96,7 @@ def ctp(bootstrap, txn_id, in_topic, out_topic, group, expected, abort_every):
     done = 0
     txns = 0
     aborted = 0
+    failed = 0
     while done < expected:
         msgs = c.consume(num_messages=50, timeout=1.0)
         msgs = [m for m in msgs if m.error() is None]
@@ -94,22 +106,35 @@ def ctp(bootstrap, txn_id, in_topic, out_topic, group, expected, abort_every):
         starts = {}
         for m in msgs:
             starts.setdefault(m.partition(), m.offset())
-        p.begin_transaction()
-        for m in msgs:
-            p.produce(out_topic, key=m.key(), value=b"out-" + m.value())
-        p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 60)
         txns += 1
-        if txns % abort_every == 0:
-            p.flush(60)
-            p.abort_transaction(60)
-            aborted += 1
+        committed = False
+        try:
+            p.begin_transaction()
+            for m in msgs:
+                p.produce(out_topic, key=m.key(), value=b"out-" + m.value())
+            retrying(lambda: p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 60))
+            if txns % abort_every == 0:
+                p.flush(60)
+                p.abort_transaction(60)
+                aborted += 1
+            else:
+                retrying(lambda: p.commit_transaction(60))
+                committed = True
+        except KafkaException as e:
+            # librdkafka's pattern: an abortable error aborts the transaction and the batch is redone
+            if not e.args[0].txn_requires_abort():
+                raise
+            failed += 1
+            out(failed=True, **error_fields(e))
+            retrying(lambda: p.abort_transaction(60))
+        if committed:
+            done += len(msgs)
+            out(progress=done)
+        else:
             for part, off in starts.items():
                 c.seek(TopicPartition(in_topic, part, off))
-        else:
-            p.commit_transaction(60)
-            done += len(msgs)
     c.close()
-    out(done=True, records=done, transactions=txns, aborted=aborted)
+    out(done=True, records=done, transactions=txns, aborted=aborted, failed=failed)
 
 
 def hang(bootstrap, txn_id, topic, timeout_ms):
