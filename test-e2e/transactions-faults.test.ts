@@ -8,6 +8,9 @@
  *    one open transaction commits and the coordinator aborts the other on its timeout, and
  *    read_committed shows exactly the committed records. Once with the transactions coordinated
  *    elsewhere, once by the killed broker (the coordinator fails over with them Ongoing);
+ *  - offsets sent with transactions (TxnOffsetCommit) across two group coordinator SIGKILLs: a
+ *    pending one stays invisible and completes by its marker, committed ones are reloaded, an aborted
+ *    one last in the log never appears;
  *  - librdkafka 2.0.2 (python3-confluent-kafka) consume-transform-produce with
  *    send_offsets_to_transaction over SAMSA_E2E_RD_CTP_RECORDS records (default 5,000, batches of
  *    up to 50, every 10th transaction aborted and redone), the same two brokers SIGKILLed: each input
@@ -216,6 +219,44 @@ describeCluster(
         expect(valuesOf(await kcatRead(c.bootstrap, topic, 'read_committed'))).toEqual(expected);
         await expect(openT.commit()).rejects.toThrow();
       }, 240_000);
+
+    it('transactions – offsets sent with transactions across group coordinator failovers: pending ones stay invisible and complete by the marker, committed ones reload, aborted ones never appear', async () => {
+      const topic = 'txn-gc';
+      const groupId = 'txn-gc-group';
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
+      const producer = txnProducer('txn-gc-1');
+      await producer.connect();
+      const committedOffset = async () => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset;
+      const offsetsIs = (offset: string) =>
+        until(async () => (await committedOffset().catch(() => null)) === offset, `the group's offset at ${offset}`, 60_000, 100);
+      const txnWithOffset = async (offset: number) => {
+        const txn = await producer.transaction();
+        await txn.send({ topic, messages: [{ value: `o${offset}` }] });
+        await txn.sendOffsets({ consumerGroupId: groupId, topics: [{ topic, partitions: [{ partition: 0, offset: String(offset) }] }] });
+        return txn;
+      };
+
+      await (await txnWithOffset(3)).commit();
+      await offsetsIs('3');
+      await (await txnWithOffset(5)).abort();
+      const open = await txnWithOffset(9);
+
+      // the group coordinator dies with offset 9 pending: its successor loads 3, and 9 once the marker arrives
+      const first = await c.coordinatorOf(groupId);
+      await killAndRestart(first);
+      await offsetsIs('3');
+      await open.commit();
+      await offsetsIs('9');
+
+      // an aborted commit last in the log, then the coordinator dies again: reloaded, 9 stands
+      await (await txnWithOffset(20)).abort();
+      await offsetsIs('9');
+      const second = await c.coordinatorOf(groupId);
+      await killAndRestart(second);
+      await offsetsIs('9');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await committedOffset()).toBe('9');
+    }, 240_000);
 
     it('transactions – librdkafka 2.0.2 consume-transform-produce while the coordinator’s broker and then an output partition’s leader are SIGKILLed: each input record exactly once in the read_committed output', async () => {
       const input = 'txn-rd-ctp-in';
