@@ -146,6 +146,13 @@ describe('transaction coordinator – InitProducerId', () => {
     expect((await init()).producerEpoch).toBe(1);
   });
 
+  it('a new transactional id with an expected producer id/epoch (platformatic sends 0/0) is just created: epoch 0, not fenced', async () => {
+    expect(await init({ producerId: 0n, producerEpoch: 0 }, 5)).toEqual({ errorCode: E.NONE, producerId: 1000n, producerEpoch: 0 });
+    expect(written()).toEqual([[S.Empty, 0]]);
+    // once it exists, that stale expectation is another producer's
+    expect((await init({ producerId: 0n, producerEpoch: 0 }, 5)).errorCode).toBe(E.PRODUCER_FENCED);
+  });
+
   it('KIP-360: the current producer bumps and keeps its last epoch; a retry of that bump gets the same epoch', async () => {
     const r = await init();
     const bumped = await init({ producerId: r.producerId, producerEpoch: 0 });
