@@ -37,10 +37,12 @@ if (!existsSync(installed) || mtime(lock) > mtime(installed)) {
   run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
-// 2. system packages: ZooKeeper (Debian's `zookeeper`), kcat and Chromium (the web console's browser e2e test)
+// 2. system packages: ZooKeeper (Debian's `zookeeper`), kcat, python3-confluent-kafka (librdkafka's
+//    transactional producer in the transactions e2e tests) and Chromium (the web console's browser e2e test)
 const missing = [];
 if (!existsSync('/usr/share/java/zookeeper.jar')) missing.push('zookeeper');
 if (!args.has('--no-kcat') && spawnSync('sh', ['-c', 'command -v kcat']).status !== 0) missing.push('kcat');
+if (!args.has('--no-kcat') && spawnSync('/usr/bin/python3', ['-c', 'import confluent_kafka']).status !== 0) missing.push('python3-confluent-kafka');
 if (!args.has('--no-chromium') && spawnSync('sh', ['-c', 'command -v chromium']).status !== 0) missing.push('chromium');
 if (missing.length > 0) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
