@@ -21,23 +21,8 @@ import { encodeRecordBatch } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
 import { describeCluster, TestCluster, until } from './harness.js';
 import { WireLog, rawRequest, waitForBrokerMetadata } from './clients/wire.js';
+import './clients/promise-with-resolvers.js';
 
-// @platformatic/kafka needs Promise.withResolvers (Node 22): polyfilled for this process (see platformatic.test.ts)
-if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
-  Object.defineProperty(Promise, 'withResolvers', {
-    configurable: true,
-    writable: true,
-    value<T>() {
-      let resolve!: (v: T | PromiseLike<T>) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    },
-  });
-}
 const { Consumer: PltConsumer, stringDeserializers, MessagesStreamModes, MessagesStreamFallbackModes } = await import('@platformatic/kafka');
 const { Kafka, logLevel } = kafkajs;
 const run = promisify(execFile);

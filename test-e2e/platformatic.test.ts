@@ -11,7 +11,7 @@
  * Node 20: the package declares Node >= 22. What it needs from 22 at runtime:
  *  - `Promise.withResolvers` (V8 12), used by every promise-style call (apis/callbacks.js
  *    createPromisifiedCallback) and by async gzip: without it each call throws
- *    "Promise.withResolvers is not a function". Polyfilled below, for this process only.
+ *    "Promise.withResolvers is not a function". Polyfilled by clients/promise-with-resolvers.ts.
  *  - `zlib.zstdCompressSync` (Node 22.15+): zstd compression throws UnsupportedCompressionError;
  *    the zstd test is skipped where zlib has no zstd.
  */
@@ -22,23 +22,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CreateTopicsResponse, DeleteTopicsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse } from '@samsa/protocol';
 import { describeCluster, TestCluster, until } from './harness.js';
 import { WireLog, fetchPartition, readTopic, waitForBrokerMetadata, waitForPartitionsServed, type FetchedRecord } from './clients/wire.js';
+import './clients/promise-with-resolvers.js';
 
-const NEEDS_POLYFILL = typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function';
-if (NEEDS_POLYFILL) {
-  Object.defineProperty(Promise, 'withResolvers', {
-    configurable: true,
-    writable: true,
-    value<T>() {
-      let resolve!: (v: T | PromiseLike<T>) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    },
-  });
-}
 const { Admin, ConfigResourceTypes, Connection, Producer, ProduceAcks, fetchV17, stringSerializers } = await import('@platformatic/kafka');
 type AdminT = InstanceType<typeof Admin>;
 type ProducerT = InstanceType<typeof Producer<string, string, string, string>>;

@@ -19,24 +19,9 @@ import { Connection } from '@samsa/client';
 import { API_KEYS, encodeRecordBatch } from '@samsa/protocol';
 import { ConfigType } from '@samsa/zk-paths';
 import { TestCluster, until, describeCluster } from './harness.js';
+import './clients/promise-with-resolvers.js';
 
 const { Kafka, logLevel } = kafkajs;
-// @platformatic/kafka needs Promise.withResolvers (Node 22): polyfilled for this process (see platformatic.test.ts)
-if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
-  Object.defineProperty(Promise, 'withResolvers', {
-    configurable: true,
-    writable: true,
-    value<T>() {
-      let resolve!: (v: T | PromiseLike<T>) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    },
-  });
-}
 const { Admin: PltAdmin } = await import('@platformatic/kafka');
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));

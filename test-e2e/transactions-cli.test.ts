@@ -21,24 +21,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeRecordBatch } from '@samsa/protocol';
 import { describeCluster, TestCluster, until } from './harness.js';
 import { rawRequest } from './clients/wire.js';
+import './clients/promise-with-resolvers.js';
 
 const { Kafka, logLevel } = kafkajs;
-// Node 20: @platformatic/kafka's promise-style calls need Promise.withResolvers (Node 22; see platformatic.test.ts)
-if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
-  Object.defineProperty(Promise, 'withResolvers', {
-    configurable: true,
-    writable: true,
-    value<T>() {
-      let resolve!: (v: T | PromiseLike<T>) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    },
-  });
-}
 const { Connection, describeProducersV0 } = await import('@platformatic/kafka');
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));

@@ -21,28 +21,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeCluster, TestCluster, until } from './harness.js';
 import { WireLog } from './clients/wire.js';
 import { kcatRead, latestOffset, startPython, valuesOf, type PythonClient } from './clients/txn.js';
+import './clients/promise-with-resolvers.js';
 
 const { Kafka, logLevel } = kafkajs;
 
-if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
-  // @platformatic/kafka needs Node 22's Promise.withResolvers (see platformatic.test.ts)
-  Object.defineProperty(Promise, 'withResolvers', {
-    configurable: true,
-    writable: true,
-    value<T>() {
-      let resolve!: (v: T | PromiseLike<T>) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    },
-  });
-}
 const plt = await import('@platformatic/kafka');
 
-const RD_TRANSACTIONS = Number(process.env['SAMSA_E2E_TRANSACTIONS'] ?? 60);
+const RD_TRANSACTIONS = Number(process.env['SAMSA_E2E_RD_TRANSACTIONS'] ?? 60);
 
 describeCluster('transactions with librdkafka and @platformatic/kafka (3 brokers)', () => {
   let c: TestCluster;
