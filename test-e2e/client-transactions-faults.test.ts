@@ -12,6 +12,7 @@
  * group's committed offsets. The output, read with read_committed by our consumer and by kcat,
  * holds each input record exactly once.
  */
+import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Consumer, KafkaError, Producer, stringDeserializer, stringSerializer, type TopicPartition } from '@samsa/client';
 import { topicPartitionKey } from '@samsa/protocol';
@@ -24,6 +25,10 @@ const TXN_STATE_PARTITIONS = 5;
 const PARTITIONS = 6;
 /** Every ABORT_EVERY-th transaction is aborted after its records are written, and its input read again. */
 const ABORT_EVERY = 20;
+
+/** SAMSA_E2E_CLIENT_LOG_FILE: our clients' pino log (debug level) goes there; silent without it. */
+const LOG_FILE = process.env['SAMSA_E2E_CLIENT_LOG_FILE'];
+const clientLogger = LOG_FILE ? pino({ level: 'debug' }, pino.destination({ dest: LOG_FILE, sync: true })) : undefined;
 
 type Rec = { key: string | null; value: string | null };
 
@@ -61,6 +66,7 @@ describeCluster('client transactions under kill -9 (3 brokers, @samsa/client)', 
       'auto.offset.reset': 'earliest',
       'key.deserializer': stringDeserializer,
       'value.deserializer': stringDeserializer,
+      logger: clientLogger?.child({ client: 'consumer' }),
       ...extra,
     } as never);
     cleanups.push(() => cons.close({ timeoutMs: 2000 }));
@@ -134,6 +140,7 @@ describeCluster('client transactions under kill -9 (3 brokers, @samsa/client)', 
         'linger.ms': 5,
         'key.serializer': stringSerializer,
         'value.serializer': stringSerializer,
+        logger: clientLogger?.child({ client: 'producer' }),
       } as never);
       cleanups.push(() => p.close({ timeoutMs: 2000 }));
       return p;
