@@ -297,6 +297,11 @@ describeCluster('client transactions under kill -9 (3 brokers, @samsa/client)', 
           `(down and back in ${downtime1} ms), then ${outputLeader} (leader of ${output}-0) at ${atSecondKill} (${downtime2} ms)`,
       );
     } finally {
+      if (!finished)
+        console.log(
+          `pipeline not finished: progress ${progress()} of ${RECORDS}, producer ${producer.transactionState}, consumer assigned ${cons.assignment().length} partitions; ` +
+            JSON.stringify({ ...stats, errors: Object.fromEntries(stats.errors) }),
+        );
       stop = true;
       await pipeline;
     }
