@@ -21,7 +21,7 @@ import { describeCluster, TestCluster, until } from './harness.js';
 const { Kafka, logLevel } = kafkajs;
 
 const TRANSACTIONS = Number(process.env['SAMSA_E2E_CLIENT_TRANSACTIONS'] ?? 200);
-const CTP_RECORDS = Number(process.env['SAMSA_E2E_CTP_RECORDS'] ?? 3000);
+const CTP_RECORDS = Number(process.env['SAMSA_E2E_CLIENT_CTP_RECORDS'] ?? 3000);
 
 function samsa(args: string[], timeoutMs = 240_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {

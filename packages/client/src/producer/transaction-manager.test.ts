@@ -334,6 +334,38 @@ describe('TransactionManager', () => {
     await p.abortTransaction();
   });
 
+  it('transactions – CONCURRENT_TRANSACTIONS before anything of a transaction was added (the previous one completing) is retried after 20 ms, not retry.backoff.ms; later in the transaction with the full backoff', async () => {
+    const s = await fakeTxnCluster();
+    fc = s.fc;
+    const p = txnProducer(s, { 'retry.backoff.ms': 300 });
+    producers.push(p);
+    await p.initTransactions();
+    p.beginTransaction();
+    const c = ErrorCode.CONCURRENT_TRANSACTIONS;
+    const adds = () => s.events.filter((e) => e.startsWith('AddPartitionsToTxn') || e.startsWith('AddOffsetsToTxn'));
+    // with retry.backoff.ms (300, 600, 1000 ms) three retries would take about 2 s
+    s.inject.AddPartitionsToTxn = [c, c, c];
+    let started = Date.now();
+    await p.send({ topic: 't', partition: 0, value: 'a' });
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(adds()).toEqual([...Array<string>(3).fill(`AddPartitionsToTxn(t-0)=${c}`), 'AddPartitionsToTxn(t-0)']);
+    // the transaction has partitions: CONCURRENT_TRANSACTIONS now waits retry.backoff.ms
+    s.inject.AddPartitionsToTxn = [c];
+    started = Date.now();
+    await p.send({ topic: 't', partition: 1, value: 'b' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    await p.commitTransaction();
+    // the same for AddOffsetsToTxn first in a transaction
+    p.beginTransaction();
+    s.inject.AddOffsetsToTxn = [c, c, c];
+    started = Date.now();
+    await p.sendOffsetsToTransaction([{ topic: 'in', partition: 0, offset: 1n }], 'g');
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(adds().slice(-4)).toEqual([...Array<string>(3).fill(`AddOffsetsToTxn(g)=${c}`), 'AddOffsetsToTxn(g)']);
+    await p.commitTransaction();
+    expect(s.events.at(-1)).toBe('EndTxn(commit,7/0)');
+  });
+
   it('transactions – state rules: no send outside a transaction, no begin before init or twice, an empty transaction ends without EndTxn; transactional.id needs idempotence', async () => {
     const s = await fakeTxnCluster();
     fc = s.fc;

@@ -97,10 +97,21 @@ const RETRY = new Set<number>([
 ]);
 /** The coordinator moved: look it up again, then retry. */
 const RELOOKUP = new Set<number>([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR]);
+/** AddOffsetsToTxn errors that are abortable (others not retried are fatal). */
+const ADD_OFFSETS_ABORTABLE = new Set<number>([ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.UNKNOWN_PRODUCER_ID, ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
 /** Produce errors that need a new epoch (the idempotent producer would bump it by itself). */
 const BUMP = new Set<number>([ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, ErrorCode.UNKNOWN_PRODUCER_ID, ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
 
+/**
+ * Kafka's ADD_PARTITIONS_RETRY_BACKOFF_MS: CONCURRENT_TRANSACTIONS before anything of a transaction
+ * reached the coordinator means the previous one is still completing: retried after 20 ms, not
+ * retry.backoff.ms. Kafka does it for AddPartitionsToTxn; here also AddOffsetsToTxn, sent beside it.
+ */
+export const FIRST_ADD_RETRY_BACKOFF_MS = 20;
+
 type Outcome = 'done' | 'retry' | 'relookup';
+/** Filled in by classify(): the error code behind a retry / relookup outcome. */
+type RetryNote = { code: number };
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class TransactionManager {
@@ -244,17 +255,13 @@ export class TransactionManager {
     if (!group.groupId) throw new KafkaError('INVALID_GROUP_ID', 'sendOffsetsToTransaction needs a consumer group id');
     const groupId = group.groupId;
     try {
-      await this.coordinatorCall('AddOffsetsToTxn', CoordinatorType.TRANSACTION, this.transactionalId, async (conn) => {
+      await this.coordinatorCall('AddOffsetsToTxn', CoordinatorType.TRANSACTION, this.transactionalId, async (conn, note) => {
         const res = await conn.send(API_KEYS.AddOffsetsToTxn, { transactionalId: this.transactionalId, ...this.producerIdAndEpoch(), groupId });
-        return this.classify('AddOffsetsToTxn', res.errorCode, (code) =>
-          code === ErrorCode.GROUP_AUTHORIZATION_FAILED || code === ErrorCode.UNKNOWN_PRODUCER_ID || code === ErrorCode.INVALID_PRODUCER_ID_MAPPING
-            ? 'abortable'
-            : 'fatal',
-        );
+        return this.classify('AddOffsetsToTxn', res.errorCode, (code) => (ADD_OFFSETS_ABORTABLE.has(code) ? 'abortable' : 'fatal'), note);
       });
       this.transactionStarted = true;
       let left = [...offsets];
-      await this.coordinatorCall('TxnOffsetCommit', CoordinatorType.GROUP, groupId, async (conn) => {
+      await this.coordinatorCall('TxnOffsetCommit', CoordinatorType.GROUP, groupId, async (conn, note) => {
         const byTopic = new Map<string, TransactionOffset[]>();
         for (const o of left) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o]);
         const res = await conn.send(API_KEYS.TxnOffsetCommit, {
@@ -278,7 +285,7 @@ export class TransactionManager {
         const retry: TransactionOffset[] = [];
         for (const t of res.topics) {
           for (const p of t.partitions) {
-            const o = this.classify('TxnOffsetCommit', p.errorCode, () => 'abortable');
+            const o = this.classify('TxnOffsetCommit', p.errorCode, () => 'abortable', note);
             if (o !== 'done') {
               retry.push(...left.filter((x) => x.topic === t.name && x.partition === p.partitionIndex));
               if (outcome !== 'relookup') outcome = o;
@@ -425,8 +432,9 @@ export class TransactionManager {
   }
 
   /** What an error code means for a transactional request; throws a TransactionalError for abortable / fatal ones. */
-  private classify(api: string, code: number, otherwise: (code: number) => 'abortable' | 'fatal'): Outcome {
+  private classify(api: string, code: number, otherwise: (code: number) => 'abortable' | 'fatal', note: RetryNote): Outcome {
     if (code === ErrorCode.NONE) return 'done';
+    if (RELOOKUP.has(code) || RETRY.has(code)) note.code = code;
     if (RELOOKUP.has(code)) return 'relookup';
     if (RETRY.has(code)) return 'retry';
     // a newer producer has the transactional id: Kafka reports both as PRODUCER_FENCED (ProducerFencedException)
@@ -442,22 +450,23 @@ export class TransactionManager {
   }
 
   /** Sends to the coordinator of `key` until `fn` reports done, retrying and re-finding the coordinator, within max.block.ms. */
-  private async coordinatorCall(api: string, type: CoordinatorType, key: string, fn: (conn: Connection) => Promise<Outcome>): Promise<void> {
+  private async coordinatorCall(api: string, type: CoordinatorType, key: string, fn: (conn: Connection, note: RetryNote) => Promise<Outcome>): Promise<void> {
     const deadline = Date.now() + this.opts.maxBlockMs;
     let lastError: unknown;
     for (let attempt = 1; ; attempt++) {
       if (this.cluster.isClosed) throw new KafkaError('UNKNOWN_SERVER_ERROR', `${api}: the producer is closed`, { cause: lastError });
       const ck = `${type}:${key}`;
       let outcome: Outcome;
+      const note: RetryNote = { code: ErrorCode.NONE };
       try {
         let node = this.coordinators.get(ck);
         if (node === undefined) {
           node = (await findCoordinator(this.cluster, key, type)).nodeId;
           this.coordinators.set(ck, node);
         }
-        outcome = await fn(await this.cluster.connectionTo(node));
+        outcome = await fn(await this.cluster.connectionTo(node), note);
         if (outcome === 'done') return;
-        lastError = new KafkaError('UNKNOWN_SERVER_ERROR', `${api}: coordinator ${node} asked to retry (${outcome})`);
+        lastError = new KafkaError(note.code || ErrorCode.UNKNOWN_SERVER_ERROR, `${api}: coordinator ${node} answered ${errorName(note.code)} (${outcome})`);
       } catch (err) {
         if (err instanceof TransactionalError) throw err;
         const retriable =
@@ -467,7 +476,11 @@ export class TransactionManager {
         outcome = 'relookup';
       }
       if (outcome === 'relookup') this.coordinators.delete(ck);
-      const backoff = Math.min(1000, this.opts.retryBackoffMs * 2 ** Math.min(attempt - 1, 4));
+      const firstAdd = api === 'AddPartitionsToTxn' || api === 'AddOffsetsToTxn';
+      const previousCompleting = firstAdd && outcome === 'retry' && note.code === ErrorCode.CONCURRENT_TRANSACTIONS && !this.transactionStarted;
+      const backoff = previousCompleting
+        ? Math.min(FIRST_ADD_RETRY_BACKOFF_MS, this.opts.retryBackoffMs)
+        : Math.min(1000, this.opts.retryBackoffMs * 2 ** Math.min(attempt - 1, 4));
       if (Date.now() + backoff >= deadline)
         throw new KafkaError('REQUEST_TIMED_OUT', `Timeout expired after ${this.opts.maxBlockMs} ms while awaiting ${api}`, { cause: lastError });
       this.log.debug({ transactionalId: this.transactionalId, api, attempt, err: (lastError as Error).message }, 'retrying transactional request');
@@ -477,14 +490,14 @@ export class TransactionManager {
 
   private async initProducerId(producerId: bigint, producerEpoch: number): Promise<void> {
     try {
-      await this.coordinatorCall('InitProducerId', CoordinatorType.TRANSACTION, this.transactionalId, async (conn) => {
+      await this.coordinatorCall('InitProducerId', CoordinatorType.TRANSACTION, this.transactionalId, async (conn, note) => {
         const res = await conn.send(
           API_KEYS.InitProducerId,
           { transactionalId: this.transactionalId, transactionTimeoutMs: this.opts.transactionTimeoutMs, producerId, producerEpoch },
           // KIP-360: an epoch bump names the current producer id / epoch (v3+)
           producerId >= 0n ? { minVersion: 3 } : {},
         );
-        const o = this.classify('InitProducerId', res.errorCode, () => 'fatal');
+        const o = this.classify('InitProducerId', res.errorCode, () => 'fatal', note);
         if (o === 'done') {
           this.idempotence.setProducerIdAndEpoch(res.producerId, res.producerEpoch);
           this.log.info(
@@ -504,7 +517,7 @@ export class TransactionManager {
     const generation = this.generation;
     const byTopic = new Map<string, number[]>();
     for (const p of batch) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
-    await this.coordinatorCall('AddPartitionsToTxn', CoordinatorType.TRANSACTION, this.transactionalId, async (conn) => {
+    await this.coordinatorCall('AddPartitionsToTxn', CoordinatorType.TRANSACTION, this.transactionalId, async (conn, note) => {
       const res = await conn.send(API_KEYS.AddPartitionsToTxn, {
         transactionalId: this.transactionalId,
         ...this.producerIdAndEpoch(),
@@ -517,7 +530,7 @@ export class TransactionManager {
           // OPERATION_NOT_ATTEMPTED: another partition of the request failed
           if (p.partitionErrorCode === ErrorCode.OPERATION_NOT_ATTEMPTED) continue;
           try {
-            const o = this.classify('AddPartitionsToTxn', p.partitionErrorCode, (code) => (code === ErrorCode.INVALID_TXN_STATE ? 'fatal' : 'abortable'));
+            const o = this.classify('AddPartitionsToTxn', p.partitionErrorCode, (code) => (code === ErrorCode.INVALID_TXN_STATE ? 'fatal' : 'abortable'), note);
             if (o !== 'done' && outcome !== 'relookup') outcome = o;
           } catch (err) {
             if (!(err instanceof TransactionalError)) throw err;
@@ -548,9 +561,9 @@ export class TransactionManager {
     // nothing was added: the coordinator has no transaction to end (Kafka completes it locally)
     if (!this.transactionStarted) return;
     try {
-      await this.coordinatorCall('EndTxn', CoordinatorType.TRANSACTION, this.transactionalId, async (conn) => {
+      await this.coordinatorCall('EndTxn', CoordinatorType.TRANSACTION, this.transactionalId, async (conn, note) => {
         const res = await conn.send(API_KEYS.EndTxn, { transactionalId: this.transactionalId, ...this.producerIdAndEpoch(), committed: commit });
-        return this.classify('EndTxn', res.errorCode, () => 'fatal');
+        return this.classify('EndTxn', res.errorCode, () => 'fatal', note);
       });
     } catch (err) {
       throw this.onRequestError(err, 'EndTxn');
