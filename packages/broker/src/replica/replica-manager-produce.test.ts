@@ -1,15 +1,12 @@
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ErrorCode, LeaderAndIsrType, topicPartitionKey, type ProduceRequestTopic, type ProduceResponseTopic } from '@samsa/protocol';
-import type { KafkaZk } from '@samsa/zk-paths';
-import { Log, logConfig } from '@samsa/storage';
+import { ErrorCode, LeaderAndIsrType, type ProduceRequestTopic, type ProduceResponseTopic } from '@samsa/protocol';
+import { logConfig, type Log } from '@samsa/storage';
 import { batchOf, makeTempDir } from '@samsa/storage/testing';
 import { AppendOrigin } from './produce-response.js';
 import type { TopicSettings } from '../config/topic-settings.js';
+import { testReplicaManagerOptions } from './test-replica-manager.js';
 import { ReplicaManager, type ReplicaManagerOptions } from './replica-manager.js';
 
-const silent = pino({ level: 'silent' });
 const settings: TopicSettings = {
   logConfig: logConfig({ segmentBytes: 1 << 20 }),
   minInsyncReplicas: 2,
@@ -35,26 +32,7 @@ afterEach(async () => {
 /** Broker 0 leading t-0..t-2 with follower 1 in the ISR: acks=all waits for broker 1's fetch. */
 async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}): Promise<ReplicaManager> {
   const rm = new ReplicaManager({
-    brokerId: 0,
-    logs: {
-      getOrCreateLog: async (tp, config) => {
-        const log = await Log.open({ dir: join(dir, topicPartitionKey(tp)), topicPartition: tp, config });
-        logs.push(log);
-        return log;
-      },
-      getLog: () => undefined,
-      deleteLog: async () => undefined,
-    },
-    topicSettings: async () => settings,
-    logger: silent,
-    stateChangeLogger: silent,
-    kzk: {} as KafkaZk,
-    replicaLagTimeMaxMs: 30_000,
-    interBrokerListenerName: 'PLAINTEXT',
-    fetcher: { numFetchers: 1, maxWaitMs: 500, minBytes: 1, maxBytes: 1 << 20, partitionMaxBytes: 1 << 20, backoffMs: 100, requestTimeoutMs: 30_000 },
-    logDirs: [dir],
-    highWatermarkCheckpointIntervalMs: 60_000,
-    hasTopic: (topic) => topic === 't' || topic === 'elsewhere',
+    ...testReplicaManagerOptions(dir, logs, settings, (topic) => topic === 't' || topic === 'elsewhere'),
     ...extra,
   });
   managers.push(rm);

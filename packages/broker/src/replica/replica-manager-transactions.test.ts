@@ -5,7 +5,6 @@
  * read_committed fetches bounded by the last stable offset with the aborted transactions, and
  * ListOffsets read_committed answering the LSO.
  */
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -15,14 +14,12 @@ import {
   encodeEndTxnMarkerBatch,
   encodeRecordBatch,
   encodeRequest,
-  topicPartitionKey,
   type ApiKey,
   type ApiRequestMap,
   type ApiResponseMap,
   type ProduceResponseTopic,
 } from '@samsa/protocol';
-import type { KafkaZk } from '@samsa/zk-paths';
-import { Log, logConfig } from '@samsa/storage';
+import { logConfig, type Log } from '@samsa/storage';
 import { batchOf, batchesIn, makeTempDir } from '@samsa/storage/testing';
 import type { ConnectionInfo } from '../network/socket-server.js';
 import { RequestHandler } from '../server/request-handler.js';
@@ -31,6 +28,7 @@ import { fetchHandler } from '../handlers/fetch.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import type { TopicSettings } from '../config/topic-settings.js';
 import { AppendOrigin } from './produce-response.js';
+import { testReplicaManagerOptions } from './test-replica-manager.js';
 import { ReplicaManager } from './replica-manager.js';
 
 const silent = pino({ level: 'silent' });
@@ -53,26 +51,7 @@ const logs: Log[] = [];
 beforeEach(async () => {
   ({ dir, cleanup } = await makeTempDir('samsa-rm-txn-'));
   rm = new ReplicaManager({
-    brokerId: 0,
-    logs: {
-      getOrCreateLog: async (tp, config) => {
-        const log = await Log.open({ dir: join(dir, topicPartitionKey(tp)), topicPartition: tp, config });
-        logs.push(log);
-        return log;
-      },
-      getLog: () => undefined,
-      deleteLog: async () => undefined,
-    },
-    topicSettings: async () => settings,
-    logger: silent,
-    stateChangeLogger: silent,
-    kzk: {} as KafkaZk,
-    replicaLagTimeMaxMs: 30_000,
-    interBrokerListenerName: 'PLAINTEXT',
-    fetcher: { numFetchers: 1, maxWaitMs: 500, minBytes: 1, maxBytes: 1 << 20, partitionMaxBytes: 1 << 20, backoffMs: 100, requestTimeoutMs: 30_000 },
-    logDirs: [dir],
-    highWatermarkCheckpointIntervalMs: 60_000,
-    hasTopic: (topic) => topic === 't',
+    ...testReplicaManagerOptions(dir, logs, settings, (topic) => topic === 't'),
   });
   // a single replica: the high watermark follows every append
   const r = await rm.becomeLeaderOrFollower({
