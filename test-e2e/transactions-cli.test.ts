@@ -11,6 +11,12 @@
  *    KafkaJS partition, which its coordinator lists), `abort --start-offset` closes it with an ABORT
  *    marker, after which the partition's last stable offset (ListOffsets read_committed) moves past
  *    it; the KafkaJS transaction still commits.
+ *  - a hanging transaction left by a marker write the test blocks: the brokers run with the
+ *    test-only SAMSA_TEST_REFUSE_TXN_MARKERS=<topic>:1, so the leader refuses the first COMMIT
+ *    marker for that topic with UNSUPPORTED_FOR_MESSAGE_FORMAT; the coordinator drops the partition
+ *    from the pending markers (Kafka's rule) and completes the commit elsewhere, while the blocked
+ *    partition's transaction stays open and its LSO stuck. `find-hanging` reports it, `abort` closes
+ *    it, and a read_committed KafkaJS consumer then reads past it.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -55,10 +61,17 @@ describeCluster('samsa transactions against a 3-broker cluster (KafkaJS)', () =>
   const OPEN = 'txn-cli-open';
   const HUNG = 'txn-cli-hung';
   const TXN_ID = 'txn-cli-1';
+  const BLOCKED = 'txn-cli-blocked';
+  const COMMITTED = 'txn-cli-committed';
   let txn: Transaction;
 
   beforeAll(async () => {
-    c = await TestCluster.start({ brokers: 3, overrides: { 'transaction.state.log.num.partitions': '5' } });
+    c = await TestCluster.start({
+      brokers: 3,
+      overrides: { 'transaction.state.log.num.partitions': '5' },
+      // the leader of BLOCKED's partition refuses the first transaction marker for it
+      env: { SAMSA_TEST_REFUSE_TXN_MARKERS: `${BLOCKED}:1` },
+    });
     bs = ['--bootstrap-server', c.bootstrap];
     kafka = new Kafka({ clientId: 'e2e-txn-cli', brokers: c.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10 } });
     admin = kafka.admin();
@@ -67,6 +80,8 @@ describeCluster('samsa transactions against a 3-broker cluster (KafkaJS)', () =>
       topics: [
         { topic: OPEN, numPartitions: 1, replicationFactor: 3 },
         { topic: HUNG, numPartitions: 1, replicationFactor: 3 },
+        { topic: BLOCKED, numPartitions: 1, replicationFactor: 3 },
+        { topic: COMMITTED, numPartitions: 1, replicationFactor: 3 },
       ],
       waitForLeaders: true,
     });
@@ -243,5 +258,56 @@ describeCluster('samsa transactions against a 3-broker cluster (KafkaJS)', () =>
       const [done] = table((await samsa(...bs, 'describe', '--transactional-id', TXN_ID)).stdout);
       return done?.['TransactionState'] === 'CompleteCommit' && done['TopicPartitions'] === '';
     }, 'the transaction to be CompleteCommit');
+  });
+  it('transactions cli – a commit marker the leader refuses leaves the partition hanging: find-hanging reports it, abort closes it and read_committed reads on', async () => {
+    const producer = kafka.producer({ transactionalId: 'txn-cli-2', idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    producers.push(producer);
+    await producer.connect();
+    const t = await producer.transaction();
+    await t.send({ topic: BLOCKED, acks: -1, messages: [{ value: 'b1' }, { value: 'b2' }] }); // offsets 0, 1
+    await t.send({ topic: COMMITTED, acks: -1, messages: [{ value: 'c1' }] });
+    await t.commit();
+
+    // the coordinator completes the commit: COMMITTED got its marker, BLOCKED's was refused and dropped
+    await until(async () => {
+      const [d] = table((await samsa(...bs, 'describe', '--transactional-id', 'txn-cli-2')).stdout);
+      return d?.['TransactionState'] === 'CompleteCommit' && d['TopicPartitions'] === '';
+    }, 'txn-cli-2 to be CompleteCommit');
+    const [d] = table((await samsa(...bs, 'describe', '--transactional-id', 'txn-cli-2')).stdout);
+    expect(await lastStableOffset(COMMITTED)).toBe(2n);
+    // a record after the transaction: read_committed cannot get to it while the transaction hangs
+    await producers[0]!.send({ topic: BLOCKED, acks: -1, messages: [{ value: 'after' }] }); // offset 2
+    expect(await lastStableOffset(BLOCKED)).toBe(0n);
+
+    // opened just now: not a candidate under the default 15-minute max transaction timeout
+    const { leader } = await leaderOf(BLOCKED);
+    expect(table((await samsa(...bs, 'find-hanging', '--broker-id', String(leader))).stdout).filter((r) => r['Topic'] === BLOCKED)).toEqual([]);
+    const found = await samsa(...bs, 'find-hanging', '--topic', BLOCKED, '--max-transaction-timeout', '0');
+    expect(found).toMatchObject({ code: 0, stderr: '' });
+    expect(table(found.stdout)).toEqual([
+      expect.objectContaining({ Topic: BLOCKED, Partition: '0', ProducerId: d!['ProducerId'], ProducerEpoch: d!['ProducerEpoch'], StartOffset: '0' }),
+    ]);
+
+    expect(await samsa(...bs, 'abort', '--topic', BLOCKED, '--partition', '0', '--start-offset', '0')).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    // b1, b2, after and the ABORT marker at 3: the LSO moves to the log end
+    await until(async () => (await lastStableOffset(BLOCKED)) === 4n, 'the LSO of the blocked partition to reach 4');
+    expect(table((await samsa(...bs, 'find-hanging', '--topic', BLOCKED, '--max-transaction-timeout', '0')).stdout)).toEqual([]);
+
+    // a read_committed KafkaJS consumer reads past the aborted records
+    const consumer = kafka.consumer({ groupId: 'txn-cli-blocked-reader', readUncommitted: false });
+    const seen: string[] = [];
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [BLOCKED, COMMITTED], fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ topic, message }) => {
+          seen.push(`${topic}:${message.value?.toString()}`);
+        },
+      });
+      await until(async () => seen.length >= 2, 'the read_committed consumer to read both topics');
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(seen.sort()).toEqual([`${BLOCKED}:after`, `${COMMITTED}:c1`]);
   });
 });

@@ -10,6 +10,7 @@ import type { GroupCoordinator } from '@samsa/group-coordinator';
 import type { TransactionCoordinator } from '@samsa/transaction-coordinator';
 import type { TopicMetricsSink } from '../metrics/topic-metrics.js';
 import type { ClientQuotas } from '../quota/throttle.js';
+import type { TxnMarkerRefusal } from './txn-marker-refusal.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -42,4 +43,6 @@ export interface BrokerServices {
   log: Logger;
   /** Per-topic traffic counters (BrokerTopicMetrics); absent when metrics are off. */
   metrics?: TopicMetricsSink;
+  /** Test-only: marker writes this broker refuses (SAMSA_TEST_REFUSE_TXN_MARKERS); absent normally. */
+  txnMarkerRefusal?: TxnMarkerRefusal;
 }

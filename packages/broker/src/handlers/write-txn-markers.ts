@@ -13,7 +13,8 @@ const MARKER_PRODUCE_VERSION = 9;
  * transaction's partitions, to end the transaction there. Per marker, each partition hosted here
  * gets a control batch (COMMIT or ABORT, with the coordinator epoch) appended as leader with
  * acks=-1 (origin Coordinator, within request.timeout.ms); partitions without a log here answer
- * UNKNOWN_TOPIC_OR_PARTITION. Once a marker is written to `__consumer_offsets` partitions, the group
+ * UNKNOWN_TOPIC_OR_PARTITION (and, with the test-only SAMSA_TEST_REFUSE_TXN_MARKERS, the refused
+ * ones UNSUPPORTED_FOR_MESSAGE_FORMAT). Once a marker is written to `__consumer_offsets` partitions, the group
  * coordinator completes the producer's pending transactional offset commits there.
  */
 export const writeTxnMarkersHandler: ApiHandler<27, BrokerServices> = {
@@ -31,6 +32,11 @@ export const writeTxnMarkersHandler: ApiHandler<27, BrokerServices> = {
               for (const p of t.partitionIndexes) {
                 if (!s.replicaManager.getPartition(t.name, p)?.log) {
                   errors.set(t.name, p, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+                  continue;
+                }
+                if (s.txnMarkerRefusal?.refuse(t.name)) {
+                  s.log.warn({ topic: t.name, partition: p, producerId: m.producerId }, 'TEST ONLY: transaction marker refused');
+                  errors.set(t.name, p, ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT);
                   continue;
                 }
                 const records = encodeEndTxnMarkerBatch({

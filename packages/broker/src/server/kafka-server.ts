@@ -61,6 +61,7 @@ import { SocketServer } from '../network/socket-server.js';
 import { ReplicaManager } from '../replica/replica-manager.js';
 import { RequestHandler } from './request-handler.js';
 import type { BrokerServices } from '../handlers/services.js';
+import { TXN_MARKER_REFUSAL_ENV, TxnMarkerRefusal } from '../handlers/txn-marker-refusal.js';
 import { topicSettingsFrom } from '../config/topic-settings.js';
 import { latencyTrace, latencyTraceIntervalMs } from '../trace/latency-trace.js';
 
@@ -181,6 +182,9 @@ export class KafkaServer {
         { env: 'SAMSA_TEST_UNSAFE_ACK_BEFORE_HW' },
         'TEST ONLY: acks=all is acknowledged before the high watermark advances; acknowledged writes can be lost',
       );
+    const txnMarkerRefusal = TxnMarkerRefusal.parse(process.env[TXN_MARKER_REFUSAL_ENV]);
+    if (txnMarkerRefusal)
+      this.log.warn({ env: TXN_MARKER_REFUSAL_ENV, topics: txnMarkerRefusal.topics }, 'TEST ONLY: transaction markers for these topics are refused');
 
     // dynamic broker configs over the static ones (Kafka's DynamicBrokerConfig.initialize: read before logs load)
     const dyn = new DynamicBrokerConfig(cfg, this.brokerId);
@@ -343,6 +347,7 @@ export class KafkaServer {
       producerIds,
       log: this.log,
       metrics: this.metrics,
+      ...(txnMarkerRefusal ? { txnMarkerRefusal } : {}),
     };
     const handlers = [
       produceHandler,
