@@ -17,6 +17,7 @@ const BENCHMARKS = {
   'produce-rf3': () => import('../bench/produce-rf3.mjs'),
   'peer-nats': () => import('../bench/peer-nats.mjs'),
   'producer-vs-kcat': () => import('../bench/producer-vs-kcat.mjs'),
+  partitions: () => import('../bench/partitions.mjs'),
 };
 
 function parseArgs(argv) {

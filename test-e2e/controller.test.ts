@@ -3,7 +3,8 @@
  * leader election (samsa leader-election and auto rebalance), controller failover and fencing of
  * a paused controller, controlled shutdown on SIGTERM, topic deletion with a replica's broker down.
  */
-import { topicPartitionKey } from '@samsa/protocol';
+import { API_KEYS, topicPartitionKey } from '@samsa/protocol';
+import { Connection, metadataRequestBody } from '@samsa/client';
 import { execFile } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -249,7 +250,7 @@ describeCluster(
       expect((await samsa('topics', '--bootstrap-server', c.broker(down).address, '--list')).stdout.split('\n')).not.toContain(topic);
     });
 
-    it('SIGTERM of a broker leading 1,000 partitions (RF 2): leadership moves before it exits, no partition ever offline (target 3 s)', async () => {
+    it("SIGTERM of a broker leading 1,000 partitions (RF 2): leadership moves before it exits, in ZooKeeper and in every broker's Metadata, no partition ever offline (target 3 s)", async () => {
       await ensureAllRunning(c);
       const topic = 'drain';
       // the issue asks for a broker leading 1,000 partitions (SAMSA_E2E_DRAIN_PARTITIONS changes it)
@@ -271,6 +272,18 @@ describeCluster(
       console.log(`[controller e2e] ${N} partitions (RF 2) online with full ISRs in ${Date.now() - tCreate} ms`);
       expect((await states(c, topic, N)).filter((s) => s.leader === victim)).toHaveLength(N);
 
+      // Metadata as the surviving brokers answer it, on connections opened before the shutdown
+      const survivorConns = await Promise.all(
+        others.map((b) => Connection.connect({ host: c.broker(b).host, port: c.broker(b).o.port, nodeId: b, clientId: 'e2e-controlled-shutdown' })),
+      );
+      const ledByVictimInMetadata = async () =>
+        Promise.all(
+          survivorConns.map(async (conn) => {
+            const res = await conn.request(API_KEYS.Metadata, (v) => metadataRequestBody([topic], v));
+            return res.body.topics[0]!.partitions.filter((p) => p.leaderId === victim).length;
+          }),
+        );
+      expect((await ledByVictimInMetadata()).every((n) => n === N)).toBe(true);
       const logFrom = (await logOf(c, victim)).length;
       let exited = false;
       let polls = 0;
@@ -289,7 +302,14 @@ describeCluster(
       const shutdownMs = Date.now() - t0;
       exited = true;
       await poller;
-      // right after the exit, before its session could expire, nothing is led by it any more
+      // right after the exit, before its session could expire, nothing is led by it any more: in
+      // ZooKeeper, and in every surviving broker's Metadata (the controller answers the
+      // ControlledShutdown only once they acked the UpdateMetadata naming the new leaders)
+      try {
+        expect(await ledByVictimInMetadata()).toEqual([0, 0]);
+      } finally {
+        await Promise.all(survivorConns.map((conn) => conn.close()));
+      }
       const right = await states(c, topic, N);
       expect(right.filter((s) => s.leader === victim)).toHaveLength(0);
       expect(right.filter((s) => s.isr.includes(victim))).toHaveLength(0);

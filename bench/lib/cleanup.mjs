@@ -20,7 +20,10 @@ export function onCleanup(what, fn) {
 
 /** Registers a temp dir for removal; returns the dir. */
 export function tempDirCleanup(dir) {
-  onCleanup(`remove ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
+  // SAMSA_BENCH_KEEP=1 keeps it (brokers' logs and data) for a look afterwards
+  onCleanup(`remove ${dir}`, () =>
+    process.env.SAMSA_BENCH_KEEP === '1' ? process.stderr.write(`[bench] kept ${dir}\n`) : rmSync(dir, { recursive: true, force: true }),
+  );
   return dir;
 }
 

@@ -82,6 +82,7 @@ function toResponse(m: ControlMessage): ControlResponse {
 interface Pending {
   request: ControlRequest;
   onResponse: ((r: ControlResponse) => void) | undefined;
+  onDropped: (() => void) | undefined;
 }
 
 /**
@@ -183,8 +184,9 @@ class BrokerQueue {
     this.closed = true;
     clearTimeout(this.backoff);
     if (this.inFlight) clearTimeout(this.inFlight.timer);
-    this.queue.length = 0;
+    const dropped = this.queue.splice(0);
     this.socket?.destroy();
+    for (const p of dropped) p.onDropped?.();
     this.socket = undefined;
   }
 }
@@ -217,13 +219,14 @@ export class ControllerChannelManager implements BrokerChannel {
     this.queues.delete(id);
   }
 
-  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void): void {
+  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void, onDropped?: () => void): void {
     const q = this.queues.get(brokerId);
     if (!q) {
       this.log.warn({ broker: brokerId, request: request.kind }, 'no channel to broker; request dropped');
+      onDropped?.();
       return;
     }
-    q.push({ request, onResponse });
+    q.push({ request, onResponse, onDropped });
   }
 
   async close(): Promise<void> {

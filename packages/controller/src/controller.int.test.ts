@@ -27,6 +27,8 @@ class RecordingChannel implements BrokerChannel {
     if (request.kind === 'StopReplica' && onResponse) {
       const errorCode = this.failing.has(brokerId) ? 56 : 0;
       setImmediate(() => onResponse({ errorCode: 0, partitionErrors: request.partitions.map((p) => ({ topic: p.topic, partition: p.partition, errorCode })) }));
+    } else if (onResponse) {
+      setImmediate(() => onResponse({ errorCode: 0, partitionErrors: [] }));
     }
   }
   async close() {}

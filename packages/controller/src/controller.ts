@@ -46,6 +46,8 @@ export interface ControllerOptions {
   leaderImbalanceCheckIntervalMs?: number;
   /** Metric hooks (the broker's Prometheus registry); gauges are read from the controller instead. */
   metrics?: ControllerMetricsListener;
+  /** controller.socket.timeout.ms: the longest ControlledShutdown / ElectLeaders answers wait for brokers to ack the new metadata. Default 30 000. */
+  controllerSocketTimeoutMs?: number;
 }
 
 /** What the controller reports as it happens; everything else is read at scrape time. */
@@ -79,7 +81,7 @@ export class KafkaController {
 
   constructor(private readonly o: ControllerOptions) {
     this.log = o.logger.child({ component: 'controller', brokerId: o.brokerId });
-    this.batch = new RequestBatch(this.ctx, o.brokerId, o.channel, o.stateChangeLogger);
+    this.batch = new RequestBatch(this.ctx, o.brokerId, o.channel, o.stateChangeLogger, o.controllerSocketTimeoutMs);
     const deps = { ctx: this.ctx, kzk: o.kzk, batch: this.batch, stateChangeLog: o.stateChangeLogger };
     this.psm = new PartitionStateMachine({
       ...deps,
@@ -207,7 +209,9 @@ export class KafkaController {
           e.callback(new TopicPartitionMap(), 41);
           return;
         }
-        e.callback(await this.electLeadersNow(e.partitions, e.electionType), 0);
+        // answered once every live broker acked the UpdateMetadata naming the new leaders
+        const { results, propagated } = await this.electLeadersNow(e.partitions, e.electionType);
+        void propagated.then(() => e.callback(results, 0));
         return;
       }
       case 'ZkPartitionReassignment':
@@ -236,8 +240,9 @@ export class KafkaController {
         e.callback(this.isActive ? this.reassignment.list(e.partitions) : [], this.isActive ? 0 : 41);
         return;
       case 'ControlledShutdown': {
+        // answered (the broker may go) once every live broker acked the UpdateMetadata moving its leaders away
         const r = await this.processControlledShutdown(e.brokerId, e.brokerEpoch);
-        e.callback(r.errorCode, r.remaining);
+        void r.propagated.then(() => e.callback(r.errorCode, r.remaining));
         return;
       }
       case 'ShutdownEventThread':
@@ -543,8 +548,13 @@ export class KafkaController {
     });
   }
 
-  private async electLeadersNow(partitions: TopicPartition[] | null, type: 0 | 1): Promise<TopicPartitionMap<ElectionOutcome>> {
+  /** Elects; `propagated` resolves once the brokers acked the UpdateMetadata (RequestBatch.send). */
+  private async electLeadersNow(
+    partitions: TopicPartition[] | null,
+    type: 0 | 1,
+  ): Promise<{ results: TopicPartitionMap<ElectionOutcome>; propagated: Promise<void> }> {
     const results = new TopicPartitionMap<ElectionOutcome>();
+    let propagated = Promise.resolve();
     const candidates: TopicPartition[] = [];
     const all = partitions ?? this.ctx.allPartitions().filter((tp) => !this.ctx.topicsToBeDeleted.has(tp.topic));
     for (const tp of all) {
@@ -576,7 +586,7 @@ export class KafkaController {
         for (const tp of candidates) if (!offline.includes(tp)) this.ctx.putPartitionState(tp, 'OfflinePartition');
         outcome = await this.psm.handleStateChanges(candidates, 'OnlinePartition', { kind: 'offline', allowUnclean: true });
       }
-      this.batch.send();
+      propagated = this.batch.send();
       for (const tp of candidates) {
         const r = outcome.get(topicPartitionKey(tp));
         if (r?.ok) results.set(tp.topic, tp.partition, { errorCode: ElectionError.NONE, message: null });
@@ -586,7 +596,7 @@ export class KafkaController {
         }
       }
     }
-    return results;
+    return { results, propagated };
   }
 
   /** /admin/preferred_replica_election was written (kafka-preferred-replica-election.sh, Kafka 2.x). */
@@ -601,7 +611,7 @@ export class KafkaController {
       this.log.warn({ err: (err as Error).message }, 'ignoring a malformed preferred replica election request');
     }
     const known = partitions.filter((tp) => this.ctx.assignment(tp));
-    const results = await this.electLeadersNow(known, ElectionType.PREFERRED);
+    const { results } = await this.electLeadersNow(known, ElectionType.PREFERRED);
     this.o.stateChangeLogger.info(
       { partitions: known.length, elected: [...results.values()].filter((r) => r.errorCode === 0).length },
       'preferred replica election (admin znode)',
@@ -623,11 +633,15 @@ export class KafkaController {
    * Kafka's doControlledShutdown: the broker stops leading (leaders re-elected among the other ISR
    * members) and following (removed from ISRs); answers the partitions it still leads (RF > 1).
    */
-  private async processControlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
-    if (!this.isActive) return { errorCode: 41, remaining: [] };
+  private async processControlledShutdown(
+    brokerId: number,
+    brokerEpoch: bigint,
+  ): Promise<{ errorCode: number; remaining: TopicPartition[]; propagated: Promise<void> }> {
+    const now = Promise.resolve();
+    if (!this.isActive) return { errorCode: 41, remaining: [], propagated: now };
     const b = this.ctx.liveBrokers.get(brokerId);
-    if (!b) return { errorCode: 8, remaining: [] }; // BROKER_NOT_AVAILABLE
-    if (brokerEpoch >= 0n && b.epoch !== undefined && brokerEpoch !== b.epoch) return { errorCode: 77, remaining: [] }; // STALE_BROKER_EPOCH
+    if (!b) return { errorCode: 8, remaining: [], propagated: now }; // BROKER_NOT_AVAILABLE
+    if (brokerEpoch >= 0n && b.epoch !== undefined && brokerEpoch !== b.epoch) return { errorCode: 77, remaining: [], propagated: now }; // STALE_BROKER_EPOCH
     this.ctx.shuttingDownBrokerIds.add(brokerId);
     this.log.info({ brokerId }, 'controlled shutdown requested');
     const replicated = this.ctx.partitionsOnBroker(brokerId).filter((tp) => this.ctx.replicas(tp).length > 1 && !this.ctx.topicsToBeDeleted.has(tp.topic));
@@ -639,7 +653,7 @@ export class KafkaController {
         followed.map((tp) => ({ tp, replica: brokerId })),
         'OfflineReplica',
       );
-    this.batch.send();
+    const propagated = this.batch.send();
     // Kafka also lists partitions no other live ISR member could take over, which makes the last
     // broker of a cluster retry for nothing; only partitions that could still move are reported.
     const remaining = this.ctx.partitionsLedBy(brokerId).filter((tp) => {
@@ -647,7 +661,7 @@ export class KafkaController {
       return this.ctx.replicas(tp).length > 1 && isr.some((r) => r !== brokerId && this.ctx.isBrokerLive(r));
     });
     this.log.info({ brokerId, moved: led.length - remaining.length, remaining: remaining.length }, 'controlled shutdown processed');
-    return { errorCode: 0, remaining };
+    return { errorCode: 0, remaining, propagated };
   }
 
   private async uncleanEnabled(topic: string): Promise<boolean> {

@@ -20,6 +20,8 @@ export class RequestBatch {
     private readonly controllerId: number,
     private readonly channel: BrokerChannel,
     private readonly stateChangeLog: Logger,
+    /** How long send()'s promise waits for UpdateMetadata answers at most (controller.socket.timeout.ms). */
+    private readonly metadataAckTimeoutMs = 30_000,
   ) {}
 
   isEmpty(): boolean {
@@ -90,8 +92,15 @@ export class RequestBatch {
     }
   }
 
-  /** Sends everything collected and clears the batch. */
-  send(onStopReplicaResponse?: (brokerId: number, r: ControlResponse) => void): void {
+  /**
+   * Sends everything collected and clears the batch. The promise resolves once every live broker
+   * sent an UpdateMetadata has answered it (so, requests to a broker going out in order, has also
+   * applied the LeaderAndIsr sent before it), or its request was dropped, or after
+   * `metadataAckTimeoutMs`: callers that answer a client only once the cluster's metadata moved
+   * (ControlledShutdown, ElectLeaders) wait for it. It never rejects.
+   */
+  send(onStopReplicaResponse?: (brokerId: number, r: ControlResponse) => void): Promise<void> {
+    const acks: Array<Promise<void>> = [];
     const epoch = this.ctx.epoch;
     const liveBrokers = [...this.ctx.liveBrokers.values()];
     for (const [brokerId, parts] of this.leaderAndIsr) {
@@ -131,14 +140,15 @@ export class RequestBatch {
       for (const brokerId of this.updateMetadataBrokers) {
         if (!this.ctx.liveBrokers.has(brokerId)) continue;
         this.stateChangeLog.debug({ controllerEpoch: epoch, broker: brokerId, partitions: partitions.length }, 'sending UpdateMetadata');
-        this.channel.send(brokerId, {
+        const request = {
           kind: 'UpdateMetadata',
           controllerId: this.controllerId,
           controllerEpoch: epoch,
           brokerEpoch: this.ctx.brokerEpoch(brokerId),
           partitions,
           liveBrokers,
-        });
+        } as const;
+        acks.push(new Promise<void>((resolve) => this.channel.send(brokerId, request, () => resolve(), resolve)));
       }
     }
     for (const [brokerId, parts] of this.stopReplica) {
@@ -159,5 +169,19 @@ export class RequestBatch {
     this.updateMetadataPartitions.clear();
     this.updateMetadataAll = false;
     this.stopReplica.clear();
+    return acks.length === 0 ? Promise.resolve() : settleWithin(Promise.all(acks), this.metadataAckTimeoutMs);
   }
+}
+
+/** Resolves when `p` settles or after `ms`, whichever comes first (the timer does not hold the process). */
+function settleWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    p.then(done, done);
+  });
 }

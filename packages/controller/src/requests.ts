@@ -57,8 +57,10 @@ export interface BrokerChannel {
   removeBroker(brokerId: number): void;
   /**
    * Queues a request; requests to one broker are sent in order, one at a time, retried until they
-   * succeed or the broker is removed. The callback (if any) gets the response.
+   * succeed or the broker is removed. `onResponse` (if any) gets the response; `onDropped` is
+   * called instead when the request will never be answered (no channel to the broker, or the
+   * broker was removed or the channel closed before an answer).
    */
-  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void): void;
+  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void, onDropped?: () => void): void;
   close(): Promise<void>;
 }

@@ -27,13 +27,15 @@ import { Partition, type ConsumerRead } from './partition.js';
 import { AppendOrigin, answerAll, partitionResponse, validationOptions } from './produce-response.js';
 import { readHighWatermarks, writeHighWatermarks } from './high-watermark-checkpoint.js';
 import { IsrChangePropagation, ISR_PROPAGATION_INTERVAL_MS } from './isr-change-propagation.js';
-import { DelayedOperationPurgatory, SystemTimer } from '@samsa/server-common';
+import { DelayedOperationPurgatory, SystemTimer, forEachBounded } from '@samsa/server-common';
 import type { LatencyTrace } from '../trace/latency-trace.js';
 import type { TopicSettings } from '../config/topic-settings.js';
 import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
 import type { DelayedFetch } from './delayed-fetch.js';
 import type { DelayedDeleteRecords } from './delayed-delete-records.js';
 
+/** Partitions of one LeaderAndIsr applied at once (their log creation and epoch checkpoints are I/O). */
+const LEADER_AND_ISR_PARALLELISM = 32;
 /** What the replica manager needs from the log manager. */
 export interface LogProvider {
   getOrCreateLog(tp: TopicPartition, config: LogConfig, topicId: string): Promise<Log>;
@@ -303,78 +305,84 @@ export class ReplicaManager {
     }
     this.controllerEpoch = req.controllerEpoch;
     const errors: PartitionError[] = [];
-    for (const s of req.partitionStates) {
-      const tp = { topic: s.topic, partition: s.partition };
-      const err = (code: number) => errors.push({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: code });
-      if (!s.replicas.includes(this.o.brokerId)) {
-        scl.warn({ topic: s.topic, partition: s.partition, replicas: s.replicas }, 'LeaderAndIsr for a partition not assigned to this broker');
-        err(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        continue;
-      }
-      let p = this.partitions.get(s.topic, s.partition);
-      if (p && s.leaderEpoch < p.leaderEpoch) {
-        scl.warn(
-          { topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, current: p.leaderEpoch },
-          'ignoring LeaderAndIsr with an older leader epoch',
-        );
-        err(ErrorCode.STALE_CONTROLLER_EPOCH);
-        continue;
-      }
-      if (!p) {
-        p = new Partition(s.topic, s.partition, this.o.brokerId, scl, {
-          replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs,
-          writeIsr: this.writeIsr,
-          ...(this.o.onIsrChange ? { onIsrChange: this.o.onIsrChange } : {}),
-          ...(this.o.isBrokerAlive ? { isBrokerAlive: this.o.isBrokerAlive } : {}),
-        });
-        this.partitions.set(s.topic, s.partition, p);
-        const k = topicPartitionKey(s.topic, s.partition);
-        // as in Kafka's ReplicaManager: HW growth completes produces and consumer fetches, appends follower fetches
-        p.onHighWatermark(() => {
-          this.producePurgatory.checkAndComplete(k);
-          this.fetchPurgatory.checkAndComplete(k);
-        });
-        p.onAppend(() => this.fetchPurgatory.checkAndComplete(k));
-      }
-      try {
-        const settings = await this.settingsFor(s.topic);
-        const log = await this.o.logs.getOrCreateLog(tp, settings.logConfig, s.topicId);
-        const hw = this.checkpointedHw.get(topicPartitionKey(s.topic, s.partition));
-        if (hw !== undefined) {
-          this.checkpointedHw.delete(topicPartitionKey(s.topic, s.partition));
-          if (hw > log.highWatermark) log.updateHighWatermark(hw);
-        }
-        if (s.leader === this.o.brokerId) {
-          this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
-          await p.makeLeader(s, log);
-        } else {
-          await p.makeFollower(s, log);
-          const leader = req.liveLeaders.find((b) => b.brokerId === s.leader);
-          const e = leader?.endpoints.find((x) => x.listener === this.o.interBrokerListenerName);
-          if (this.fetchingStopped) {
-            // shutting down: following again would put this broker back into the new leader's ISR
-          } else if (e) this.fetchers.addPartition(p, { brokerId: s.leader, host: e.host || '127.0.0.1', port: e.port }, s.leaderEpoch);
-          else {
-            this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
-            if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');
-          }
-        }
-        scl.info(
-          { topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch },
-          'applied LeaderAndIsr',
-        );
-        // leadership moved: waiting produces and fetches on this partition answer now
-        this.producePurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-        this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-        this.fetchPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-        this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: s.leader === this.o.brokerId });
-        err(ErrorCode.NONE);
-      } catch (e) {
-        this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to apply LeaderAndIsr');
-        err(e instanceof KafkaError ? errorCodeOf(e) : ErrorCode.KAFKA_STORAGE_ERROR);
-      }
-    }
+    // partitions are independent: their log creation and leader-epoch checkpoints (fsync) overlap
+    await forEachBounded(req.partitionStates, LEADER_AND_ISR_PARALLELISM, (s) =>
+      this.applyPartitionState(req, s, (code) => errors.push({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: code })),
+    );
     return { errorCode: 0, partitionErrors: errors };
+  }
+
+  /** One partition of a LeaderAndIsr: create its log if new, become its leader or a follower. */
+  private async applyPartitionState(req: LeaderAndIsrRequest, s: LeaderAndIsrRequest['partitionStates'][number], err: (code: number) => void): Promise<void> {
+    const scl = this.o.stateChangeLogger;
+    const tp = { topic: s.topic, partition: s.partition };
+    if (!s.replicas.includes(this.o.brokerId)) {
+      scl.warn({ topic: s.topic, partition: s.partition, replicas: s.replicas }, 'LeaderAndIsr for a partition not assigned to this broker');
+      err(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      return;
+    }
+    let p = this.partitions.get(s.topic, s.partition);
+    if (p && s.leaderEpoch < p.leaderEpoch) {
+      scl.warn(
+        { topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, current: p.leaderEpoch },
+        'ignoring LeaderAndIsr with an older leader epoch',
+      );
+      err(ErrorCode.STALE_CONTROLLER_EPOCH);
+      return;
+    }
+    if (!p) {
+      p = new Partition(s.topic, s.partition, this.o.brokerId, scl, {
+        replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs,
+        writeIsr: this.writeIsr,
+        ...(this.o.onIsrChange ? { onIsrChange: this.o.onIsrChange } : {}),
+        ...(this.o.isBrokerAlive ? { isBrokerAlive: this.o.isBrokerAlive } : {}),
+      });
+      this.partitions.set(s.topic, s.partition, p);
+      const k = topicPartitionKey(s.topic, s.partition);
+      // as in Kafka's ReplicaManager: HW growth completes produces and consumer fetches, appends follower fetches
+      p.onHighWatermark(() => {
+        this.producePurgatory.checkAndComplete(k);
+        this.fetchPurgatory.checkAndComplete(k);
+      });
+      p.onAppend(() => this.fetchPurgatory.checkAndComplete(k));
+    }
+    try {
+      const settings = await this.settingsFor(s.topic);
+      const log = await this.o.logs.getOrCreateLog(tp, settings.logConfig, s.topicId);
+      const hw = this.checkpointedHw.get(topicPartitionKey(s.topic, s.partition));
+      if (hw !== undefined) {
+        this.checkpointedHw.delete(topicPartitionKey(s.topic, s.partition));
+        if (hw > log.highWatermark) log.updateHighWatermark(hw);
+      }
+      if (s.leader === this.o.brokerId) {
+        this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
+        await p.makeLeader(s, log);
+      } else {
+        await p.makeFollower(s, log);
+        const leader = req.liveLeaders.find((b) => b.brokerId === s.leader);
+        const e = leader?.endpoints.find((x) => x.listener === this.o.interBrokerListenerName);
+        if (this.fetchingStopped) {
+          // shutting down: following again would put this broker back into the new leader's ISR
+        } else if (e) this.fetchers.addPartition(p, { brokerId: s.leader, host: e.host || '127.0.0.1', port: e.port }, s.leaderEpoch);
+        else {
+          this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
+          if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');
+        }
+      }
+      scl.info(
+        { topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch },
+        'applied LeaderAndIsr',
+      );
+      // leadership moved: waiting produces and fetches on this partition answer now
+      this.producePurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
+      this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
+      this.fetchPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
+      this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: s.leader === this.o.brokerId });
+      err(ErrorCode.NONE);
+    } catch (e) {
+      this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to apply LeaderAndIsr');
+      err(e instanceof KafkaError ? errorCodeOf(e) : ErrorCode.KAFKA_STORAGE_ERROR);
+    }
   }
 
   async stopReplicas(req: StopReplicaRequest): Promise<StopReplicaResponse> {
