@@ -304,6 +304,7 @@ export class KafkaServer {
       leaderImbalancePerBrokerPercentage: cfg.get('leader.imbalance.per.broker.percentage'),
       leaderImbalanceCheckIntervalMs: cfg.get('leader.imbalance.check.interval.seconds') * 1000,
       metrics: this.metrics,
+      requestTimeoutMs: cfg.get('request.timeout.ms'),
     });
     this.metrics.sources.controller = this.controller;
 
