@@ -26,8 +26,9 @@ import { ReplicaStateMachine } from './replica-state-machine.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel } from './requests.js';
 import { TopicDeletionManager } from './topic-deletion.js';
-import { PartitionReassignmentManager, type OngoingReassignment, type ReassignmentOutcome } from './reassignment.js';
+import { PartitionReassignmentManager } from './reassignment.js';
 import { ElectionError, ElectionType, imbalancedPartitions, type ElectionOutcome } from './leader-balance.js';
+import * as calls from './controller-calls.js';
 
 export interface ControllerOptions {
   brokerId: number;
@@ -48,6 +49,8 @@ export interface ControllerOptions {
   metrics?: ControllerMetricsListener;
   /** controller.socket.timeout.ms: the longest ControlledShutdown / ElectLeaders answers wait for brokers to ack the new metadata. Default 30 000. */
   controllerSocketTimeoutMs?: number;
+  /** request.timeout.ms: how long callers of an API without a timeout of its own wait (default 30000). */
+  requestTimeoutMs?: number;
 }
 
 /** What the controller reports as it happens; everything else is read at scrape time. */
@@ -74,8 +77,10 @@ export class KafkaController {
   private readonly partitionWatches = new Map<string, Unwatch>();
   private controllerNodeWatch: Unwatch | undefined;
   private rebalanceTimer: NodeJS.Timeout | undefined;
+  private readonly caller: calls.ControllerCaller;
   private readonly onZkState = (e: ZkSessionEvent) => {
-    if (e === ZkSessionEvent.Expired) this.events.put({ type: 'Expire' });
+    // Kafka's beforeInitializingSession: queued events are dropped (callers answered NOT_CONTROLLER)
+    if (e === ZkSessionEvent.Expired) this.events.clearAndPut({ type: 'Expire' });
     else if (e === ZkSessionEvent.NewSession) this.events.put({ type: 'RegisterBrokerAndReelect' });
   };
 
@@ -106,10 +111,12 @@ export class KafkaController {
       onReassignmentDone: () => this.deletion.resumeDeletions(),
     });
     this.events = new ControllerEventManager(
-      (e) => this.process(e),
+      (e) => this.processOrResign(e),
       (e, err) => this.log.error({ err, event: e.type }, 'controller event failed'),
       o.metrics ? (type, ms) => o.metrics!.eventProcessed(type, ms) : undefined,
+      calls.callErrorCode,
     );
+    this.caller = { put: (e) => this.events.put(e), fallbackTimeoutMs: o.requestTimeoutMs ?? calls.DEFAULT_CONTROLLER_CALL_TIMEOUT_MS };
   }
 
   get isActive(): boolean {
@@ -160,6 +167,19 @@ export class KafkaController {
   /** Test and admin hook: run an event through the queue and wait for it. */
   enqueue(e: ControllerEvent): void {
     this.events.put(e);
+  }
+
+  /** Kafka's process: an event that finds the controller moved (a fenced ZooKeeper write) resigns, and its caller gets NOT_CONTROLLER. */
+  private async processOrResign(e: ControllerEvent): Promise<void> {
+    try {
+      await this.process(e);
+    } catch (err) {
+      if (err instanceof ControllerMovedError) {
+        this.log.info({ event: e.type, err: err.message }, 'controller moved while processing an event; resigning');
+        await this.maybeResign();
+      }
+      throw err;
+    }
   }
 
   private async process(e: ControllerEvent): Promise<void> {
@@ -225,15 +245,8 @@ export class KafkaController {
           e.callback(new Map(), 41);
           return;
         }
-        try {
-          e.callback(await this.reassignment.alter(e.reassignments), 0);
-        } catch (err) {
-          // another controller bumped the epoch under us: NOT_CONTROLLER, and step down
-          if (!(err instanceof ControllerMovedError)) throw err;
-          e.callback(new Map(), 41);
-          this.log.warn({ err: err.message }, 'controller moved during a reassignment; resigning');
-          await this.maybeResign();
-        }
+        // another controller bumping the epoch under us throws ControllerMovedError: NOT_CONTROLLER, and step down
+        e.callback(await this.reassignment.alter(e.reassignments), 0);
         return;
       }
       case 'ListPartitionReassignments':
@@ -518,34 +531,24 @@ export class KafkaController {
 
   // ---- leader elections on request -------------------------------------------------------
 
-  /** ElectLeaders (preferred or unclean) through the event loop; per-partition outcomes. */
-  electLeaders(partitions: TopicPartition[] | null, electionType: 0 | 1): Promise<{ errorCode: number; results: TopicPartitionMap<ElectionOutcome> }> {
-    return new Promise((resolve) => {
-      this.events.put({ type: 'ReplicaLeaderElection', partitions, electionType, callback: (results, errorCode) => resolve({ errorCode, results }) });
-    });
+  /** ElectLeaders (preferred or unclean) through the event loop; per-partition outcomes. Callers are always answered: controller-calls.ts. */
+  electLeaders(partitions: TopicPartition[] | null, electionType: 0 | 1, timeoutMs?: number): Promise<calls.ElectLeadersAnswer> {
+    return calls.electLeadersCall(this.caller, partitions, electionType, timeoutMs);
   }
 
   /** AlterPartitionReassignments through the event loop (null replicas cancel); per-partition outcomes. */
-  alterPartitionReassignments(
-    reassignments: Array<{ topic: string; partition: number; replicas: number[] | null }>,
-  ): Promise<{ errorCode: number; results: Map<string, ReassignmentOutcome> }> {
-    return new Promise((resolve) => {
-      this.events.put({ type: 'ApiPartitionReassignment', reassignments, callback: (results, errorCode) => resolve({ errorCode, results }) });
-    });
+  alterPartitionReassignments(reassignments: Array<{ topic: string; partition: number; replicas: number[] | null }>, timeoutMs?: number) {
+    return calls.alterReassignmentsCall(this.caller, reassignments, timeoutMs);
   }
 
   /** ListPartitionReassignments through the event loop: ongoing reassignments (of `partitions`, or all). */
-  listPartitionReassignments(partitions: TopicPartition[] | null): Promise<{ errorCode: number; reassignments: OngoingReassignment[] }> {
-    return new Promise((resolve) => {
-      this.events.put({ type: 'ListPartitionReassignments', partitions, callback: (reassignments, errorCode) => resolve({ errorCode, reassignments }) });
-    });
+  listPartitionReassignments(partitions: TopicPartition[] | null, timeoutMs?: number): Promise<calls.ListReassignmentsAnswer> {
+    return calls.listReassignmentsCall(this.caller, partitions, timeoutMs);
   }
 
   /** A broker asks to shut down in a controlled way: its leaderships move first. */
-  controlledShutdown(brokerId: number, brokerEpoch: bigint): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
-    return new Promise((resolve) => {
-      this.events.put({ type: 'ControlledShutdown', brokerId, brokerEpoch, callback: (errorCode, remaining) => resolve({ errorCode, remaining }) });
-    });
+  controlledShutdown(brokerId: number, brokerEpoch: bigint, timeoutMs?: number): Promise<calls.ControlledShutdownAnswer> {
+    return calls.controlledShutdownCall(this.caller, brokerId, brokerEpoch, timeoutMs);
   }
 
   /** Elects; `propagated` resolves once the brokers acked the UpdateMetadata (RequestBatch.send). */

@@ -2,7 +2,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { CheckpointFile, OFFSET_CHECKPOINT_FORMAT, OffsetCheckpointFile, parseCheckpoint, writeFileAtomically } from './checkpoint.js';
+import { CheckpointFile, OFFSET_CHECKPOINT_FORMAT, OffsetCheckpointFile, parseCheckpoint, tempFileName, writeFileAtomically } from './checkpoint.js';
 import { CorruptCheckpointError } from './errors.js';
 import { deleteDirName, parsePartitionDirName } from './topic-partition.js';
 import { makeTempDir } from './test-support.js';
@@ -37,6 +37,24 @@ describe('checkpoint', () => {
     expect(await readdir(dir)).toEqual(['log-start-offset-checkpoint']);
     await writeFileAtomically(join(dir, 'x'), 'hello');
     expect(await readFile(join(dir, 'x'), 'utf8')).toBe('hello');
+  });
+
+  test('checkpoint – concurrent writeFileAtomically of one path from different writers: one at a time, unique temp names', async () => {
+    const path = join(dir, 'replication-offset-checkpoint');
+    // Separate OffsetCheckpointFile instances (as the high-watermark checkpoint creates) and bare writes.
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0 ? new OffsetCheckpointFile(path).write([{ topic: 't', partition: 0, offset: BigInt(i) }]) : writeFileAtomically(path, `0\n1\nt 0 ${i}\n`),
+    );
+    await Promise.all(writes);
+    expect(await readFile(path, 'utf8')).toBe('0\n1\nt 0 19\n');
+    expect(await readdir(dir)).toEqual(['replication-offset-checkpoint']);
+  });
+
+  test('checkpoint – temp files are named <file>.<pid>.<counter>.tmp', () => {
+    const a = tempFileName('/d/partition.metadata');
+    const b = tempFileName('/d/partition.metadata');
+    expect(a).toMatch(new RegExp(`^/d/partition\\.metadata\\.${process.pid}\\.\\d+\\.tmp$`));
+    expect(a).not.toBe(b);
   });
 
   test('checkpoint – malformed files are CorruptCheckpointError', async () => {

@@ -7,12 +7,12 @@
  *   orders 0 1234                                orders 0 1234
  *   orders 1 99                                  orders 1 99
  *
- * Writes go to `<file>.tmp`, are fsynced, renamed over the file and the directory is fsynced, so a
+ * Writes go to `<file>.<pid>.<counter>.tmp`, are fsynced, renamed over the file and the directory is fsynced, so a
  * crash leaves either the old or the new content (Kafka's CheckpointFile).
  */
 import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import { open, rename, readFile, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { CorruptCheckpointError } from './errors.js';
 
 /** fsync a directory so a rename in it is durable (no-op where directories cannot be fsynced). */
@@ -29,17 +29,44 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Replaces `path` with `data` atomically: write temp, fsync it, rename, fsync the directory. */
-export async function writeFileAtomically(path: string, data: string | Buffer): Promise<void> {
-  const tmp = `${path}.tmp`;
-  const fh = await open(tmp, 'w');
+let tempCounter = 0;
+
+/** A temp file name for replacing `path` no other write uses: `<path>.<pid>.<counter>.tmp` (deleted at startup if left). */
+export function tempFileName(path: string): string {
+  return `${path}.${process.pid}.${++tempCounter}.tmp`;
+}
+
+/** The last write queued per file (resolved path); an entry is removed when its write is the last and finishes. */
+const writesInFlight = new Map<string, Promise<void>>();
+
+/**
+ * Replaces `path` with `data` atomically: write a temp file, fsync it, rename it over `path`, fsync
+ * the directory. Writes of one file run one at a time in call order, whichever object issues them
+ * (two LeaderAndIsr for one new partition both write its partition.metadata), and each uses its own
+ * temp name, so no write can rename away another's temp file.
+ */
+export function writeFileAtomically(path: string, data: string | Buffer): Promise<void> {
+  const key = resolve(path);
+  const previous = writesInFlight.get(key) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => replaceFile(path, data));
+  writesInFlight.set(key, next);
+  const forget = (): void => {
+    if (writesInFlight.get(key) === next) writesInFlight.delete(key);
+  };
+  next.then(forget, forget);
+  return next;
+}
+
+async function replaceFile(path: string, data: string | Buffer): Promise<void> {
+  const tmp = tempFileName(path);
   try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
+    const fh = await open(tmp, 'wx');
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     await rename(tmp, path);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
@@ -88,10 +115,8 @@ export function parseCheckpoint<T>(text: string, version: number, format: Checkp
   return entries;
 }
 
-/** A checkpoint file on disk with one writer at a time. Reads of a missing file give []. */
+/** A checkpoint file on disk (one writer at a time: see writeFileAtomically). Reads of a missing file give []. */
 export class CheckpointFile<T> {
-  private writing: Promise<void> = Promise.resolve();
-
   constructor(
     readonly path: string,
     readonly version: number,
@@ -99,10 +124,7 @@ export class CheckpointFile<T> {
   ) {}
 
   write(entries: Iterable<T>): Promise<void> {
-    const text = formatCheckpoint(this.version, entries, this.format);
-    const next = this.writing.catch(() => undefined).then(() => writeFileAtomically(this.path, text));
-    this.writing = next;
-    return next;
+    return writeFileAtomically(this.path, formatCheckpoint(this.version, entries, this.format));
   }
 
   async read(): Promise<T[]> {

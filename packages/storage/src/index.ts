@@ -31,6 +31,7 @@ export {
   formatCheckpoint,
   fsyncDirectory,
   parseCheckpoint,
+  tempFileName,
   writeFileAtomically,
 } from './checkpoint.js';
 export type { CheckpointFormat, TopicPartitionOffset } from './checkpoint.js';

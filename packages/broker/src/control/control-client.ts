@@ -8,7 +8,11 @@ import {
   type ControlMessageType,
 } from '@samsa/protocol';
 
-/** One control-plane request to another broker's CONTROLLER listener (e.g. ControlledShutdown to the controller). */
+/**
+ * One control-plane request to another broker's CONTROLLER listener (e.g. ControlledShutdown to the
+ * controller). Rejects on a timeout, a socket error, or the connection closing before the answer (a
+ * killed controller: the caller retries at once instead of waiting out the timeout).
+ */
 export function sendControlRequest<T extends ControlMessageType>(
   host: string,
   port: number,
@@ -19,28 +23,39 @@ export function sendControlRequest<T extends ControlMessageType>(
   return new Promise((resolve, reject) => {
     const s = connect({ host, port, noDelay: true });
     const decoder = new ControlFrameDecoder();
-    const timer = setTimeout(() => {
-      s.destroy();
-      reject(new Error(`control request to ${host}:${port} timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
+    let settled = false;
+    const settle = (f: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      f();
+    };
+    const timer = setTimeout(
+      () =>
+        settle(() => {
+          s.destroy();
+          reject(new Error(`control request to ${host}:${port} timed out after ${timeoutMs} ms`));
+        }),
+      timeoutMs,
+    );
     s.on('connect', () => s.write(encodeControlMessage(1, type, body)));
     s.on('data', (d: Buffer) => {
       try {
         const frames = decoder.push(d);
         const f = frames[0];
         if (!f) return;
-        clearTimeout(timer);
-        s.end();
-        resolve(decodeControlMessage(f));
+        settle(() => {
+          s.end();
+          resolve(decodeControlMessage(f));
+        });
       } catch (err) {
-        clearTimeout(timer);
-        s.destroy();
-        reject(err as Error);
+        settle(() => {
+          s.destroy();
+          reject(err as Error);
+        });
       }
     });
-    s.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
+    s.on('error', (err) => settle(() => reject(err)));
+    s.on('close', () => settle(() => reject(new Error(`control connection to ${host}:${port} closed before an answer`))));
   });
 }

@@ -48,7 +48,7 @@ export const alterPartitionReassignmentsHandler: ApiHandler<45, BrokerServices> 
       }
     }
     if (toAlter.length > 0) {
-      const { errorCode, results: outcomes } = await s.controller.alterPartitionReassignments(toAlter);
+      const { errorCode, results: outcomes } = await s.controller.alterPartitionReassignments(toAlter, b.timeoutMs);
       if (errorCode !== 0) return response(errorCode, null, [], allowRfChange);
       for (const r of toAlter) {
         const o = outcomes.get(topicPartitionKey(r)) ?? { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message: 'no result' };

@@ -14,7 +14,7 @@ export const electLeadersHandler: ApiHandler<43, BrokerServices> = {
     if (type !== 0 && type !== 1) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, replicaElectionResults: [] };
     if (!s.controller.isActive) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
     const requested = b.topicPartitions === null ? null : b.topicPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
-    const { errorCode, results } = await s.controller.electLeaders(requested, type);
+    const { errorCode, results } = await s.controller.electLeaders(requested, type, b.timeoutMs);
     if (errorCode !== 0) return { throttleTimeMs: 0, errorCode, replicaElectionResults: [] };
     const byTopic = new Map<string, ElectLeadersResponseReplicaElectionResult>();
     for (const [{ topic, partition }, r] of results) {

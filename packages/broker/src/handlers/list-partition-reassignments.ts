@@ -12,7 +12,7 @@ export const listPartitionReassignmentsHandler: ApiHandler<46, BrokerServices> =
   async handle(req, _ctx, s) {
     if (!s.controller.isActive) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, topics: [] };
     const asked = req.body.topics === null ? null : req.body.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
-    const { errorCode, reassignments } = await s.controller.listPartitionReassignments(asked);
+    const { errorCode, reassignments } = await s.controller.listPartitionReassignments(asked, req.body.timeoutMs);
     if (errorCode !== 0) return { throttleTimeMs: 0, errorCode, errorMessage: null, topics: [] };
     const byTopic = new Map<string, ListPartitionReassignmentsResponseOngoingTopicReassignment>();
     for (const r of reassignments) {

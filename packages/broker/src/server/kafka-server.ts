@@ -305,6 +305,7 @@ export class KafkaServer {
       leaderImbalanceCheckIntervalMs: cfg.get('leader.imbalance.check.interval.seconds') * 1000,
       metrics: this.metrics,
       controllerSocketTimeoutMs: cfg.get('controller.socket.timeout.ms'),
+      requestTimeoutMs: cfg.get('request.timeout.ms'),
     });
     this.metrics.sources.controller = this.controller;
 

@@ -147,6 +147,32 @@ describe('log manager', () => {
     await expect(m.getOrCreateLog({ topic: '../x', partition: 0 })).rejects.toThrow(/Illegal topic/);
   });
 
+  test('log – concurrent LeaderAndIsr for a new partition write partition.metadata safely', async () => {
+    const m = await openManager();
+    const tp = { topic: 'racy', partition: 0 };
+    const id = 'AAAAAAAAAAAAAAAAAAAAAQ';
+    const logs = await Promise.all(Array.from({ length: 16 }, () => m.getOrCreateLog(tp, undefined, id)));
+    expect(new Set(logs).size).toBe(1);
+    expect(await readFile(join(logs[0]!.dir, 'partition.metadata'), 'utf8')).toBe(`version: 0\ntopic_id: ${id}\n`);
+    expect((await readdir(logs[0]!.dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  test('log – stray checkpoint temp files in a log dir and a partition dir are deleted at startup', async () => {
+    const m = await openManager();
+    const log = await m.getOrCreateLog({ topic: 'st', partition: 0 });
+    const partitionDir = log.dir;
+    const logDir = join(partitionDir, '..');
+    await m.shutdown();
+    managers.splice(0);
+    await writeFile(join(logDir, 'recovery-point-offset-checkpoint.4242.7.tmp'), 'partial');
+    await writeFile(join(logDir, 'meta.properties.4242.8.tmp'), 'partial');
+    await writeFile(join(partitionDir, 'partition.metadata.4242.9.tmp'), 'partial');
+    await writeFile(join(partitionDir, 'leader-epoch-checkpoint.4242.10.tmp'), 'partial');
+    await openManager();
+    expect((await readdir(logDir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect((await readdir(partitionDir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
   test('log – directories that are not partitions are ignored; unreadable checkpoints fall back to full recovery', async () => {
     await mkdir(join(dirs[0]!, 'not_a_partition'), { recursive: true });
     await writeFile(join(dirs[0]!, 'recovery-point-offset-checkpoint'), 'garbage');

@@ -34,6 +34,7 @@ export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
 export const PARTITION_METADATA_FILE = 'partition.metadata';
+const TEMP_FILE_SUFFIX = '.tmp';
 
 /** Kafka's `partition.metadata` (KIP-516): `version: 0` and `topic_id: <base64 uuid>`. */
 export function formatPartitionMetadata(topicId: string): string {
@@ -268,6 +269,11 @@ export class LogManager {
     });
     const toLoad: { name: string; tp: TopicPartition }[] = [];
     for (const ent of await readdir(d.path, { withFileTypes: true })) {
+      if (ent.isFile() && ent.name.endsWith(TEMP_FILE_SUFFIX)) {
+        // A checkpoint or meta.properties write cut short by a crash (partition dirs: the log loader).
+        this.log.info({ dir: d.path, file: ent.name }, 'deleting stray temporary file');
+        await unlink(join(d.path, ent.name)).catch(() => undefined);
+      }
       if (!ent.isDirectory()) continue;
       const parsed = parsePartitionDirName(ent.name);
       if (!parsed) {
