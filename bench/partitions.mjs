@@ -13,12 +13,15 @@
 //  6. controller kill -9: until every partition has a live leader in every surviving broker's
 //     Metadata, printed as "session timeout + X s".
 // Figures are medians over the rounds, per size, in seconds. Progress and per-round figures on stderr.
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Admin, Connection, ElectionType, metadataRequestBody } from '@samsa/client';
 import { API_KEYS } from '@samsa/protocol';
 import { startCluster, until } from './lib/cluster.mjs';
+import { formatProfile, summarizeProfile } from './lib/cpuprofile.mjs';
 import { log, median, round } from './lib/report.mjs';
+import { REPO_ROOT } from './lib/script.mjs';
 
 export const description =
   '3 brokers, one RF=3 topic per size: create, controlled shutdown (exit, stale leaders after exit), restart to full ISR, preferred election, controller kill -9 (s); RSS and fds per 1,000 partitions';
@@ -30,7 +33,11 @@ export const defaults = {
   rounds: 3,
   /** Longest wait for any one step, in seconds. */
   stepTimeout: 300,
+  /** CPU profiles of the brokers that exit cleanly (bench/profiles/), summarised on stderr. */
+  profile: false,
 };
+
+const PROFILE_DIR = join(REPO_ROOT, 'bench', 'profiles');
 
 const SESSION_TIMEOUT_MS = 6000; // what @samsa/local-cluster's brokers run with
 const TOPIC = 'scale';
@@ -88,7 +95,7 @@ async function untilEveryBroker(probes, ids, count, ok, what, t0, timeoutMs) {
 
 async function oneRound(size, o) {
   const timeoutMs = o.stepTimeout * 1000;
-  const c = await startCluster({ brokers: 3, log });
+  const c = await startCluster({ brokers: 3, log, nodeFlags: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [] });
   const probes = await metadataProbes(c.brokers);
   const bootstrap = c.brokers.map((b) => b.address).join(',');
   const admin = new Admin({ bootstrapServers: bootstrap, clientId: 'samsa-bench-partitions', requestTimeoutMs: timeoutMs, defaultApiTimeoutMs: timeoutMs });
@@ -208,6 +215,10 @@ async function oneRound(size, o) {
 
 export async function run(opts, report) {
   const o = { ...defaults, ...opts };
+  if (o.profile) {
+    rmSync(PROFILE_DIR, { recursive: true, force: true });
+    mkdirSync(PROFILE_DIR, { recursive: true });
+  }
   const sizes = String(o.sizes)
     .split(',')
     .map((s) => Number(s.trim()))
@@ -256,4 +267,9 @@ export async function run(opts, report) {
     report.figure({ name: name('open files per 1,000 partitions'), value: m('fdsPer1000'), unit: 'fds', digits: 0 });
   }
   report.detail('partitions', all);
+  if (o.profile) {
+    for (const f of readdirSync(PROFILE_DIR).filter((x) => x.endsWith('.cpuprofile'))) {
+      process.stderr.write(`${formatProfile(summarizeProfile(join(PROFILE_DIR, f), 30), `CPU profile ${join('bench', 'profiles', f)}`)}\n`);
+    }
+  }
 }
