@@ -81,8 +81,15 @@ export class ReplicaStateMachine {
           byReplica.set(replica, list);
         }
         for (const [replica, tps] of byReplica) {
-          const updated = await this.removeReplicaFromIsr(replica, tps);
+          const { updated, unchanged } = await this.removeReplicaFromIsr(replica, tps);
           for (const tp of tps) {
+            if (unchanged.has(topicPartitionKey(tp))) {
+              // already out of the ISR (a controlled shutdown took it out): the other replicas hold this
+              // state and would ignore its LeaderAndIsr (same leader epoch); the offline replica is news
+              // for everyone's metadata only
+              batch.addUpdateMetadata(ctx.liveBrokerIds(), [tp]);
+              continue;
+            }
             if (!updated.has(topicPartitionKey(tp))) continue;
             if (!ctx.topicsToBeDeleted.has(tp.topic)) {
               const recipients = ctx.replicas(tp).filter((r) => r !== replica && ctx.isReplicaOnline(r, tp, true));
@@ -132,9 +139,11 @@ export class ReplicaStateMachine {
    * kept (so an unclean election is needed to move on) and a leader going offline leaves the
    * partition with no leader (-1). Conditional on the state znode version; retried when it moved.
    */
-  private async removeReplicaFromIsr(replica: number, tps: TopicPartition[]): Promise<Set<string>> {
+  /** `updated`: partitions whose ISR lost the replica (leader epoch bumped); `unchanged`: those whose ISR did not hold it. */
+  private async removeReplicaFromIsr(replica: number, tps: TopicPartition[]): Promise<{ updated: Set<string>; unchanged: Set<string> }> {
     const { ctx, kzk, stateChangeLog: log } = this.d;
     const done = new Set<string>();
+    const unchanged = new Set<string>();
     let remaining = tps;
     for (let attempt = 0; remaining.length > 0 && attempt < 10; attempt++) {
       const current = await kzk.getPartitionStates(remaining);
@@ -148,7 +157,7 @@ export class ReplicaStateMachine {
         }
         if (!cur.state.isr.includes(replica)) {
           ctx.setLeadership(tp, cur);
-          done.add(topicPartitionKey(tp));
+          unchanged.add(topicPartitionKey(tp));
           continue;
         }
         const isr = cur.state.isr.length === 1 ? cur.state.isr : cur.state.isr.filter((r) => r !== replica);
@@ -169,6 +178,6 @@ export class ReplicaStateMachine {
       }
       remaining = stale;
     }
-    return done;
+    return { updated: done, unchanged };
   }
 }

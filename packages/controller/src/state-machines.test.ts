@@ -190,4 +190,23 @@ describe('replica state machine', () => {
       });
     }
   }
+
+  it('replica state machine – OfflineReplica of a replica already out of the ISR sends no LeaderAndIsr, only UpdateMetadata', async () => {
+    const env = await setup();
+    await env.zk.mkdirp('/brokers/topics/t/partitions/0');
+    // a controlled shutdown already took broker 2 out of the ISR
+    const state = { leader: 0, leaderEpoch: 5, isr: [0, 1], controllerEpoch: 1 };
+    await env.zk.create(TopicPartitionStateZNode.path('t', 0), TopicPartitionStateZNode.encode(state));
+    env.ctx.setLeadership(tp, { state, zkVersion: 0 });
+    env.ctx.putReplicaState(tp, 2, 'OnlineReplica');
+    env.ctx.liveBrokers.delete(2);
+    await env.rsm.handleStateChanges([{ tp, replica: 2 }], 'OfflineReplica');
+    env.batch.send();
+    expect(env.ctx.replicaState(tp, 2)).toBe('OfflineReplica');
+    expect((await env.kzk.getPartitionState(tp))?.state).toEqual(state);
+    expect(env.sent.filter((x) => x.request.kind === 'LeaderAndIsr')).toEqual([]);
+    const updates = env.sent.filter((x) => x.request.kind === 'UpdateMetadata');
+    expect(updates.map((x) => x.brokerId).sort()).toEqual([0, 1]);
+    expect(updates.every((x) => x.request.kind === 'UpdateMetadata' && x.request.partitions.some((p) => p.topic === 't' && p.partition === 0))).toBe(true);
+  });
 });
