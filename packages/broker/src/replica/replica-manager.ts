@@ -294,7 +294,24 @@ export class ReplicaManager {
     this.topicSettingsCache.delete(topic);
   }
 
-  async becomeLeaderOrFollower(req: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
+  /**
+   * Kafka's replicaStateChangeLock: LeaderAndIsr and StopReplica requests are applied one at a time
+   * (a controller that timed out waiting resends the same request on a new connection; it waits
+   * here, then finds its partitions applied).
+   */
+  private replicaStateChange: Promise<unknown> = Promise.resolve();
+
+  private withReplicaStateChangeLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.replicaStateChange.then(fn);
+    this.replicaStateChange = run.catch(() => undefined);
+    return run;
+  }
+
+  becomeLeaderOrFollower(req: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
+    return this.withReplicaStateChangeLock(() => this.applyLeaderAndIsr(req));
+  }
+
+  private async applyLeaderAndIsr(req: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
     const scl = this.o.stateChangeLogger;
     if (req.controllerEpoch < this.controllerEpoch) {
       scl.warn(
@@ -385,7 +402,11 @@ export class ReplicaManager {
     }
   }
 
-  async stopReplicas(req: StopReplicaRequest): Promise<StopReplicaResponse> {
+  stopReplicas(req: StopReplicaRequest): Promise<StopReplicaResponse> {
+    return this.withReplicaStateChangeLock(() => this.applyStopReplica(req));
+  }
+
+  private async applyStopReplica(req: StopReplicaRequest): Promise<StopReplicaResponse> {
     if (req.controllerEpoch < this.controllerEpoch) {
       throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${req.controllerEpoch} is older than ${this.controllerEpoch}`);
     }

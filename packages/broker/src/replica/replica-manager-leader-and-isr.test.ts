@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { ErrorCode, LeaderAndIsrType, type LeaderAndIsrRequest, type TopicPartition } from '@samsa/protocol';
+import { logConfig, type Log } from '@samsa/storage';
+import { makeTempDir } from '@samsa/storage/testing';
+import type { TopicSettings } from '../config/topic-settings.js';
+import { testReplicaManagerOptions } from './test-replica-manager.js';
+import { ReplicaManager } from './replica-manager.js';
+
+const settings: TopicSettings = {
+  logConfig: logConfig({ segmentBytes: 1 << 20 }),
+  minInsyncReplicas: 1,
+  timestampBeforeMaxMs: Number.POSITIVE_INFINITY,
+  timestampAfterMaxMs: Number.POSITIVE_INFINITY,
+  compacted: false,
+};
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const managers: ReplicaManager[] = [];
+const logs: Log[] = [];
+
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir('samsa-rm-lai-'));
+});
+afterEach(async () => {
+  for (const rm of managers.splice(0)) await rm.shutdown();
+  for (const l of logs.splice(0)) if (!l.isClosed) await l.close();
+  await cleanup();
+});
+
+/** A replica manager whose log creation waits for `gate` and records how many run at once (overall and per partition). */
+function gatedManager(gate: Promise<void>) {
+  const base = testReplicaManagerOptions(dir, logs, settings, (t) => t === 't');
+  const stats = { inFlight: 0, most: 0, perPartition: new Map<string, number>(), mostPerPartition: 0 };
+  const rm = new ReplicaManager({
+    ...base,
+    logs: {
+      ...base.logs,
+      getOrCreateLog: async (tp: TopicPartition, config, topicId) => {
+        const k = `${tp.topic}-${tp.partition}`;
+        stats.inFlight++;
+        stats.most = Math.max(stats.most, stats.inFlight);
+        stats.perPartition.set(k, (stats.perPartition.get(k) ?? 0) + 1);
+        stats.mostPerPartition = Math.max(stats.mostPerPartition, stats.perPartition.get(k)!);
+        await gate;
+        try {
+          return await base.logs.getOrCreateLog(tp, config, topicId);
+        } finally {
+          stats.inFlight--;
+          stats.perPartition.set(k, stats.perPartition.get(k)! - 1);
+        }
+      },
+    },
+  });
+  managers.push(rm);
+  return { rm, stats };
+}
+
+const request = (partitions: number, leaderEpoch = 0): LeaderAndIsrRequest => ({
+  controllerId: 1,
+  controllerEpoch: 1,
+  brokerEpoch: 1n,
+  type: LeaderAndIsrType.FULL,
+  partitionStates: Array.from({ length: partitions }, (_, partition) => ({
+    topic: 't',
+    topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+    partition,
+    controllerEpoch: 1,
+    leader: 0,
+    leaderEpoch,
+    isr: [0],
+    zkVersion: 0,
+    replicas: [0],
+    addingReplicas: [],
+    removingReplicas: [],
+    isNew: true,
+    offlineReplicas: [],
+    leaderRecoveryState: 0,
+  })),
+  liveLeaders: [],
+});
+
+it('replica manager – a LeaderAndIsr applies its partitions 32 at a time', async () => {
+  let open!: () => void;
+  const { rm, stats } = gatedManager(new Promise<void>((r) => (open = r)));
+  const applied = rm.becomeLeaderOrFollower(request(100));
+  await new Promise((r) => setTimeout(r, 20));
+  expect(stats.inFlight).toBe(32);
+  open();
+  const r = await applied;
+  expect(r.partitionErrors.filter((e) => e.errorCode === ErrorCode.NONE)).toHaveLength(100);
+  expect(stats.most).toBe(32);
+});
+
+it('replica manager – a LeaderAndIsr resent while the first is applied waits for it: a partition is never applied twice at once', async () => {
+  let open!: () => void;
+  const { rm, stats } = gatedManager(new Promise<void>((r) => (open = r)));
+  // the controller timed out waiting and sent the same request again on a new connection
+  const first = rm.becomeLeaderOrFollower(request(8, 3));
+  const again = rm.becomeLeaderOrFollower(request(8, 3));
+  await new Promise((r) => setTimeout(r, 20));
+  expect(stats.inFlight).toBe(8);
+  open();
+  const [a, b] = await Promise.all([first, again]);
+  expect(stats.mostPerPartition).toBe(1);
+  expect(a.partitionErrors.map((e) => e.errorCode)).toEqual(Array(8).fill(ErrorCode.NONE));
+  expect(b.partitionErrors.every((e) => e.errorCode !== ErrorCode.KAFKA_STORAGE_ERROR)).toBe(true);
+  expect(rm.getPartition('t', 7)?.leaderEpoch).toBe(3);
+});
