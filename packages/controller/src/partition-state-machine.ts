@@ -96,7 +96,7 @@ export class PartitionStateMachine {
   private transition(tp: TopicPartition, to: PartitionState): void {
     const from = this.d.ctx.partitionState(tp);
     this.d.ctx.putPartitionState(tp, to);
-    this.d.stateChangeLog.info({ topic: tp.topic, partition: tp.partition, from, to }, 'partition state change');
+    this.d.stateChangeLog.debug({ topic: tp.topic, partition: tp.partition, from, to }, 'partition state change');
   }
 
   /** New partitions: leader = first live replica, ISR = live replicas, epoch 0; state znode created. */

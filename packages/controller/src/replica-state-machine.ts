@@ -131,7 +131,7 @@ export class ReplicaStateMachine {
   private transition(tp: TopicPartition, replica: number, to: ReplicaState): void {
     const from = this.d.ctx.replicaState(tp, replica);
     this.d.ctx.putReplicaState(tp, replica, to);
-    this.d.stateChangeLog.info({ topic: tp.topic, partition: tp.partition, replica, from, to }, 'replica state change');
+    this.d.stateChangeLog.debug({ topic: tp.topic, partition: tp.partition, replica, from, to }, 'replica state change');
   }
 
   /**
@@ -171,13 +171,14 @@ export class ReplicaStateMachine {
         if (v === undefined) continue;
         ctx.setLeadership(u.tp, { state: u.state, zkVersion: v });
         done.add(topicPartitionKey(u.tp));
-        log.info(
+        log.debug(
           { topic: u.tp.topic, partition: u.tp.partition, replica, leader: u.state.leader, isr: u.state.isr, leaderEpoch: u.state.leaderEpoch },
           'removed replica from ISR',
         );
       }
       remaining = stale;
     }
+    if (done.size > 0) log.info({ replica, partitions: done.size, alreadyOut: unchanged.size }, 'removed replica from ISRs');
     return { updated: done, unchanged };
   }
 }

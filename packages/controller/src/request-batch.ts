@@ -107,8 +107,13 @@ export class RequestBatch {
       if (!this.ctx.liveBrokers.has(brokerId)) continue;
       const partitions = [...parts.values()];
       const leaderIds = new Set(partitions.map((p) => p.leader));
+      // per partition at debug, one info line per broker (Kafka 1.1 stopped logging every partition)
+      this.stateChangeLog.info(
+        { controllerId: this.controllerId, controllerEpoch: epoch, broker: brokerId, partitions: partitions.length },
+        'sending LeaderAndIsr request',
+      );
       for (const p of partitions) {
-        this.stateChangeLog.info(
+        this.stateChangeLog.debug(
           {
             controllerId: this.controllerId,
             controllerEpoch: epoch,

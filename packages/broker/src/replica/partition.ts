@@ -103,7 +103,7 @@ export class Partition {
       this.remote.clear();
       for (const [id, r] of remote) this.remote.set(id, r);
       this.maybeIncrementHighWatermark();
-      this.logger.info(
+      this.logger.debug(
         { topic: this.topic, partition: this.partition, leaderEpoch: s.leaderEpoch, isr: s.isr, highWatermark: String(log.highWatermark) },
         'became leader',
       );
@@ -118,7 +118,7 @@ export class Partition {
       this.applyState(s);
       this.log = log;
       this.remote.clear();
-      this.logger.info({ topic: this.topic, partition: this.partition, leader: s.leader, leaderEpoch: s.leaderEpoch }, 'became follower');
+      this.logger.debug({ topic: this.topic, partition: this.partition, leader: s.leader, leaderEpoch: s.leaderEpoch }, 'became follower');
       return changed;
     });
   }

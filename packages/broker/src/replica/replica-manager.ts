@@ -323,8 +323,22 @@ export class ReplicaManager {
     this.controllerEpoch = req.controllerEpoch;
     const errors: PartitionError[] = [];
     // partitions are independent: their log creation and leader-epoch checkpoints (fsync) overlap
+    const started = Date.now();
     await forEachBounded(req.partitionStates, LEADER_AND_ISR_PARALLELISM, (s) =>
       this.applyPartitionState(req, s, (code) => errors.push({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: code })),
+    );
+    const leaders = req.partitionStates.filter((s) => s.leader === this.o.brokerId).length;
+    this.o.stateChangeLogger.info(
+      {
+        controllerId: req.controllerId,
+        controllerEpoch: req.controllerEpoch,
+        partitions: req.partitionStates.length,
+        leaders,
+        followers: req.partitionStates.length - leaders,
+        errors: errors.filter((e) => e.errorCode !== ErrorCode.NONE).length,
+        ms: Date.now() - started,
+      },
+      'applied LeaderAndIsr request',
     );
     return { errorCode: 0, partitionErrors: errors };
   }
@@ -386,7 +400,8 @@ export class ReplicaManager {
           if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');
         }
       }
-      scl.info(
+      // per partition at debug; one info line per request (applyLeaderAndIsr), as Kafka 1.1 stopped logging every partition
+      scl.debug(
         { topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch },
         'applied LeaderAndIsr',
       );

@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { logConfig } from '../config.js';
@@ -145,6 +145,17 @@ describe('log manager', () => {
     expect(await m.topicIdOf({ topic: 'ids', partition: 0 })).toBe('AAAAAAAAAAAAAAAAAAAAAQ');
     await expect(m.getOrCreateLog({ topic: 'ids', partition: 0 }, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
     await expect(m.getOrCreateLog({ topic: '../x', partition: 0 })).rejects.toThrow(/Illegal topic/);
+  });
+
+  test('log – a topic id once read or written is checked in memory, a different one still rejected', async () => {
+    const m = await openManager();
+    const tp = { topic: 'known', partition: 0 };
+    const log = await m.getOrCreateLog(tp, undefined, 'AAAAAAAAAAAAAAAAAAAAAQ');
+    // the file is not read (nor rewritten) for the next LeaderAndIsr of the partition
+    await rm(join(log.dir, 'partition.metadata'));
+    expect(await m.getOrCreateLog(tp, undefined, 'AAAAAAAAAAAAAAAAAAAAAQ')).toBe(log);
+    expect(await readdir(log.dir)).not.toContain('partition.metadata');
+    await expect(m.getOrCreateLog(tp, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
   });
 
   test('log – concurrent LeaderAndIsr for a new partition write partition.metadata safely', async () => {

@@ -341,8 +341,18 @@ export class LogManager {
     return log;
   }
 
+  /**
+   * The topic id each open log's `partition.metadata` holds, once read or written: a LeaderAndIsr
+   * for a partition this broker already has is checked in memory (Kafka keeps the id on the log)
+   * instead of reading the file again.
+   */
+  private readonly knownTopicIds = new WeakMap<Log, string>();
+
   private async checkTopicId(log: Log, topicId: string): Promise<void> {
     const path = join(log.dir, PARTITION_METADATA_FILE);
+    const known = this.knownTopicIds.get(log);
+    if (known === topicId) return;
+    if (known !== undefined) throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${known} stored in ${path}`);
     let text: string | null = null;
     try {
       text = await readFile(path, 'utf8');
@@ -354,6 +364,7 @@ export class LogManager {
     else if (stored !== topicId) {
       throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${stored} stored in ${path}`);
     }
+    this.knownTopicIds.set(log, topicId);
   }
 
   /** The topic id in the partition's `partition.metadata`, if any. */
