@@ -105,19 +105,25 @@ function answerPartitions(
   let next = 0;
   for (const p of partitions) {
     const name = p.topic;
-    let answer: FetchResponsePartition;
+    let r: ReadResult | undefined;
+    let errorCode: number = ErrorCode.UNKNOWN_TOPIC_ID;
     let slice: RecordSlice | undefined;
-    if (name === undefined) answer = emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_ID);
-    else {
-      const r = results[next++];
-      if (!r || r.topic !== name || r.partition !== p.partition) answer = emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-      else {
+    if (name !== undefined) {
+      r = results[next++];
+      if (!r || r.topic !== name || r.partition !== p.partition) {
+        r = undefined;
+        errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      } else {
+        errorCode = r.errorCode;
         const data = r.data?.records;
         if (data && data.sizeInBytes > 0) slice = data;
-        answer = partitionAnswer(p.partition, r.errorCode, r, readCommittedOf(r) ? abortedTransactionsOf(r) : null, EMPTY);
       }
     }
-    if (session && !session.include(p, answer.errorCode, answer.highWatermark, answer.logStartOffset, slice ? slice.sizeInBytes : 0)) continue;
+    // decided before the answer is built: an incremental fetch leaves most partitions out
+    if (session && !session.include(p, errorCode, r ? r.highWatermark : -1n, r ? r.logStartOffset : -1n, slice ? slice.sizeInBytes : 0)) continue;
+    const answer = r
+      ? partitionAnswer(p.partition, errorCode, r, readCommittedOf(r) ? abortedTransactionsOf(r) : null, EMPTY)
+      : emptyPartition(p.partition, errorCode);
     out.push({ topicKey: p.topicKey, topic: name ?? '', topicId: p.topicId, partition: answer, slice });
   }
   return out;
@@ -232,10 +238,8 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       else answered = answerPartitions(partitions, results, null, committed);
     } else {
       errorCode = session.beginResponse();
-      if (errorCode === 0) {
-        answered = answerPartitions(partitions, results, session, committed);
-        sessionId = session.endResponse();
-      } else sessionId = session.endResponse();
+      if (errorCode === 0) answered = answerPartitions(partitions, results, session, committed);
+      sessionId = session.endResponse();
     }
     // record data: read from the segments once, into buffers the response writes by reference
     const buffers: Buffer[] = [];
