@@ -2,6 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, topicPartitionKey, type FetchResponse } from '@samsa/protocol';
 import { FetchSessionHandler } from './fetch-session-handler.js';
+import { FetchManager } from './fetch-manager.js';
+import { FetchSessionCache } from './fetch-session-cache.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -104,5 +106,73 @@ describe('follower fetch session handler (KIP-227)', () => {
     build(h, { 0: 5n });
     expect(h.handleResponse({ ...response(0, []), throttleTimeMs: 100 }, topicPartitionKey)).toBe(false);
     expect(h.metadata).toEqual({ sessionId: 0, epoch: 0 });
+  });
+});
+
+describe('follower fetch session handler with the broker fetch manager', () => {
+  it('fetch session handler – against the broker side: full then incremental requests, only changed partitions on the wire, a lost session recovered with a full fetch', () => {
+    const cache = new FetchSessionCache({ maxEntries: 10 });
+    const leader = new FetchManager(cache);
+    const h = new FetchSessionHandler(silent);
+    const offsets = new Map([
+      [0, 0n],
+      [1, 0n],
+      [2, 0n],
+    ]);
+    const leo = new Map([
+      [0, 5n],
+      [1, 0n],
+      [2, 0n],
+    ]);
+    /** One fetch round trip: the follower builds, the leader answers (records up to its LEO), the follower advances. */
+    const round = () => {
+      const b = h.newBuilder();
+      for (const [p, o] of offsets) b.add(topicPartitionKey('t', p), 't', p, o, 0n, 1024, 1, -1);
+      const d = b.build();
+      const topics =
+        d.toSend.length === 0
+          ? []
+          : [
+              {
+                topic: 't',
+                topicId: Buffer.alloc(16),
+                partitions: d.toSend.map((p) => ({ ...p, partitionMaxBytes: p.maxBytes, replicaDirectoryId: Buffer.alloc(16) })),
+              },
+            ];
+      const forgotten = d.toForget.length === 0 ? [] : [{ topic: 't', topicId: Buffer.alloc(16), partitions: d.toForget.map((p) => p.partition) }];
+      const ctx = leader.newContext(11, d.sessionId, d.epoch, true, topics, forgotten, () => undefined);
+      const partitions: Array<{ partitionIndex: number }> = [];
+      let errorCode = ctx.errorCode;
+      if (errorCode === 0) errorCode = ctx.beginResponse();
+      if (errorCode === 0)
+        for (const p of ctx.partitions) {
+          const end = leo.get(p.partition)!;
+          const bytes = end > p.fetchOffset ? Number(end - p.fetchOffset) : 0;
+          if (ctx.include(p, 0, end, 0n, bytes)) partitions.push({ partitionIndex: p.partition });
+        }
+      const sessionId = errorCode === 0 ? ctx.endResponse() : 0;
+      const resp = {
+        errorCode,
+        sessionId,
+        throttleTimeMs: 0,
+        responses: partitions.length ? [{ topic: 't', topicId: Buffer.alloc(16), partitions: partitions as never[] }] : [],
+      };
+      const ok = h.handleResponse(resp, topicPartitionKey);
+      if (ok) for (const p of partitions) offsets.set(p.partitionIndex, leo.get(p.partitionIndex)!);
+      return { sent: d.toSend.map((p) => p.partition), epoch: d.epoch, answered: partitions.map((p) => p.partitionIndex), ok };
+    };
+    expect(round()).toEqual({ sent: [0, 1, 2], epoch: 0, answered: [0, 1, 2], ok: true });
+    // partition 0 advanced to 5: listed once, then nothing moves and nothing is listed or answered
+    expect(round()).toEqual({ sent: [0], epoch: 1, answered: [], ok: true });
+    expect(round()).toEqual({ sent: [], epoch: 2, answered: [], ok: true });
+    // new data on partition 2: answered without being listed
+    leo.set(2, 3n);
+    expect(round()).toEqual({ sent: [], epoch: 3, answered: [2], ok: true });
+    expect(round()).toEqual({ sent: [2], epoch: 4, answered: [], ok: true });
+    // the leader restarts (its sessions are gone): one failed round, then a full fetch opens a new session
+    cache.remove(h.metadata.sessionId);
+    expect(round()).toEqual({ sent: [], epoch: 5, answered: [], ok: false });
+    expect(round()).toEqual({ sent: [0, 1, 2], epoch: 0, answered: [0, 1, 2], ok: true });
+    expect(cache.size).toBe(1);
   });
 });
