@@ -750,7 +750,7 @@ export const BROKER_CONFIGS = freezeTable({
     min: 0,
     importance: 'medium',
     dynamic: RO,
-    doc: 'Incremental fetch sessions kept per broker.',
+    doc: 'The maximum number of incremental fetch sessions that we will maintain.',
   },
 
   // TLS secrets (accepted; Samsa serves PLAINTEXT only)

@@ -3,7 +3,9 @@ import { DelayedFetch } from '../replica/delayed-fetch.js';
 import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
-import type { ReadResult } from '../replica/replica-manager.js';
+import type { FetchEntry, ReadResult } from '../replica/replica-manager.js';
+import { FetchManager, type FetchContext } from '../fetch-session/fetch-manager.js';
+import { FetchSessionCache, type CachedPartition } from '../fetch-session/fetch-session-cache.js';
 import type { Partition } from '../replica/partition.js';
 import { latencyTrace } from '../trace/latency-trace.js';
 import { SlabPool } from '../network/slab-pool.js';
@@ -76,8 +78,76 @@ function anyError(results: ReadResult[]): boolean {
  * high watermark. Both honour
  * max_bytes with KIP-74's first-batch rule; waits up to max_wait_ms for min_bytes. Record data is
  * read from the segment file into one buffer and written to the socket from there (no second copy).
- * Fetch sessions (KIP-227) are not kept: session id 0 tells clients to send full requests.
+ * Fetch sessions (KIP-227, v7+): `fetch-session/` decides which partitions are read and answered.
  */
+type RecordSlice = NonNullable<ReadResult['data']>['records'];
+
+/** One partition of the response, with the records still to read into it. */
+interface FetchAnswer {
+  topicKey: string;
+  topic: string;
+  topicId: Buffer;
+  partition: FetchResponsePartition;
+  slice: RecordSlice | undefined;
+}
+
+/**
+ * The response's partitions: each partition read (results follow the partitions with a known
+ * topic, in order) that the session context includes (all of them without a context).
+ */
+function answerPartitions(
+  partitions: readonly CachedPartition[],
+  results: ReadResult[],
+  session: FetchContext | null,
+  readCommittedOf: (r: ReadResult) => boolean,
+): FetchAnswer[] {
+  const out: FetchAnswer[] = [];
+  let next = 0;
+  for (const p of partitions) {
+    const name = p.topic;
+    let r: ReadResult | undefined;
+    let errorCode: number = ErrorCode.UNKNOWN_TOPIC_ID;
+    let slice: RecordSlice | undefined;
+    if (name !== undefined) {
+      r = results[next++];
+      if (!r || r.topic !== name || r.partition !== p.partition) {
+        r = undefined;
+        errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      } else {
+        errorCode = r.errorCode;
+        const data = r.data?.records;
+        if (data && data.sizeInBytes > 0) slice = data;
+      }
+    }
+    // decided before the answer is built: an incremental fetch leaves most partitions out
+    if (session && !session.include(p, errorCode, r ? r.highWatermark : -1n, r ? r.logStartOffset : -1n, slice ? slice.sizeInBytes : 0)) continue;
+    const answer = r
+      ? partitionAnswer(p.partition, errorCode, r, readCommittedOf(r) ? abortedTransactionsOf(r) : null, EMPTY)
+      : emptyPartition(p.partition, errorCode);
+    out.push({ topicKey: p.topicKey, topic: name ?? '', topicId: p.topicId, partition: answer, slice });
+  }
+  return out;
+}
+
+/** Consecutive partitions of one topic share a response topic (as Kafka's FetchResponse groups them). */
+function groupByTopic(answered: FetchAnswer[], useIds: boolean): FetchResponseTopic[] {
+  const out: FetchResponseTopic[] = [];
+  let last: FetchResponseTopic | undefined;
+  let lastKey: string | undefined;
+  for (const a of answered) {
+    if (!last || lastKey !== a.topicKey) {
+      last = { topic: a.topic, topicId: useIds ? a.topicId : ZERO_UUID, partitions: [] };
+      lastKey = a.topicKey;
+      out.push(last);
+    }
+    last.partitions.push(a.partition);
+  }
+  return out;
+}
+
+/** Without a broker's session cache (handler tests): no slots, so every fetch is sessionless. */
+const NO_SESSIONS = new FetchManager(new FetchSessionCache({ maxEntries: 0 }));
+
 /** Fetch v8+: clients throttle themselves on throttle_time_ms (KIP-219). */
 const FETCH_KIP219_VERSION = 8;
 
@@ -89,32 +159,24 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     const v = req.apiVersion;
     const replicaId = v >= 15 ? b.replicaState.replicaId : b.replicaId;
     const useIds = v >= 13;
-    const resolved: Array<{ t: (typeof b.topics)[number]; name: string | undefined }> = b.topics.map((t) => ({
-      t,
-      name: useIds ? s.metadata.topicName(t.topicId.toString('base64url')) : t.topic,
-    }));
-    const entries: Array<{ topic: string; partition: number; fetchOffset: bigint; maxBytes: number; currentLeaderEpoch: number; logStartOffset: bigint }> = [];
-    for (const { t, name } of resolved) {
-      if (name === undefined) continue;
-      for (const p of t.partitions) {
-        entries.push({
-          topic: name,
-          partition: p.partition,
-          fetchOffset: p.fetchOffset,
-          maxBytes: p.partitionMaxBytes,
-          currentLeaderEpoch: p.currentLeaderEpoch,
-          logStartOffset: p.logStartOffset,
-        });
-      }
-    }
     const follower = replicaId >= 0;
+    // KIP-227: which partitions this fetch reads (an incremental fetch: its whole session) and answers
+    const session = (s.fetchSessions ?? NO_SESSIONS).newContext(v, b.sessionId, b.sessionEpoch, follower, b.topics, b.forgottenTopicsData, (id) =>
+      s.metadata.topicName(id),
+    );
+    if (session.errorCode !== 0) return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: 0, responses: [], nodeEndpoints: [] };
+    const partitions = session.partitions;
+    // the read entries are the partitions themselves (those whose topic id names a topic here)
+    const entries: CachedPartition[] = [];
+    for (const p of partitions) if (p.topic !== undefined) entries.push(p);
+    const readEntries = entries as FetchEntry[];
     // isolation_level (v4+): 1 = READ_COMMITTED, up to the last stable offset; followers read to the log end
     const readCommitted = !follower && v >= 4 && b.isolationLevel === 1;
     // Kafka bounds a consumer's fetch by what its consumer_byte_rate lets it take in one go
     // (getMaxValueInQuotaWindow): a larger response would always be throttled
     const quotaBytes = s.quotas && !follower ? s.quotas.fetch.maxValueInQuotaWindow(principalOf(ctx), ctx.clientId ?? '') : Infinity;
     const maxBytes = Math.min(v >= 3 ? b.maxBytes : 0x7fffffff, Math.max(1, Math.floor(Math.min(quotaBytes, 0x7fffffff))));
-    const read = () => (follower ? rm.readForFollower(replicaId, entries, maxBytes) : rm.readFromLocalLogs(entries, maxBytes, readCommitted ? 1 : 0));
+    const read = () => (follower ? rm.readForFollower(replicaId, readEntries, maxBytes) : rm.readFromLocalLogs(readEntries, maxBytes, readCommitted ? 1 : 0));
     const tRead = latencyTrace?.now() ?? 0;
     let results: ReadResult[] = await read();
     if (latencyTrace) latencyTrace.since(follower ? 'fetch.follower.read' : 'fetch.consumer.read', tRead);
@@ -124,7 +186,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       const tWait = latencyTrace?.now() ?? 0;
       let tDone = 0;
       await new Promise<void>((resolve) => {
-        const statuses = entries.map((e) => ({ partition: rm.getPartition(e.topic, e.partition), fetchOffset: e.fetchOffset }));
+        const statuses = entries.map((e) => ({ partition: rm.getPartition(e.topic!, e.partition), fetchOffset: e.fetchOffset }));
         const excluded = follower ? (p: Partition) => rm.shouldLeaderThrottle(p, replicaId) : undefined;
         const done = latencyTrace
           ? () => {
@@ -135,7 +197,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
         const op = new DelayedFetch(b.maxWaitMs, b.minBytes, follower, statuses, done, excluded, readCommitted);
         rm.fetchPurgatory.tryCompleteElseWatch(
           op,
-          entries.map((e) => topicPartitionKey(e)),
+          entries.map((e) => topicPartitionKey(e.topic!, e.partition)),
         );
       });
       if (ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
@@ -149,6 +211,7 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     // consumer_byte_rate (Kafka's quotas.fetch) and request_percentage: a fetch that takes the
     // client over either is answered without data (its bytes unrecorded) and the client throttled
     let throttleTimeMs = 0;
+    let throttled = false;
     if (s.quotas && !follower) {
       const user = principalOf(ctx);
       const n = bytesRead(results);
@@ -161,41 +224,38 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
         s.quotas.fetch.unrecord(user, ctx.clientId ?? '', n);
         results = results.map((r) => ({ ...r, data: undefined }));
         throttleTimeMs = Math.max(throttleTimeMs, requestThrottleMs);
+        throttled = true;
       }
     }
-    // the read answers each entry in order, and entries follow the request's known topics in order
-    let next = 0;
+    const committed = (r: ReadResult) => readCommitted && r.errorCode === 0;
+    let errorCode = 0;
+    let sessionId = 0;
+    let answered: FetchAnswer[] = [];
+    if (throttled) {
+      // Kafka's getThrottledResponse: an incremental fetch gets no partitions (its session unchanged)
+      const t = session.throttledResponse();
+      if (t) ({ errorCode, sessionId } = t);
+      else answered = answerPartitions(partitions, results, null, committed);
+    } else {
+      errorCode = session.beginResponse();
+      if (errorCode === 0) answered = answerPartitions(partitions, results, session, committed);
+      sessionId = session.endResponse();
+    }
+    // record data: read from the segments once, into buffers the response writes by reference
     const buffers: Buffer[] = [];
-    const responses: FetchResponseTopic[] = [];
-    for (const { t, name } of resolved) {
-      const partitions: FetchResponsePartition[] = [];
-      for (const p of t.partitions) {
-        if (name === undefined) {
-          partitions.push(emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_ID));
-          continue;
-        }
-        const r = results[next++];
-        if (!r || r.topic !== name || r.partition !== p.partition) {
-          partitions.push(emptyPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
-          continue;
-        }
-        let records: Buffer = EMPTY;
-        const slice = r.data?.records;
-        if (slice && slice.sizeInBytes > 0) {
-          records = recordBuffers.take(slice.sizeInBytes);
-          const read = slice.readIntoNow(records);
-          const n = typeof read === 'number' ? read : await read;
-          if (n < records.length) records = records.subarray(0, n);
-          buffers.push(records);
-          s.metrics?.fetched(name, records.length, follower);
-        }
-        const aborted = readCommitted && r.errorCode === 0 ? abortedTransactionsOf(r) : null;
-        partitions.push(partitionAnswer(p.partition, r.errorCode, r, aborted, records));
-      }
-      responses.push({ topic: name ?? t.topic, topicId: useIds ? t.topicId : ZERO_UUID, partitions });
+    for (const a of answered) {
+      const slice = a.slice;
+      if (!slice) continue;
+      let records = recordBuffers.take(slice.sizeInBytes);
+      const n0 = slice.readIntoNow(records);
+      const n = typeof n0 === 'number' ? n0 : await n0;
+      if (n < records.length) records = records.subarray(0, n);
+      buffers.push(records);
+      a.partition.records = records;
+      s.metrics?.fetched(a.topic, records.length, follower);
     }
     if (throttleTimeMs > 0) await throttle(ctx, v, FETCH_KIP219_VERSION, throttleTimeMs);
-    const response: FetchResponse = { throttleTimeMs, errorCode: 0, sessionId: 0, responses, nodeEndpoints: [] };
+    const response: FetchResponse = { throttleTimeMs, errorCode, sessionId, responses: groupByTopic(answered, useIds), nodeEndpoints: [] };
     referenced.set(response, buffers);
     return response;
   },

@@ -11,6 +11,7 @@ import type { TransactionCoordinator } from '@samsa/transaction-coordinator';
 import type { TopicMetricsSink } from '../metrics/topic-metrics.js';
 import type { ClientQuotas } from '../quota/throttle.js';
 import type { TxnMarkerRefusal } from './txn-marker-refusal.js';
+import type { FetchManager } from '../fetch-session/fetch-manager.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -34,6 +35,8 @@ export interface BrokerServices {
   kzk: KafkaZk;
   topicAdmin: TopicAdmin;
   replicaManager: ReplicaManager;
+  /** Fetch sessions (KIP-227); absent in handler unit tests: every fetch is sessionless. */
+  fetchSessions?: FetchManager;
   groupCoordinator: GroupCoordinator;
   transactionCoordinator: TransactionCoordinator;
   /** This broker's producer ids (blocks claimed in `/latest_producer_id_block`). */

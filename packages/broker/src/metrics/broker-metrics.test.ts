@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { BrokerMetrics } from './broker-metrics.js';
 import { MetricsHttpServer } from './http-server.js';
+import { FetchSessionCache } from '../fetch-session/fetch-session-cache.js';
 
 /** The value of one sample line (`name{labels} value`) in an exposition, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -97,6 +98,21 @@ describe('BrokerMetrics', () => {
     expect(sample(text, 'kafka_coordinator_group_consumerlag{group="g",topic="t",partition="1"}')).toBeUndefined();
     expect(sample(text, 'kafka_coordinator_group_groupmetadatamanager_numgroups{state="Stable"}')).toBe(1);
     expect(sample(text, 'kafka_coordinator_group_groupmetadatamanager_numgroups{state="Empty"}')).toBe(0);
+  });
+
+  it('metrics – the fetch session gauges and eviction counter read the fetch session cache at scrape time', async () => {
+    const m = new BrokerMetrics({ defaultMinIsr: 1 });
+    let now = 0;
+    const cache = new FetchSessionCache({ maxEntries: 1, evictionMs: 10, now: () => now });
+    m.sources.fetchSessions = cache;
+    const parts = (n: number) => new Map(Array.from({ length: n }, (_, i) => [String(i), {} as never]));
+    cache.maybeCreateSession(false, parts(3), false);
+    now = 100;
+    cache.maybeCreateSession(true, parts(2), false);
+    const text = (await m.scrape()).body;
+    expect(sample(text, 'kafka_server_fetchsessioncache_numincrementalfetchsessions')).toBe(1);
+    expect(sample(text, 'kafka_server_fetchsessioncache_numincrementalfetchpartitionscached')).toBe(2);
+    expect(sample(text, 'kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total')).toBe(1);
   });
 });
 

@@ -15,6 +15,7 @@ import type { ZkClient, ZkSessionStateName } from '@samsa/zk-paths';
 import { GroupState, type GroupCoordinator } from '@samsa/group-coordinator';
 import type { RequestTiming } from '../network/socket-server.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
+import type { FetchSessionCache } from '../fetch-session/fetch-session-cache.js';
 import type { ResponseObserver } from '../api/api-handler.js';
 import { countResponseErrors, errorName } from './error-counts.js';
 import { consumerLag } from './lag.js';
@@ -28,6 +29,8 @@ export interface MetricsSources {
   controller?: KafkaController;
   groupCoordinator?: GroupCoordinator;
   zk?: ZkClient;
+  /** The fetch session cache (KIP-227). */
+  fetchSessions?: FetchSessionCache;
   /** The broker's min.insync.replicas, for topics whose settings are not resolved yet. */
   defaultMinIsr: number;
 }
@@ -235,6 +238,33 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
       registers,
       collect() {
         for (const [name, p] of purgatories()) this.set({ delayedoperation: name }, p?.delayed ?? 0);
+      },
+    });
+
+    // ---- kafka.server:type=FetchSessionCache (KIP-227) ----
+    new Gauge({
+      name: 'kafka_server_fetchsessioncache_numincrementalfetchsessions',
+      help: 'Incremental fetch sessions cached (kafka.server:type=FetchSessionCache,name=NumIncrementalFetchSessions).',
+      registers,
+      collect() {
+        this.set(src().fetchSessions?.size ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'kafka_server_fetchsessioncache_numincrementalfetchpartitionscached',
+      help: 'Partitions over all incremental fetch sessions (kafka.server:type=FetchSessionCache,name=NumIncrementalFetchPartitionsCached).',
+      registers,
+      collect() {
+        this.set(src().fetchSessions?.totalPartitions ?? 0);
+      },
+    });
+    new Counter({
+      name: 'kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total',
+      help: 'Incremental fetch sessions evicted (kafka.server:type=FetchSessionCache,name=IncrementalFetchSessionEvictionsPerSec).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(src().fetchSessions?.evictions ?? 0);
       },
     });
 

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
-import { ErrorCode, errorName, topicPartitionKey, type FetchRequestTopic } from '@samsa/protocol';
+import { ErrorCode, errorName, topicPartitionKey, type FetchRequestForgottenTopic, type FetchRequestTopic } from '@samsa/protocol';
 import { BrokerConnection } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
 import { latencyTrace } from '../trace/latency-trace.js';
 import { completeBatchesLength } from '@samsa/storage';
+import { FetchSessionHandler } from '../fetch-session/fetch-session-handler.js';
 
 export interface FetcherOptions {
   brokerId: number;
@@ -39,6 +40,12 @@ const OFFSET_FOR_LEADER_EPOCH_VERSION = 3;
 const LIST_OFFSETS_VERSION = 4;
 const ZERO_UUID = Buffer.alloc(16);
 const THROTTLED_PAUSE_MS = 100;
+/** Errors that only end the fetch session: the next fetch, a full one, goes out at once. */
+const SESSION_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+  ErrorCode.INVALID_FETCH_SESSION_EPOCH,
+  ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR,
+]);
 
 /**
  * One fetcher thread's work (Kafka's ReplicaFetcherThread): for the partitions this broker follows
@@ -49,6 +56,8 @@ const THROTTLED_PAUSE_MS = 100;
 export class ReplicaFetcher {
   private readonly partitions = new Map<string, FetchState>();
   private readonly conn: BrokerConnection;
+  /** The leader's fetch session (KIP-227). */
+  private readonly session: FetchSessionHandler;
   private running = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -62,6 +71,7 @@ export class ReplicaFetcher {
     private readonly o: FetcherOptions,
     private readonly log: Logger,
   ) {
+    this.session = new FetchSessionHandler(log.child({ fetchSessionOf: sourceBrokerId }));
     this.conn = new BrokerConnection(host, port, `broker-${o.brokerId}-fetcher-${sourceBrokerId}`, Math.max(o.requestTimeoutMs, o.maxWaitMs + 5000));
   }
 
@@ -199,42 +209,68 @@ export class ReplicaFetcher {
   }
 
   private async fetch(entries: Array<[string, FetchState]>): Promise<void> {
-    const topics = new Map<string, FetchRequestTopic>();
-    for (const [, s] of entries) {
+    // KIP-227: with a session, only partitions whose fetch parameters changed are listed
+    const builder = this.session.newBuilder();
+    for (const [key, s] of entries) {
       const log = s.partition.log;
       if (!log) continue;
-      let t = topics.get(s.partition.topic);
+      builder.add(key, s.partition.topic, s.partition.partition, s.fetchOffset, log.logStartOffset, this.o.partitionMaxBytes, s.leaderEpoch, -1);
+    }
+    const data = builder.build();
+    if (data.sessionSize === 0 && data.toForget.length === 0) return;
+    const topics = new Map<string, FetchRequestTopic>();
+    for (const p of data.toSend) {
+      let t = topics.get(p.topic);
       if (!t) {
-        t = { topic: s.partition.topic, topicId: ZERO_UUID, partitions: [] };
-        topics.set(s.partition.topic, t);
+        t = { topic: p.topic, topicId: ZERO_UUID, partitions: [] };
+        topics.set(p.topic, t);
       }
       t.partitions.push({
-        partition: s.partition.partition,
-        currentLeaderEpoch: s.leaderEpoch,
-        fetchOffset: s.fetchOffset,
-        lastFetchedEpoch: -1,
-        logStartOffset: log.logStartOffset,
-        partitionMaxBytes: this.o.partitionMaxBytes,
+        partition: p.partition,
+        currentLeaderEpoch: p.currentLeaderEpoch,
+        fetchOffset: p.fetchOffset,
+        lastFetchedEpoch: p.lastFetchedEpoch,
+        logStartOffset: p.logStartOffset,
+        partitionMaxBytes: p.maxBytes,
         replicaDirectoryId: ZERO_UUID,
       });
     }
+    const forgotten = new Map<string, FetchRequestForgottenTopic>();
+    for (const p of data.toForget) {
+      let t = forgotten.get(p.topic);
+      if (!t) {
+        t = { topic: p.topic, topicId: ZERO_UUID, partitions: [] };
+        forgotten.set(p.topic, t);
+      }
+      t.partitions.push(p.partition);
+    }
     const tSend = latencyTrace?.now() ?? 0;
     if (latencyTrace && this.lastFetchDone > 0) latencyTrace.record('fetcher.gap', tSend - this.lastFetchDone);
-    const resp = await this.conn.send(1, FETCH_VERSION, {
-      clusterId: null,
-      replicaId: this.o.brokerId,
-      replicaState: { replicaId: -1, replicaEpoch: -1n },
-      maxWaitMs: this.o.maxWaitMs,
-      minBytes: this.o.minBytes,
-      maxBytes: this.o.maxBytes,
-      isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [...topics.values()],
-      forgottenTopicsData: [],
-      rackId: '',
-    });
-    if (resp.errorCode !== 0) throw new Error(`fetch failed: ${errorName(resp.errorCode)}`);
+    let resp;
+    try {
+      resp = await this.conn.send(1, FETCH_VERSION, {
+        clusterId: null,
+        replicaId: this.o.brokerId,
+        replicaState: { replicaId: -1, replicaEpoch: -1n },
+        maxWaitMs: this.o.maxWaitMs,
+        minBytes: this.o.minBytes,
+        maxBytes: this.o.maxBytes,
+        isolationLevel: 0,
+        sessionId: data.sessionId,
+        sessionEpoch: data.epoch,
+        topics: [...topics.values()],
+        forgottenTopicsData: [...forgotten.values()],
+        rackId: '',
+      });
+    } catch (err) {
+      this.session.handleError();
+      throw err;
+    }
+    if (!this.session.handleResponse(resp, topicPartitionKey)) {
+      // a session error: the next fetch is a full one, at once; other errors back off
+      if (resp.errorCode === 0 || SESSION_ERRORS.has(resp.errorCode)) return;
+      throw new Error(`fetch failed: ${errorName(resp.errorCode)}`);
+    }
     const tResp = latencyTrace?.now() ?? 0;
     let gotData = false;
     if (latencyTrace) latencyTrace.record('fetcher.roundTrip', tResp - tSend);

@@ -64,6 +64,8 @@ import type { BrokerServices } from '../handlers/services.js';
 import { TXN_MARKER_REFUSAL_ENV, TxnMarkerRefusal } from '../handlers/txn-marker-refusal.js';
 import { topicSettingsFrom } from '../config/topic-settings.js';
 import { latencyTrace, latencyTraceIntervalMs } from '../trace/latency-trace.js';
+import { FetchManager } from '../fetch-session/fetch-manager.js';
+import { FetchSessionCache } from '../fetch-session/fetch-session-cache.js';
 
 export interface KafkaServerOptions {
   config: BrokerConfig;
@@ -325,6 +327,8 @@ export class KafkaServer {
       },
       this.log,
     );
+    const fetchSessionCache = new FetchSessionCache({ maxEntries: cfg.get('max.incremental.fetch.session.cache.slots') });
+    this.metrics.sources.fetchSessions = fetchSessionCache;
     const services: BrokerServices = {
       brokerId: this.brokerId,
       clusterId: this.clusterId,
@@ -344,6 +348,7 @@ export class KafkaServer {
       kzk,
       topicAdmin,
       replicaManager: this.replicaManager,
+      fetchSessions: new FetchManager(fetchSessionCache, this.log.child({ component: 'fetch-session' })),
       groupCoordinator: coordinator,
       transactionCoordinator: this.coordinators.transaction,
       producerIds,
