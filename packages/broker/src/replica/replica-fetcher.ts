@@ -7,6 +7,8 @@ import { latencyTrace } from '../trace/latency-trace.js';
 import { completeBatchesLength } from '@samsa/storage';
 import { FetchSessionHandler } from '../fetch-session/fetch-session-handler.js';
 
+/** Partitions named per error in the one log line of a fetch response's partition errors. */
+const PARTITION_ERROR_EXAMPLES = 5;
 export interface FetcherOptions {
   brokerId: number;
   /** replica.fetch.wait.max.ms */
@@ -274,6 +276,8 @@ export class ReplicaFetcher {
     const tResp = latencyTrace?.now() ?? 0;
     let gotData = false;
     if (latencyTrace) latencyTrace.record('fetcher.roundTrip', tResp - tSend);
+    // partition errors are logged once per response (after a leadership move thousands come at once)
+    let errored: { count: number; byError: Map<string, string[]> } | undefined;
     for (const t of resp.responses) {
       for (const p of t.partitions) {
         const s = this.partitions.get(topicPartitionKey(t.topic, p.partitionIndex));
@@ -299,11 +303,23 @@ export class ReplicaFetcher {
           case ErrorCode.OFFSET_OUT_OF_RANGE:
             await this.handleOutOfRange(s);
             break;
-          default:
-            this.log.info({ topic: t.topic, partition: p.partitionIndex, error: errorName(p.errorCode) }, 'replica fetch error for partition; backing off');
+          default: {
+            errored ??= { count: 0, byError: new Map() };
+            errored.count++;
+            const name = errorName(p.errorCode);
+            const examples = errored.byError.get(name) ?? [];
+            if (examples.length < PARTITION_ERROR_EXAMPLES) examples.push(topicPartitionKey(t.topic, p.partitionIndex));
+            errored.byError.set(name, examples);
             this.delay(s);
+          }
         }
       }
+    }
+    if (errored) {
+      this.log.info(
+        { partitions: errored.count, errors: Object.fromEntries(errored.byError) },
+        'replica fetch partition errors; backing off',
+      );
     }
     if (latencyTrace) {
       this.lastFetchDone = latencyTrace.now();
