@@ -316,10 +316,7 @@ export class ReplicaFetcher {
       }
     }
     if (errored) {
-      this.log.info(
-        { partitions: errored.count, errors: Object.fromEntries(errored.byError) },
-        'replica fetch partition errors; backing off',
-      );
+      this.log.info({ partitions: errored.count, errors: Object.fromEntries(errored.byError) }, 'replica fetch partition errors; backing off');
     }
     if (latencyTrace) {
       this.lastFetchDone = latencyTrace.now();
