@@ -29,6 +29,10 @@ import { TopicDeletionManager } from './topic-deletion.js';
 import { PartitionReassignmentManager } from './reassignment.js';
 import { ElectionError, ElectionType, imbalancedPartitions, type ElectionOutcome } from './leader-balance.js';
 import * as calls from './controller-calls.js';
+import { forEachBounded } from '@samsa/server-common';
+
+/** Topic reads the controller keeps in flight at once (failover load, new topics). */
+const ZK_READS_IN_FLIGHT = 64;
 
 export interface ControllerOptions {
   brokerId: number;
@@ -325,16 +329,32 @@ export class KafkaController {
       this.rebalanceTimer = setInterval(() => this.events.put({ type: 'AutoPreferredReplicaLeaderElection' }), every);
       this.rebalanceTimer.unref();
     }
+    const started = performance.now();
     await this.initializeContext();
+    const loaded = performance.now();
     // everyone learns the full metadata first, then replicas and partitions come online
     this.batch.addUpdateMetadata(this.ctx.liveBrokerIds());
     this.batch.send();
     await this.rsm.startup();
     this.batch.send();
+    const replicasOnline = performance.now();
     await this.psm.startup();
     this.batch.send();
+    const elected = performance.now();
     await this.reassignment.initialize();
-    this.log.info({ controllerEpoch: this.ctx.epoch, brokers: this.ctx.liveBrokerIds(), topics: this.ctx.allTopics().length }, 'controller failover done');
+    this.log.info(
+      {
+        controllerEpoch: this.ctx.epoch,
+        brokers: this.ctx.liveBrokerIds(),
+        topics: this.ctx.allTopics().length,
+        partitions: this.ctx.allPartitions().length,
+        loadMs: Math.round(loaded - started),
+        replicasMs: Math.round(replicasOnline - loaded),
+        electionsMs: Math.round(elected - replicasOnline),
+        totalMs: Math.round(performance.now() - started),
+      },
+      'controller failover done',
+    );
   }
 
   private onControllerResignation(): void {
@@ -351,7 +371,8 @@ export class KafkaController {
 
   private async initializeContext(): Promise<void> {
     for (const b of await this.o.kzk.getAllBrokers()) this.addLiveBroker(b);
-    for (const topic of await this.o.kzk.getAllTopics()) await this.loadTopic(topic);
+    // many topics' reads in flight at once (the ZooKeeper client pipelines them), never one round trip per topic
+    await forEachBounded(await this.o.kzk.getAllTopics(), ZK_READS_IN_FLIGHT, async (topic) => void (await this.loadTopic(topic)));
     const states = await this.o.kzk.getPartitionStates(this.ctx.allPartitions());
     for (const tp of this.ctx.allPartitions()) {
       const s = states.get(topicPartitionKey(tp));
@@ -464,9 +485,9 @@ export class KafkaController {
     const created = [...topics].filter((t) => !this.ctx.hasTopic(t));
     if (created.length === 0) return;
     this.log.info({ newTopics: created }, 'topic change');
-    const tps: TopicPartition[] = [];
-    for (const t of created) tps.push(...(await this.loadTopic(t)));
-    await this.onNewPartitionCreation(tps);
+    const loaded: TopicPartition[][] = [];
+    await forEachBounded(created, ZK_READS_IN_FLIGHT, async (t, i) => void (loaded[i] = await this.loadTopic(t)));
+    await this.onNewPartitionCreation(loaded.flat());
   }
 
   private async processPartitionModifications(topic: string): Promise<void> {
