@@ -27,8 +27,8 @@ import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel } from './requests.js';
 import { TopicDeletionManager } from './topic-deletion.js';
 import { PartitionReassignmentManager } from './reassignment.js';
-import { ElectionError, ElectionType, imbalancedPartitions, type ElectionOutcome } from './leader-balance.js';
 import * as calls from './controller-calls.js';
+import { LeaderElections } from './leader-elections.js';
 import { forEachBounded } from '@samsa/server-common';
 
 /** Topic reads the controller keeps in flight at once (failover load, new topics). */
@@ -77,6 +77,7 @@ export class KafkaController {
   private readonly rsm: ReplicaStateMachine;
   private readonly deletion: TopicDeletionManager;
   private readonly reassignment: PartitionReassignmentManager;
+  private readonly elections: LeaderElections;
   private readonly controllerWatches: Unwatch[] = [];
   private readonly partitionWatches = new Map<string, Unwatch>();
   private controllerNodeWatch: Unwatch | undefined;
@@ -113,6 +114,17 @@ export class KafkaController {
       log: this.log,
       onIsrChange: (tp) => this.events.put({ type: 'PartitionReassignmentIsrChange', tp }),
       onReassignmentDone: () => this.deletion.resumeDeletions(),
+    });
+    this.elections = new LeaderElections({
+      ctx: this.ctx,
+      psm: this.psm,
+      rsm: this.rsm,
+      batch: this.batch,
+      kzk: o.kzk,
+      log: this.log,
+      stateChangeLogger: o.stateChangeLogger,
+      leaderImbalancePerBrokerPercentage: o.leaderImbalancePerBrokerPercentage ?? 10,
+      isActive: () => this.isActive,
     });
     this.events = new ControllerEventManager(
       (e) => this.processOrResign(e),
@@ -223,10 +235,10 @@ export class KafkaController {
         if (this.isActive) await this.processIsrChangeNotification();
         return;
       case 'PreferredReplicaLeaderElection':
-        if (this.isActive) await this.processPreferredReplicaElectionZNode();
+        if (this.isActive) await this.elections.onPreferredReplicaElectionZNode();
         return;
       case 'AutoPreferredReplicaLeaderElection':
-        if (this.isActive) await this.processAutoRebalance();
+        if (this.isActive) await this.elections.autoRebalance();
         return;
       case 'ReplicaLeaderElection': {
         if (!this.isActive) {
@@ -234,7 +246,7 @@ export class KafkaController {
           return;
         }
         // answered once every live broker acked the UpdateMetadata naming the new leaders
-        const { results, propagated } = await this.electLeadersNow(e.partitions, e.electionType);
+        const { results, propagated } = await this.elections.elect(e.partitions, e.electionType);
         void propagated.then(() => e.callback(results, 0));
         return;
       }
@@ -258,7 +270,7 @@ export class KafkaController {
         return;
       case 'ControlledShutdown': {
         // answered (the broker may go) once every live broker acked the UpdateMetadata moving its leaders away
-        const r = await this.processControlledShutdown(e.brokerId, e.brokerEpoch);
+        const r = await this.elections.controlledShutdown(e.brokerId, e.brokerEpoch);
         void r.propagated.then(() => e.callback(r.errorCode, r.remaining));
         return;
       }
@@ -570,122 +582,6 @@ export class KafkaController {
   /** A broker asks to shut down in a controlled way: its leaderships move first. */
   controlledShutdown(brokerId: number, brokerEpoch: bigint, timeoutMs?: number): Promise<calls.ControlledShutdownAnswer> {
     return calls.controlledShutdownCall(this.caller, brokerId, brokerEpoch, timeoutMs);
-  }
-
-  /** Elects; `propagated` resolves once the brokers acked the UpdateMetadata (RequestBatch.send). */
-  private async electLeadersNow(
-    partitions: TopicPartition[] | null,
-    type: 0 | 1,
-  ): Promise<{ results: TopicPartitionMap<ElectionOutcome>; propagated: Promise<void> }> {
-    const results = new TopicPartitionMap<ElectionOutcome>();
-    let propagated = Promise.resolve();
-    const candidates: TopicPartition[] = [];
-    const all = partitions ?? this.ctx.allPartitions().filter((tp) => !this.ctx.topicsToBeDeleted.has(tp.topic));
-    for (const tp of all) {
-      const a = this.ctx.assignment(tp);
-      if (!a) {
-        results.set(tp.topic, tp.partition, { errorCode: ElectionError.UNKNOWN_TOPIC_OR_PARTITION, message: 'The partition does not exist.' });
-        continue;
-      }
-      if (this.ctx.topicsToBeDeleted.has(tp.topic)) {
-        results.set(tp.topic, tp.partition, { errorCode: ElectionError.INVALID_TOPIC_EXCEPTION, message: 'The topic is being deleted.' });
-        continue;
-      }
-      const leader = this.ctx.leadershipOf(tp)?.state.leader ?? -1;
-      if (type === ElectionType.PREFERRED ? leader === a.replicas[0] : leader >= 0 && this.ctx.isBrokerLive(leader)) {
-        // an election over every partition reports only those it acted on (KafkaApis.handleElectLeaders
-        // drops ELECTION_NOT_NEEDED when the request named no partitions)
-        if (partitions !== null)
-          results.set(tp.topic, tp.partition, { errorCode: ElectionError.ELECTION_NOT_NEEDED, message: 'Leader election not needed for topic partition.' });
-        continue;
-      }
-      candidates.push(tp);
-    }
-    if (candidates.length > 0) {
-      let outcome;
-      if (type === ElectionType.PREFERRED) {
-        outcome = await this.psm.handleStateChanges(candidates, 'OnlinePartition', { kind: 'preferred' });
-      } else {
-        const offline = candidates.filter((tp) => this.ctx.partitionState(tp) !== 'OnlinePartition' || (this.ctx.leadershipOf(tp)?.state.leader ?? -1) < 0);
-        for (const tp of candidates) if (!offline.includes(tp)) this.ctx.putPartitionState(tp, 'OfflinePartition');
-        outcome = await this.psm.handleStateChanges(candidates, 'OnlinePartition', { kind: 'offline', allowUnclean: true });
-      }
-      propagated = this.batch.send();
-      for (const tp of candidates) {
-        const r = outcome.get(topicPartitionKey(tp));
-        if (r?.ok) results.set(tp.topic, tp.partition, { errorCode: ElectionError.NONE, message: null });
-        else {
-          const code = type === ElectionType.PREFERRED ? ElectionError.PREFERRED_LEADER_NOT_AVAILABLE : ElectionError.ELIGIBLE_LEADERS_NOT_AVAILABLE;
-          results.set(tp.topic, tp.partition, { errorCode: code, message: r && !r.ok ? r.reason : 'election failed' });
-        }
-      }
-    }
-    return { results, propagated };
-  }
-
-  /** /admin/preferred_replica_election was written (kafka-preferred-replica-election.sh, Kafka 2.x). */
-  private async processPreferredReplicaElectionZNode(): Promise<void> {
-    const zk = this.o.kzk.zk;
-    const n = await zk.getOrNull(PreferredReplicaElectionZNode.path);
-    if (!n) return;
-    let partitions: TopicPartition[] = [];
-    try {
-      partitions = PreferredReplicaElectionZNode.decode(n.data);
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'ignoring a malformed preferred replica election request');
-    }
-    const known = partitions.filter((tp) => this.ctx.assignment(tp));
-    const { results } = await this.electLeadersNow(known, ElectionType.PREFERRED);
-    this.o.stateChangeLogger.info(
-      { partitions: known.length, elected: [...results.values()].filter((r) => r.errorCode === 0).length },
-      'preferred replica election (admin znode)',
-    );
-    // fenced, as Kafka's deletePreferredReplicaElection
-    await controllerFencedDelete(zk, this.ctx.epochZkVersion, PreferredReplicaElectionZNode.path).catch(() => undefined);
-  }
-
-  /** auto.leader.rebalance.enable: give leadership back to preferred replicas on imbalanced brokers. */
-  private async processAutoRebalance(): Promise<void> {
-    if (await this.o.kzk.zk.exists(PreferredReplicaElectionZNode.path)) return; // an admin election is pending
-    const tps = imbalancedPartitions(this.ctx, this.o.leaderImbalancePerBrokerPercentage ?? 10);
-    if (tps.length === 0) return;
-    this.log.info({ partitions: tps.length }, 'auto leader rebalance: moving leadership back to preferred replicas');
-    await this.electLeadersNow(tps, ElectionType.PREFERRED);
-  }
-
-  /**
-   * Kafka's doControlledShutdown: the broker stops leading (leaders re-elected among the other ISR
-   * members) and following (removed from ISRs); answers the partitions it still leads (RF > 1).
-   */
-  private async processControlledShutdown(
-    brokerId: number,
-    brokerEpoch: bigint,
-  ): Promise<{ errorCode: number; remaining: TopicPartition[]; propagated: Promise<void> }> {
-    const now = Promise.resolve();
-    if (!this.isActive) return { errorCode: 41, remaining: [], propagated: now };
-    const b = this.ctx.liveBrokers.get(brokerId);
-    if (!b) return { errorCode: 8, remaining: [], propagated: now }; // BROKER_NOT_AVAILABLE
-    if (brokerEpoch >= 0n && b.epoch !== undefined && brokerEpoch !== b.epoch) return { errorCode: 77, remaining: [], propagated: now }; // STALE_BROKER_EPOCH
-    this.ctx.shuttingDownBrokerIds.add(brokerId);
-    this.log.info({ brokerId }, 'controlled shutdown requested');
-    const replicated = this.ctx.partitionsOnBroker(brokerId).filter((tp) => this.ctx.replicas(tp).length > 1 && !this.ctx.topicsToBeDeleted.has(tp.topic));
-    const led = replicated.filter((tp) => this.ctx.leadershipOf(tp)?.state.leader === brokerId);
-    const followed = replicated.filter((tp) => !led.includes(tp));
-    if (led.length > 0) await this.psm.handleStateChanges(led, 'OnlinePartition', { kind: 'controlledShutdown' });
-    if (followed.length > 0)
-      await this.rsm.handleStateChanges(
-        followed.map((tp) => ({ tp, replica: brokerId })),
-        'OfflineReplica',
-      );
-    const propagated = this.batch.send();
-    // Kafka also lists partitions no other live ISR member could take over, which makes the last
-    // broker of a cluster retry for nothing; only partitions that could still move are reported.
-    const remaining = this.ctx.partitionsLedBy(brokerId).filter((tp) => {
-      const isr = this.ctx.leadershipOf(tp)?.state.isr ?? [];
-      return this.ctx.replicas(tp).length > 1 && isr.some((r) => r !== brokerId && this.ctx.isBrokerLive(r));
-    });
-    this.log.info({ brokerId, moved: led.length - remaining.length, remaining: remaining.length }, 'controlled shutdown processed');
-    return { errorCode: 0, remaining, propagated };
   }
 
   private async uncleanEnabled(topic: string): Promise<boolean> {
