@@ -1,8 +1,16 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { CheckpointFile, OFFSET_CHECKPOINT_FORMAT, OffsetCheckpointFile, parseCheckpoint, tempFileName, writeFileAtomically } from './checkpoint.js';
+import {
+  CheckpointFile,
+  deferredFlushes,
+  OFFSET_CHECKPOINT_FORMAT,
+  OffsetCheckpointFile,
+  parseCheckpoint,
+  tempFileName,
+  writeFileAtomically,
+} from './checkpoint.js';
 import { CorruptCheckpointError } from './errors.js';
 import { deleteDirName, parsePartitionDirName } from './topic-partition.js';
 import { makeTempDir } from './test-support.js';
@@ -48,6 +56,18 @@ describe('checkpoint', () => {
     await Promise.all(writes);
     expect(await readFile(path, 'utf8')).toBe('0\n1\nt 0 19\n');
     expect(await readdir(dir)).toEqual(['replication-offset-checkpoint']);
+  });
+
+  test('checkpoint – a deferred-fsync write is in place when it resolves, its flush runs after; a file deleted meanwhile is no error', async () => {
+    const path = join(dir, 'partition.metadata');
+    const writes = Array.from({ length: 20 }, (_, i) => writeFileAtomically(path, `version: 0\ntopic_id: ${i}\n`, 'deferred'));
+    await Promise.all(writes);
+    expect(await readFile(path, 'utf8')).toBe('version: 0\ntopic_id: 19\n');
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    const other = join(dir, 'gone');
+    await writeFileAtomically(other, 'x', 'deferred');
+    await rm(other);
+    await expect(deferredFlushes()).resolves.toBeUndefined();
   });
 
   test('checkpoint – temp files are named <file>.<pid>.<counter>.tmp', () => {

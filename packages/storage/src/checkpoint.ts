@@ -40,15 +40,25 @@ export function tempFileName(path: string): string {
 const writesInFlight = new Map<string, Promise<void>>();
 
 /**
- * Replaces `path` with `data` atomically: write a temp file, fsync it, rename it over `path`, fsync
- * the directory. Writes of one file run one at a time in call order, whichever object issues them
- * (two LeaderAndIsr for one new partition both write its partition.metadata), and each uses its own
- * temp name, so no write can rename away another's temp file.
+ * When a replaced file is fsynced: `now` (default) before the rename, and the directory after it;
+ * `deferred` in the background once the rename is done (Kafka 3.x moved the partition.metadata and
+ * leader-epoch checkpoint flushes off the request path, KAFKA-13092 / KAFKA-15046): the write
+ * survives a process crash at once (the page cache), a machine crash once the flush ran, a few
+ * milliseconds later. For files rebuilt by recovery or rewritten on the next LeaderAndIsr.
  */
-export function writeFileAtomically(path: string, data: string | Buffer): Promise<void> {
+export type Fsync = 'now' | 'deferred';
+
+/**
+ * Replaces `path` with `data` atomically: write a temp file, fsync it, rename it over `path`, fsync
+ * the directory (with `fsync: 'deferred'` both fsyncs run after the promise resolved). Writes of one
+ * file run one at a time in call order, whichever object issues them (two LeaderAndIsr for one new
+ * partition both write its partition.metadata), and each uses its own temp name, so no write can
+ * rename away another's temp file.
+ */
+export function writeFileAtomically(path: string, data: string | Buffer, fsync: Fsync = 'now'): Promise<void> {
   const key = resolve(path);
   const previous = writesInFlight.get(key) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(() => replaceFile(path, data));
+  const next = previous.catch(() => undefined).then(() => replaceFile(path, data, fsync));
   writesInFlight.set(key, next);
   const forget = (): void => {
     if (writesInFlight.get(key) === next) writesInFlight.delete(key);
@@ -57,13 +67,13 @@ export function writeFileAtomically(path: string, data: string | Buffer): Promis
   return next;
 }
 
-async function replaceFile(path: string, data: string | Buffer): Promise<void> {
+async function replaceFile(path: string, data: string | Buffer, fsync: Fsync): Promise<void> {
   const tmp = tempFileName(path);
   try {
     const fh = await open(tmp, 'wx');
     try {
       await fh.writeFile(data);
-      await fh.sync();
+      if (fsync === 'now') await fh.sync();
     } finally {
       await fh.close();
     }
@@ -72,7 +82,36 @@ async function replaceFile(path: string, data: string | Buffer): Promise<void> {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  await fsyncDirectory(dirname(path));
+  if (fsync === 'now') await fsyncDirectory(dirname(path));
+  else void flushInBackground(path);
+}
+
+/** Deferred flushes not yet done (tests wait for them with `deferredFlushes()`). */
+const backgroundFlushes = new Set<Promise<void>>();
+
+/** fsync of a replaced file and its directory, off the caller's path; a file gone meanwhile needs none. */
+function flushInBackground(path: string): Promise<void> {
+  const run = async (): Promise<void> => {
+    try {
+      const fh = await open(path, 'r');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await fsyncDirectory(dirname(path));
+    } catch {
+      // deleted or replaced meanwhile (the newer write flushes itself), or the directory is gone
+    }
+  };
+  const p = run().finally(() => backgroundFlushes.delete(p));
+  backgroundFlushes.add(p);
+  return p;
+}
+
+/** Resolves once every deferred flush started so far has run (shutdown, tests). */
+export async function deferredFlushes(): Promise<void> {
+  while (backgroundFlushes.size > 0) await Promise.all([...backgroundFlushes]);
 }
 
 export interface CheckpointFormat<T> {
@@ -123,8 +162,8 @@ export class CheckpointFile<T> {
     readonly format: CheckpointFormat<T>,
   ) {}
 
-  write(entries: Iterable<T>): Promise<void> {
-    return writeFileAtomically(this.path, formatCheckpoint(this.version, entries, this.format));
+  write(entries: Iterable<T>, fsync: Fsync = 'now'): Promise<void> {
+    return writeFileAtomically(this.path, formatCheckpoint(this.version, entries, this.format), fsync);
   }
 
   async read(): Promise<T[]> {

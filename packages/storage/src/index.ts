@@ -26,6 +26,7 @@ export {
 } from './errors.js';
 export {
   CheckpointFile,
+  deferredFlushes,
   OFFSET_CHECKPOINT_FORMAT,
   OffsetCheckpointFile,
   formatCheckpoint,
@@ -34,7 +35,7 @@ export {
   tempFileName,
   writeFileAtomically,
 } from './checkpoint.js';
-export type { CheckpointFormat, TopicPartitionOffset } from './checkpoint.js';
+export type { CheckpointFormat, Fsync, TopicPartitionOffset } from './checkpoint.js';
 export { deleteDirName, parsePartitionDirName } from './topic-partition.js';
 export type { ParsedPartitionDir, PartitionDirKind } from './topic-partition.js';
 export { OffsetIndex } from './offset-index.js';

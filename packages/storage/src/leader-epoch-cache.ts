@@ -92,7 +92,9 @@ export class LeaderEpochFileCache {
    */
   async assign(epoch: number, startOffset: bigint): Promise<boolean> {
     if (!this.assignInMemory(epoch, startOffset)) return false;
-    await this.flush();
+    // fsynced in the background (KAFKA-15046): becoming leader of thousands of partitions must not
+    // wait for thousands of fsyncs, and recovery assigns the epochs of the batches it finds again
+    await this.file.write(this.entries, 'deferred');
     return true;
   }
 

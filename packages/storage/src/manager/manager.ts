@@ -20,7 +20,7 @@ import { parseProperties } from '@samsa/server-common';
 import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { OffsetCheckpointFile, writeFileAtomically, type TopicPartitionOffset } from '../checkpoint.js';
+import { OffsetCheckpointFile, deferredFlushes, writeFileAtomically, type TopicPartitionOffset } from '../checkpoint.js';
 import { systemClock, validateLogConfig, type Clock, type LogConfig } from '../config.js';
 import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from '../errors.js';
 import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from '../cleaner/cleaner-types.js';
@@ -360,7 +360,8 @@ export class LogManager {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     const stored = text === null ? undefined : parseMetaProperties(text).get('topic_id');
-    if (stored === undefined) await writeFileAtomically(path, formatPartitionMetadata(topicId));
+    // fsynced in the background, as Kafka 3.x flushes partition.metadata off the LeaderAndIsr path (KAFKA-13092)
+    if (stored === undefined) await writeFileAtomically(path, formatPartitionMetadata(topicId), 'deferred');
     else if (stored !== topicId) {
       throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${stored} stored in ${path}`);
     }
@@ -571,6 +572,8 @@ export class LogManager {
         this.log.error({ err, topic: log.topicPartition.topic, partition: log.topicPartition.partition }, 'error flushing log at shutdown');
       }
     });
+    // checkpoints written with a deferred fsync are durable before the clean-shutdown marker
+    await deferredFlushes();
     for (const d of this.dirs) {
       await this.checkpointDir(d);
       if (!failed) await writeFileAtomically(join(d.path, CLEAN_SHUTDOWN_FILE), '');
