@@ -140,8 +140,7 @@ export const BROKER_CONFIGS = freezeTable({
     min: 1,
     importance: 'high',
     dynamic: CW,
-    samsa: 'ignored',
-    doc: 'Log recovery threads per data directory in Kafka.',
+    doc: 'The number of threads per data directory to be used for log recovery at startup and flushing at shutdown. Samsa has no threads for it: each counts as 16 partitions loaded (or flushed) at once per log directory, since a load mostly waits for file I/O (the default loads 16 at a time).',
   },
   'request.timeout.ms': { type: 'int', default: 30000, min: 0, importance: 'high', dynamic: RO, doc: 'Timeout of requests the broker sends to other brokers.' },
 

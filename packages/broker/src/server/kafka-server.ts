@@ -205,6 +205,8 @@ export class KafkaServer {
       defaultConfig: defaults.logConfig,
       configFor: (topic) => topicSettingsFrom(dyn.current, this.topicConfigs.get(topic) ?? {}).logConfig,
       logger: this.log.child({ component: 'log-manager' }),
+      // a Kafka recovery thread blocks on each file; here loads are asynchronous, 16 in flight per "thread"
+      recoveryConcurrency: cfg.get('num.recovery.threads.per.data.dir') * 16,
       cleanerLogger: this.log.child({ component: 'log-cleaner' }),
       retentionCheckIntervalMs: cfg.get('log.retention.check.interval.ms'),
       cleanerConfig: {

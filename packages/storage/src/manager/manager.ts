@@ -20,6 +20,7 @@ import { parseProperties } from '@samsa/server-common';
 import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { forEachBounded } from '@samsa/server-common';
 import { OffsetCheckpointFile, deferredFlushes, writeFileAtomically, type TopicPartitionOffset } from '../checkpoint.js';
 import { systemClock, validateLogConfig, type Clock, type LogConfig } from '../config.js';
 import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from '../errors.js';
@@ -54,7 +55,7 @@ export interface LogManagerOptions {
   configFor?: (topic: string) => LogConfig;
   clock?: Clock;
   logger?: Logger;
-  /** Partitions loaded at once per log dir (num.recovery.threads.per.data.dir). Default 4. */
+  /** Partitions loaded (and flushed at shutdown) at once per log dir (the broker derives it from num.recovery.threads.per.data.dir). Default 4. */
   recoveryConcurrency?: number;
   /** log.retention.check.interval.ms. Default 300000. */
   retentionCheckIntervalMs?: number;
@@ -96,24 +97,6 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Runs `fn` over `items`, at most `limit` at a time; rejects with the first error after all settle. */
-async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let firstError: unknown = null;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await fn(item);
-      } catch (err) {
-        firstError ??= err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (firstError !== null) throw firstError;
 }
 
 export class LogManager {
