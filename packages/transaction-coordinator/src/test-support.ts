@@ -76,6 +76,11 @@ export class FakeMarkerBrokers {
     for (const h of this.held.splice(0)) h.resolve(this.answerFor(h.markers));
   }
 
+  /** Fails the held requests (disconnection). */
+  fail(): void {
+    for (const h of this.held.splice(0)) h.reject(new Error('disconnected'));
+  }
+
   /** Markers sent for `topic-partition`, as [result, producerEpoch]. */
   markersFor(topic: string, partition: number): Array<{ brokerId: number; result: number; producerEpoch: number; coordinatorEpoch: number }> {
     const out: Array<{ brokerId: number; result: number; producerEpoch: number; coordinatorEpoch: number }> = [];

@@ -177,6 +177,36 @@ describe('transaction markers – coordinator changes and the completion write',
     expect(metadata().state).toBe(S.CompleteCommit);
   });
 
+  it('loaded again at a new coordinator epoch while a request of the old one is in flight: its end (failed or answered) leaves the new completion alone', async () => {
+    // the controller bumps the leader epoch of a partition whose leader stays (a follower died and
+    // left the ISR): the coordinator loads it again while a WriteTxnMarkers request of the old term
+    // is still out (its destination was the broker that died)
+    for (const [id, end] of [
+      ['failed', () => h.brokers.fail()],
+      ['answered', () => h.brokers.answer()],
+    ] as const) {
+      h.brokers.hold = true;
+      const r = await commit([tp('t', 0)], id);
+      await flush();
+      expect(h.brokers.held).toHaveLength(1);
+      const epoch = h.coord.txnManager.getTransactionState(id);
+      const next = ('found' in epoch ? epoch.found!.coordinatorEpoch : 0) + 1;
+      await h.coord.onElection(0, next);
+      await flush();
+      h.brokers.hold = false;
+      end();
+      await flush();
+      await vi.advanceTimersByTimeAsync(BACKOFF);
+      await flush();
+      expect(h.brokers.markersFor('t', 0).filter((m) => m.producerEpoch === r.producerEpoch && m.coordinatorEpoch === next)).not.toHaveLength(0);
+      const s = h.coord.txnManager.getTransactionState(id);
+      expect([id, 'found' in s && s.found?.metadata.state]).toEqual([id, S.CompleteCommit]);
+      expect(h.coord.markerChannel.numTxnsWithPendingMarkers).toBe(0);
+      // the producer's next transaction is not answered CONCURRENT_TRANSACTIONS
+      expect(await h.coord.handleAddPartitionsToTransaction(id, r.producerId, r.producerEpoch, [tp('t', 1)])).toBe(E.NONE);
+    }
+  });
+
   it('queued markers of a resigned partition are dropped', async () => {
     h.brokers.leaders.set('t-0', -1);
     await commit([tp('t', 0)]);

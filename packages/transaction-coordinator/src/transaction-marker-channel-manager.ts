@@ -203,17 +203,17 @@ export class TransactionMarkerChannelManager {
     const r = this.txnManager.getTransactionState(transactionalId);
     if (!('found' in r)) {
       this.log.info({ transactionalId, coordinatorEpoch, errorCode: r.error }, 'cannot fetch transaction metadata; cancel sending its markers');
-      this.transactionsWithPendingMarkers.delete(transactionalId);
+      this.removeMarkersForTxnId(transactionalId, coordinatorEpoch);
       return;
     }
     if (r.found === undefined) {
       this.log.error({ transactionalId }, 'the coordinator still owns the transaction partition but has no metadata for it; this is not expected');
-      this.transactionsWithPendingMarkers.delete(transactionalId);
+      this.removeMarkersForTxnId(transactionalId, coordinatorEpoch);
       return;
     }
     if (r.found.coordinatorEpoch !== coordinatorEpoch) {
       this.log.info({ transactionalId, coordinatorEpoch, currentEpoch: r.found.coordinatorEpoch }, 'coordinator epoch changed; cancel sending markers');
-      this.transactionsWithPendingMarkers.delete(transactionalId);
+      this.removeMarkersForTxnId(transactionalId, coordinatorEpoch);
       return;
     }
     this.log.info({ transactionalId, partitions: tps.map((tp) => topicPartitionKey(tp)) }, 'no leader for partitions, likely deleted; skipping their markers');
@@ -285,7 +285,7 @@ export class TransactionMarkerChannelManager {
     } else {
       return r.found.metadata;
     }
-    this.removeMarkersForTxnId(e.transactionalId);
+    this.removeMarkersForTxnId(e.transactionalId, e.marker.coordinatorEpoch);
     return undefined;
   }
 
@@ -322,7 +322,7 @@ export class TransactionMarkerChannelManager {
         } else if (errorCode === ErrorCode.INVALID_PRODUCER_EPOCH || errorCode === ErrorCode.TRANSACTION_COORDINATOR_FENCED) {
           // the producer or the coordinator epoch moved on: this transaction is not ours to complete
           log.info('sending a transaction marker failed permanently; cancel sending its markers');
-          this.removeMarkersForTxnId(e.transactionalId);
+          this.removeMarkersForTxnId(e.transactionalId, m.coordinatorEpoch);
           abortSending = true;
         } else if (errorCode === ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT || errorCode === ErrorCode.UNSUPPORTED_VERSION) {
           // the producer could not have written to it either
@@ -401,14 +401,23 @@ export class TransactionMarkerChannelManager {
 
   /** A `__transaction_state` partition was unloaded (or is loading again): drop its queued markers and their transactions. */
   removeMarkersForTxnTopicPartition(txnPartition: number): void {
-    for (const e of this.queueForUnknownBroker.removeForTxnPartition(txnPartition)) this.removeMarkersForTxnId(e.transactionalId);
+    for (const e of this.queueForUnknownBroker.removeForTxnPartition(txnPartition)) this.removeMarkersForTxnId(e.transactionalId, e.marker.coordinatorEpoch);
     for (const q of this.queuePerBroker.values()) {
-      for (const e of q.removeForTxnPartition(txnPartition)) this.removeMarkersForTxnId(e.transactionalId);
+      for (const e of q.removeForTxnPartition(txnPartition)) this.removeMarkersForTxnId(e.transactionalId, e.marker.coordinatorEpoch);
     }
     this.logAppendRetryQueue = this.logAppendRetryQueue.filter((p) => this.txnManager.partitionFor(p.transactionalId) !== txnPartition);
   }
 
-  removeMarkersForTxnId(transactionalId: string): void {
-    this.transactionsWithPendingMarkers.delete(transactionalId);
+  /**
+   * Drops the transaction's pending completion — only the one prepared at `coordinatorEpoch` when
+   * given: markers of an earlier term (a request still in flight when the partition was loaded
+   * again at a new epoch, e.g. after the controller bumped the leader epoch to shrink the ISR)
+   * must not cancel the completion the new term prepared, or the transaction would stay in
+   * PrepareCommit/PrepareAbort and its producer get CONCURRENT_TRANSACTIONS until the next load.
+   */
+  removeMarkersForTxnId(transactionalId: string, coordinatorEpoch?: number): void {
+    const pending = this.transactionsWithPendingMarkers.get(transactionalId);
+    if (pending && (coordinatorEpoch === undefined || pending.coordinatorEpoch === coordinatorEpoch))
+      this.transactionsWithPendingMarkers.delete(transactionalId);
   }
 }
