@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ErrorCode, LeaderAndIsrType, type LeaderAndIsrRequest, type TopicPartition } from '@samsa/protocol';
+import { ErrorCode, LeaderAndIsrType, topicPartitionKey, type LeaderAndIsrRequest, type TopicPartition } from '@samsa/protocol';
 import { logConfig, type Log } from '@samsa/storage';
 import { makeTempDir } from '@samsa/storage/testing';
 import type { TopicSettings } from '../config/topic-settings.js';
@@ -37,7 +37,7 @@ function gatedManager(gate: Promise<void>) {
     logs: {
       ...base.logs,
       getOrCreateLog: async (tp: TopicPartition, config, topicId) => {
-        const k = `${tp.topic}-${tp.partition}`;
+        const k = topicPartitionKey(tp);
         stats.inFlight++;
         stats.most = Math.max(stats.most, stats.inFlight);
         stats.perPartition.set(k, (stats.perPartition.get(k) ?? 0) + 1);
