@@ -12,16 +12,20 @@ beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(async () => cleanup());
 
 describe('offset index', () => {
-  test('offset index – preallocated, lookup returns the largest entry <= target, trimmed on close', async () => {
+  test('offset index – created empty, preallocated when first written, lookup returns the largest entry <= target, trimmed on close', async () => {
     const path = join(dir, '00000000000000000100.index');
     const idx = new OffsetIndex(path, 100n, 1024);
     await idx.createEmpty();
-    expect((await stat(path)).size).toBe(1024);
+    expect((await stat(path)).size).toBe(0);
+    expect(idx.isFileOpen).toBe(false);
     expect(idx.lookup(150n)).toEqual({ offset: 100n, position: 0 });
     idx.append(110n, 4000);
     idx.append(120n, 8200);
     idx.append(135n, 12500);
+    expect(idx.isFileOpen).toBe(false);
     await idx.writeDirty();
+    expect(idx.isFileOpen).toBe(true);
+    expect((await stat(path)).size).toBe(1024);
     expect(idx.lookup(99n)).toEqual({ offset: 100n, position: 0 });
     expect(idx.lookup(109n)).toEqual({ offset: 100n, position: 0 });
     expect(idx.lookup(110n)).toEqual({ offset: 110n, position: 4000 });
@@ -36,6 +40,21 @@ describe('offset index', () => {
     await again.load(20_000);
     expect(again.entries).toBe(3);
     expect(again.lookup(125n)).toEqual({ offset: 120n, position: 8200 });
+  });
+
+  test('offset index – an empty index holds no memory; the first entry allocates 4 KiB, growth doubles up to the max size', async () => {
+    const idx = new OffsetIndex(join(dir, 'm.index'), 0n, 16384);
+    await idx.createEmpty();
+    expect(idx.memoryBytes).toBe(0);
+    idx.append(1n, 10);
+    expect(idx.memoryBytes).toBe(4096);
+    for (let i = 2; i <= 513; i++) idx.append(BigInt(i), i * 10);
+    expect(idx.memoryBytes).toBe(8192);
+    expect(idx.lookup(300n)).toEqual({ offset: 300n, position: 3000 });
+    await idx.reset();
+    expect(idx.entries).toBe(0);
+    await idx.close();
+    expect(idx.memoryBytes).toBe(0);
   });
 
   test('offset index – rejects non-increasing offsets and knows when it is full', async () => {
