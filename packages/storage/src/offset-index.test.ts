@@ -57,6 +57,22 @@ describe('offset index', () => {
     expect(idx.memoryBytes).toBe(0);
   });
 
+  test('offset index – resize applies now to an open file, at the next open to one not open yet', async () => {
+    const path = join(dir, 'r.index');
+    const idx = new OffsetIndex(path, 0n, 4096);
+    await idx.createEmpty();
+    await idx.resize(2048);
+    expect((await stat(path)).size).toBe(0);
+    idx.append(1n, 10);
+    await idx.flush();
+    expect((await stat(path)).size).toBe(2048);
+    await idx.resize(1024);
+    expect((await stat(path)).size).toBe(1024);
+    expect(idx.maxEntries).toBe(128);
+    await idx.closeWritable();
+    expect((await stat(path)).size).toBe(8);
+  });
+
   test('offset index – rejects non-increasing offsets and knows when it is full', async () => {
     const idx = new OffsetIndex(join(dir, 'a.index'), 0n, 24);
     await idx.createEmpty();
