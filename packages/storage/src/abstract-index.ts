@@ -178,13 +178,20 @@ export abstract class AbstractIndex implements IndexFileHolder {
     const buf = this.buf;
     this.unsynced = true;
     const fh = this.fh;
+    let written: Promise<void>;
     if (fh) {
       // Already open: the same single positional write as before, pinned against the cap's eviction.
       this.users++;
       this.files.touch(this);
-      return fh.writeFully(buf, from, len, from).finally(() => this.unpin());
+      written = fh.writeFully(buf, from, len, from).finally(() => this.unpin());
+    } else {
+      written = this.withFile((f) => f.writeFully(buf, from, len, from));
     }
-    return this.withFile((f) => f.writeFully(buf, from, len, from));
+    // A failed write (or open) leaves the range pending for the next flush.
+    return written.catch((err: unknown) => {
+      this.markDirty(from, from + len);
+      throw err;
+    });
   }
 
   /** Writes pending changes and fsyncs them (nothing is opened when nothing changed). */

@@ -1,9 +1,10 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { CorruptIndexError } from './errors.js';
 import { OffsetIndex } from './offset-index.js';
+import { OpenIndexFiles } from './open-index-files.js';
 import { makeTempDir } from './test-support.js';
 
 let dir: string;
@@ -71,6 +72,25 @@ describe('offset index', () => {
     expect(idx.maxEntries).toBe(128);
     await idx.closeWritable();
     expect((await stat(path)).size).toBe(8);
+  });
+
+  test('offset index – a write that fails (its file cannot be opened) leaves the entries pending for the next flush', async () => {
+    const sub = join(dir, 'gone');
+    await mkdir(sub);
+    const path = join(sub, 'x.index');
+    const files = new OpenIndexFiles(4);
+    const idx = new OffsetIndex(path, 0n, 1024, files);
+    await idx.createEmpty();
+    idx.append(5n, 100);
+    await rm(sub, { recursive: true });
+    await expect(idx.flush()).rejects.toThrow(/ENOENT/);
+    expect(files.openCount).toBe(0);
+    await mkdir(sub);
+    await idx.flush();
+    await idx.closeWritable();
+    const raw = await readFile(path);
+    expect([raw.length, raw.readInt32BE(0), raw.readInt32BE(4)]).toEqual([8, 5, 100]);
+    expect(files.openCount).toBe(0);
   });
 
   test('offset index – rejects non-increasing offsets and knows when it is full', async () => {
