@@ -3,39 +3,58 @@
  *
  * Kafka memory-maps index files; Node cannot, so the entries live in a Buffer and every change is
  * written to the file with positional writes (`writeDirty`) when the segment is flushed, rolled or
- * closed. While a segment is active its index files are preallocated to `maxIndexSize`
- * (sparse) and kept open; when the segment is rolled or closed they are trimmed to the used size and
- * closed. Indexes of inactive segments are loaded lazily, sanity-checked on load, and may be released
- * from memory (`release`) and reloaded later.
+ * closed. The index of the active segment is writable: its file is preallocated to `maxIndexSize`
+ * (sparse) and trimmed to the used size when the segment is rolled or closed. As Kafka's LazyIndex,
+ * the file is opened only when it must be written (not for appends, which stay in memory, nor for
+ * lookups), through `OpenIndexFiles`, which caps the descriptors open across the broker and may
+ * close an idle one at any time (reopened on next use). Indexes of inactive segments are read
+ * lazily, sanity-checked on load, and may be released from memory (`release`) and reloaded later.
  */
 import { constants } from 'node:fs';
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile, rename, truncate, unlink, writeFile } from 'node:fs/promises';
 import { CorruptIndexError } from './errors.js';
 import { FdFile } from './fd-file.js';
+import { defaultOpenIndexFiles, type IndexFileHolder, type OpenIndexFiles } from './open-index-files.js';
 
 export const INT32_MAX = 0x7fffffff;
 
+/** Capacity of an index's buffer when its first entry is added (an empty index holds none). */
 const MIN_CAPACITY = 4096;
+/** Shared by every empty index (never written: the first entry allocates a buffer). */
+const EMPTY = Buffer.alloc(0);
 
-export abstract class AbstractIndex {
+export abstract class AbstractIndex implements IndexFileHolder {
   protected buf: Buffer | null = null;
   protected count = 0;
+  /** Open descriptor of a writable index (null until needed, or closed by the cap). */
   private fh: FdFile | null = null;
+  private opening: Promise<FdFile> | null = null;
+  /** Operations using (or about to use) `fh`. */
+  private users = 0;
+  /** The active segment's index: entries may be appended and the file is kept preallocated. */
+  private writable = false;
+  /** The file was extended to the preallocation size since it became writable. */
+  private preallocated = false;
+  /** Written or resized since the last fsync. */
+  private unsynced = false;
   private dirtyFrom = Number.POSITIVE_INFINITY;
   private dirtyTo = 0;
   /** Loaded from or trimmed on disk and not reopened: no room for more entries. */
   private sealed = false;
   private filePath: string;
   private maxSize: number;
+  private readonly files: OpenIndexFiles;
 
   protected constructor(
     path: string,
     readonly baseOffset: bigint,
     maxIndexSize: number,
     readonly entrySize: number,
+    files: OpenIndexFiles = defaultOpenIndexFiles,
   ) {
     this.filePath = path;
     this.maxSize = maxIndexSize;
+    this.files = files;
   }
 
   get path(): string {
@@ -57,8 +76,21 @@ export abstract class AbstractIndex {
   get isLoaded(): boolean {
     return this.buf !== null;
   }
+  /** The index of the active segment (its file is opened lazily, see `isFileOpen`). */
   get isWritable(): boolean {
-    return this.fh !== null;
+    return this.writable;
+  }
+  /** A descriptor of the file is open (or being opened). */
+  get isFileOpen(): boolean {
+    return this.fh !== null || this.opening !== null;
+  }
+  /** For OpenIndexFiles: nothing uses the descriptor now. */
+  get isIdle(): boolean {
+    return this.users === 0;
+  }
+  /** Bytes of memory holding the entries (0 for an empty or released index). */
+  get memoryBytes(): number {
+    return this.buf?.length ?? 0;
   }
   /** Bytes of valid entries. */
   get sizeInBytes(): number {
@@ -76,16 +108,20 @@ export abstract class AbstractIndex {
     return b;
   }
 
-  /** Starts an empty index: truncates the file and preallocates it to maxIndexSize. */
+  /**
+   * Starts an empty writable index: the file is created empty (replacing a leftover) and closed;
+   * it is opened and preallocated when entries are first written.
+   */
   async createEmpty(): Promise<void> {
     await this.closeHandle();
-    this.buf = Buffer.alloc(MIN_CAPACITY - (MIN_CAPACITY % this.entrySize));
+    this.buf = EMPTY;
     this.count = 0;
     this.sealed = false;
     this.clearDirty();
     this.onEntriesChanged();
-    this.fh = await FdFile.open(this.filePath, 'w+');
-    await this.fh.truncate(this.roundDown(this.maxSize));
+    this.writable = true;
+    this.preallocated = false;
+    await writeFile(this.filePath, EMPTY);
   }
 
   /** Reads the file into memory and sanity-checks it (ENOENT and CorruptIndexError propagate). */
@@ -108,90 +144,127 @@ export abstract class AbstractIndex {
     this.onEntriesChanged();
   }
 
-  /** Opens the file for appends and preallocates it (the segment became the active one). */
-  async openWritable(): Promise<void> {
-    if (this.fh) return;
+  /**
+   * The segment became the active one: entries may be appended. Nothing is opened now; the file is
+   * opened and preallocated on the first write, and in-memory changes not yet written go with it.
+   */
+  openWritable(): void {
+    if (this.writable) return;
     if (!this.buf) throw new Error(`Index ${this.filePath} must be loaded before it is opened for writing`);
-    const fh = await FdFile.open(this.filePath, constants.O_RDWR | constants.O_CREAT);
-    this.fh = fh;
+    this.writable = true;
     this.sealed = false;
-    await fh.truncate(Math.max(this.roundDown(this.maxSize), this.sizeInBytes));
-    // Changes made in memory while the file was closed (e.g. a truncation) are written now.
-    await this.writeDirty();
+    this.preallocated = false;
   }
 
   /** Changes the preallocation size (segment.index.bytes changed). */
   async resize(maxIndexSize: number): Promise<void> {
     this.maxSize = maxIndexSize;
-    if (this.fh) await this.fh.truncate(Math.max(this.roundDown(maxIndexSize), this.sizeInBytes));
+    if (!this.writable) return;
+    if (this.fh) {
+      await this.withFile((fh) => fh.truncate(this.preallocationSize()));
+      this.unsynced = true;
+    } else {
+      this.preallocated = false; // done by the next open
+    }
   }
 
-  /** Writes pending in-memory changes to the file (no fsync). */
+  /** Writes pending in-memory changes to the file of a writable index (no fsync). */
   writeDirty(): Promise<void> | undefined {
-    if (this.dirtyFrom >= this.dirtyTo || !this.fh || !this.buf) return undefined;
+    if (this.dirtyFrom >= this.dirtyTo || !this.writable || !this.buf) return undefined;
     const from = this.dirtyFrom;
     const len = Math.min(this.dirtyTo, this.buf.length) - from;
     this.clearDirty();
     if (len <= 0) return undefined;
-    const fh = this.fh;
     const buf = this.buf;
-    return fh.writeFully(buf, from, len, from);
+    this.unsynced = true;
+    const fh = this.fh;
+    let written: Promise<void>;
+    if (fh) {
+      // Already open: the same single positional write as before, pinned against the cap's eviction.
+      this.users++;
+      this.files.touch(this);
+      written = fh.writeFully(buf, from, len, from).finally(() => this.unpin());
+    } else {
+      written = this.withFile((f) => f.writeFully(buf, from, len, from));
+    }
+    // A failed write (or open) leaves the range pending for the next flush.
+    return written.catch((err: unknown) => {
+      this.markDirty(from, from + len);
+      throw err;
+    });
   }
 
+  /** Writes pending changes and fsyncs them (nothing is opened when nothing changed). */
   async flush(): Promise<void> {
     await this.writeDirty();
-    await this.fh?.sync();
+    if (!this.writable || !this.unsynced) return;
+    this.unsynced = false;
+    try {
+      await this.withFile((fh) => fh.sync());
+    } catch (err) {
+      this.unsynced = true;
+      throw err;
+    }
   }
 
   /** Writes pending changes, shrinks the file to the valid entries and closes it. */
   async closeWritable(): Promise<void> {
-    if (!this.fh) return;
+    if (!this.writable) return;
     await this.writeDirty();
-    await this.fh.truncate(this.sizeInBytes);
+    if (this.fh || this.opening) await this.withFile((fh) => fh.truncate(this.sizeInBytes));
+    else if (this.preallocated) await truncate(this.filePath, this.sizeInBytes);
+    this.writable = false;
+    this.preallocated = false;
     this.sealed = true;
     await this.closeHandle();
   }
 
-  /** Persists the whole in-memory index to a closed (inactive) index file. */
+  /** Persists the whole in-memory index (used for inactive indexes, whose file is not kept open). */
   async writeAll(): Promise<void> {
-    if (this.fh) {
+    if (this.writable) {
       this.markDirty(0, this.sizeInBytes);
       await this.writeDirty();
-      await this.fh.truncate(Math.max(this.roundDown(this.maxSize), this.sizeInBytes));
     } else {
       await writeFile(this.filePath, this.data.subarray(0, this.sizeInBytes));
     }
     this.clearDirty();
   }
 
-  /** Drops the in-memory copy of a closed index (reloaded by `load`). */
+  /** Drops the in-memory copy of an inactive index (reloaded by `load`). */
   release(): void {
-    if (this.fh) return;
+    if (this.writable) return;
     this.buf = null;
   }
 
   /** Removes all entries. */
   async reset(): Promise<void> {
     if (this.buf) this.buf.fill(0, 0, this.sizeInBytes);
-    else this.buf = Buffer.alloc(MIN_CAPACITY - (MIN_CAPACITY % this.entrySize));
+    else this.buf = EMPTY;
     this.count = 0;
     this.sealed = false;
     this.clearDirty();
     this.onEntriesChanged();
-    if (this.fh) {
-      await this.fh.truncate(0);
-      await this.fh.truncate(this.roundDown(this.maxSize));
+    if (this.writable && this.isFileOpen) {
+      await this.withFile(async (fh) => {
+        await fh.truncate(0);
+        await fh.truncate(this.preallocationSize());
+      });
+      this.unsynced = true;
     } else {
-      await writeFile(this.filePath, Buffer.alloc(0));
+      await writeFile(this.filePath, EMPTY);
+      this.preallocated = false;
+      if (this.writable) this.unsynced = true;
     }
   }
 
   async close(): Promise<void> {
     await this.closeWritable();
+    await this.closeHandle();
     this.buf = null;
   }
 
   async renameTo(path: string): Promise<void> {
+    if (this.opening) await this.opening.catch(() => undefined);
     try {
       await rename(this.filePath, path);
     } catch (err) {
@@ -203,10 +276,19 @@ export abstract class AbstractIndex {
 
   async deleteFile(): Promise<void> {
     await this.closeHandle();
+    this.writable = false;
+    this.preallocated = false;
     this.buf = null;
     await unlink(this.filePath).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
     });
+  }
+
+  /** For OpenIndexFiles: closes the idle descriptor; the next write reopens the file. */
+  evictFile(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    return fh ? fh.close() : Promise.resolve();
   }
 
   // ---- helpers for subclasses -------------------------------------------------------------
@@ -216,7 +298,7 @@ export abstract class AbstractIndex {
     let b = this.data;
     const need = (this.count + 1) * this.entrySize;
     if (b.length < need) {
-      const grown = Buffer.alloc(Math.max(need, Math.min(b.length * 2, this.roundDown(this.maxSize)), need));
+      const grown = Buffer.alloc(Math.max(need, Math.min(Math.max(b.length * 2, MIN_CAPACITY), this.roundDown(this.maxSize))));
       b.copy(grown, 0, 0, this.sizeInBytes);
       this.buf = b = grown;
     }
@@ -284,9 +366,61 @@ export abstract class AbstractIndex {
     return size - (size % this.entrySize);
   }
 
+  private preallocationSize(): number {
+    return Math.max(this.roundDown(this.maxSize), this.sizeInBytes);
+  }
+
+  /** Runs `fn` on the open descriptor, opening the file first when needed (pinned meanwhile). */
+  private async withFile<T>(fn: (fh: FdFile) => Promise<T>): Promise<T> {
+    this.users++;
+    try {
+      let fh = this.fh;
+      if (fh) this.files.touch(this);
+      else fh = await (this.opening ??= this.openFile());
+      return await fn(fh);
+    } finally {
+      this.unpin();
+    }
+  }
+
+  private unpin(): void {
+    if (--this.users === 0) this.files.idle();
+  }
+
+  private async openFile(): Promise<FdFile> {
+    try {
+      await this.files.reserve();
+      let fh: FdFile | null = null;
+      try {
+        fh = await FdFile.open(this.filePath, constants.O_RDWR | constants.O_CREAT);
+        if (!this.preallocated) {
+          await fh.truncate(this.preallocationSize());
+          this.preallocated = true;
+          this.unsynced = true;
+        }
+      } catch (err) {
+        await fh?.close().catch(() => undefined);
+        this.files.release();
+        throw err;
+      }
+      this.fh = fh;
+      this.files.opened(this);
+      return fh;
+    } finally {
+      this.opening = null;
+    }
+  }
+
   private async closeHandle(): Promise<void> {
+    if (this.opening) await this.opening.catch(() => undefined);
     const fh = this.fh;
+    if (!fh) return;
     this.fh = null;
-    await fh?.close();
+    const held = this.files.detach(this);
+    try {
+      await fh.close();
+    } finally {
+      if (held) this.files.release();
+    }
   }
 }

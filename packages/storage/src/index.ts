@@ -39,6 +39,7 @@ export type { CheckpointFormat, Fsync, TopicPartitionOffset } from './checkpoint
 export { deleteDirName, parsePartitionDirName } from './topic-partition.js';
 export type { ParsedPartitionDir, PartitionDirKind } from './topic-partition.js';
 export { OffsetIndex } from './offset-index.js';
+export { DEFAULT_MAX_OPEN_INDEX_FILES, OpenIndexFiles } from './open-index-files.js';
 export type { OffsetPosition } from './offset-index.js';
 export { TimeIndex } from './time-index.js';
 export type { TimestampOffset } from './time-index.js';

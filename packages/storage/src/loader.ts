@@ -30,7 +30,8 @@ import {
   type LogConfig,
 } from './config.js';
 import { LeaderEpochFileCache } from './leader-epoch-cache.js';
-import { LogSegment } from './segment.js';
+import type { OpenIndexFiles } from './open-index-files.js';
+import { LogSegment, type SegmentOptions } from './segment.js';
 
 export interface LoadLogParams {
   dir: string;
@@ -44,6 +45,8 @@ export interface LoadLogParams {
   logStartOffset?: bigint | undefined;
   /** `.kafka_cleanshutdown` was present: skip re-validation. */
   hadCleanShutdown: boolean;
+  /** The cap on open index descriptors; default a process-wide one. */
+  indexFiles?: OpenIndexFiles | undefined;
 }
 
 export interface LoadedLog {
@@ -73,8 +76,8 @@ export class LogLoader {
     return new LogLoader(params).load();
   }
 
-  private segOpts(fileSuffix = ''): { config: LogConfig; clock: Clock; logger: Logger | undefined; fileSuffix: string } {
-    return { config: this.p.config, clock: this.p.clock, logger: this.log, fileSuffix };
+  private segOpts(fileSuffix = ''): SegmentOptions {
+    return { config: this.p.config, clock: this.p.clock, logger: this.log, fileSuffix, indexFiles: this.p.indexFiles };
   }
 
   private async load(): Promise<LoadedLog> {

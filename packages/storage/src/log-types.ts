@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Log } from './log.js';
 import type { Clock, LogConfig } from './config.js';
 import type { BatchMetadata } from './producer-state-manager.js';
+import type { OpenIndexFiles } from './open-index-files.js';
 
 export interface LogOptions {
   /** The partition directory `<log.dir>/<topic>-<partition>`. */
@@ -24,6 +25,8 @@ export interface LogOptions {
   maxLoadedInactiveSegments?: number;
   /** Told before and after a truncation (the log cleaner pauses around it, as Kafka's LogManager does). */
   truncationListener?: TruncationListener;
+  /** The cap on open index descriptors (the LogManager's); default a process-wide one. */
+  indexFiles?: OpenIndexFiles;
 }
 
 /**

@@ -25,6 +25,7 @@ import { SegmentDeleter } from './segment-deleter.js';
 import { planSegmentReplacement } from './segment-swap.js';
 import { LogSegment, type FetchDataInfo, type LogOffsetMetadata } from './segment.js';
 import { RecentBatches } from './recent-batches.js';
+import type { OpenIndexFiles } from './open-index-files.js';
 import { ProducerStateManager, type LeaderAppendOrigin } from './producer-state-manager.js';
 import { abortedTransactionsForRead, collectAbortedTransactions, floorSegment, indexCompletedTxns } from './log-transactions.js';
 import type { AbortedTxn } from './transaction-index.js';
@@ -58,6 +59,8 @@ export class Log {
 
   /** The leader epoch cache (`leader-epoch-checkpoint`). */
   readonly epochs: LeaderEpochFileCache;
+  /** The cap on open index descriptors its segments use (undefined: the process-wide one). */
+  readonly indexFiles: OpenIndexFiles | undefined;
 
   private constructor(
     private dirPath: string,
@@ -78,6 +81,7 @@ export class Log {
     this.log = logger;
     this.maxLoadedInactive = opts.maxLoadedInactiveSegments ?? 2;
     this.truncationListener = opts.truncationListener;
+    this.indexFiles = opts.indexFiles;
     const active = this.activeSegment;
     this.nextOffsetMeta = { messageOffset: loaded.nextOffset, segmentBaseOffset: active.baseOffset, relativePositionInSegment: active.size };
     this.hw = this.clampHighWatermark(opts.highWatermark ?? this.startOffset);
@@ -100,6 +104,7 @@ export class Log {
       recoveryPoint: opts.recoveryPoint ?? 0n,
       logStartOffset: opts.logStartOffset,
       hadCleanShutdown: opts.hadCleanShutdown ?? false,
+      indexFiles: opts.indexFiles,
     });
     const producerState = await ProducerStateManager.load(
       { dir: opts.dir, name: topicPartitionKey(opts.topicPartition), logger, now: () => clock.now() },
@@ -369,7 +374,7 @@ export class Log {
     } else {
       await active.onBecomeInactive();
     }
-    const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log });
+    const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log, indexFiles: this.indexFiles });
     this.segs = [...segs, seg];
     await this.producerState.onRoll(newOffset);
     this.nextOffsetMeta = { messageOffset: this.logEndOffset, segmentBaseOffset: seg.baseOffset, relativePositionInSegment: 0 };
@@ -645,7 +650,7 @@ export class Log {
     await this.activeSegment.onBecomeInactive();
     // The old files are renamed to .deleted first, so the new segment may reuse a base offset.
     await this.asyncDeleteSegments(old);
-    const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log });
+    const seg = await LogSegment.create(this.dirPath, newOffset, { config: this.cfg, clock: this.clock, logger: this.log, indexFiles: this.indexFiles });
     this.segs = [seg];
     this.boundCache = null;
     this.recent.clear();

@@ -1,9 +1,10 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { CorruptIndexError } from './errors.js';
 import { OffsetIndex } from './offset-index.js';
+import { OpenIndexFiles } from './open-index-files.js';
 import { makeTempDir } from './test-support.js';
 
 let dir: string;
@@ -12,16 +13,20 @@ beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(async () => cleanup());
 
 describe('offset index', () => {
-  test('offset index – preallocated, lookup returns the largest entry <= target, trimmed on close', async () => {
+  test('offset index – created empty, preallocated when first written, lookup returns the largest entry <= target, trimmed on close', async () => {
     const path = join(dir, '00000000000000000100.index');
     const idx = new OffsetIndex(path, 100n, 1024);
     await idx.createEmpty();
-    expect((await stat(path)).size).toBe(1024);
+    expect((await stat(path)).size).toBe(0);
+    expect(idx.isFileOpen).toBe(false);
     expect(idx.lookup(150n)).toEqual({ offset: 100n, position: 0 });
     idx.append(110n, 4000);
     idx.append(120n, 8200);
     idx.append(135n, 12500);
+    expect(idx.isFileOpen).toBe(false);
     await idx.writeDirty();
+    expect(idx.isFileOpen).toBe(true);
+    expect((await stat(path)).size).toBe(1024);
     expect(idx.lookup(99n)).toEqual({ offset: 100n, position: 0 });
     expect(idx.lookup(109n)).toEqual({ offset: 100n, position: 0 });
     expect(idx.lookup(110n)).toEqual({ offset: 110n, position: 4000 });
@@ -36,6 +41,56 @@ describe('offset index', () => {
     await again.load(20_000);
     expect(again.entries).toBe(3);
     expect(again.lookup(125n)).toEqual({ offset: 120n, position: 8200 });
+  });
+
+  test('offset index – an empty index holds no memory; the first entry allocates 4 KiB, growth doubles up to the max size', async () => {
+    const idx = new OffsetIndex(join(dir, 'm.index'), 0n, 16384);
+    await idx.createEmpty();
+    expect(idx.memoryBytes).toBe(0);
+    idx.append(1n, 10);
+    expect(idx.memoryBytes).toBe(4096);
+    for (let i = 2; i <= 513; i++) idx.append(BigInt(i), i * 10);
+    expect(idx.memoryBytes).toBe(8192);
+    expect(idx.lookup(300n)).toEqual({ offset: 300n, position: 3000 });
+    await idx.reset();
+    expect(idx.entries).toBe(0);
+    await idx.close();
+    expect(idx.memoryBytes).toBe(0);
+  });
+
+  test('offset index – resize applies now to an open file, at the next open to one not open yet', async () => {
+    const path = join(dir, 'r.index');
+    const idx = new OffsetIndex(path, 0n, 4096);
+    await idx.createEmpty();
+    await idx.resize(2048);
+    expect((await stat(path)).size).toBe(0);
+    idx.append(1n, 10);
+    await idx.flush();
+    expect((await stat(path)).size).toBe(2048);
+    await idx.resize(1024);
+    expect((await stat(path)).size).toBe(1024);
+    expect(idx.maxEntries).toBe(128);
+    await idx.closeWritable();
+    expect((await stat(path)).size).toBe(8);
+  });
+
+  test('offset index – a write that fails (its file cannot be opened) leaves the entries pending for the next flush', async () => {
+    const sub = join(dir, 'gone');
+    await mkdir(sub);
+    const path = join(sub, 'x.index');
+    const files = new OpenIndexFiles(4);
+    const idx = new OffsetIndex(path, 0n, 1024, files);
+    await idx.createEmpty();
+    idx.append(5n, 100);
+    await rm(sub, { recursive: true });
+    await expect(idx.flush()).rejects.toThrow(/ENOENT/);
+    expect(files.openCount).toBe(0);
+    await mkdir(sub);
+    await idx.flush();
+    await idx.closeWritable();
+    const raw = await readFile(path);
+    expect([raw.length, raw.readInt32BE(0), raw.readInt32BE(4)]).toEqual([8, 5, 100]);
+    expect(files.openCount).toBe(0);
   });
 
   test('offset index – rejects non-increasing offsets and knows when it is full', async () => {

@@ -8,6 +8,7 @@
  */
 import { AbstractIndex, INT32_MAX } from './abstract-index.js';
 import { CorruptIndexError } from './errors.js';
+import type { OpenIndexFiles } from './open-index-files.js';
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 
@@ -19,8 +20,8 @@ export interface OffsetPosition {
 export class OffsetIndex extends AbstractIndex {
   private lastRelative = -1;
 
-  constructor(path: string, baseOffset: bigint, maxIndexSize: number) {
-    super(path, baseOffset, maxIndexSize, OFFSET_INDEX_ENTRY_SIZE);
+  constructor(path: string, baseOffset: bigint, maxIndexSize: number, files?: OpenIndexFiles) {
+    super(path, baseOffset, maxIndexSize, OFFSET_INDEX_ENTRY_SIZE, files);
   }
 
   /** Offset of the last entry, or baseOffset when empty. */

@@ -30,6 +30,7 @@ import {
 import { CorruptIndexError, CorruptRecordError } from './errors.js';
 import { FileRecords, FileRecordsSlice, ScanStatus } from './file-records.js';
 import { OffsetIndex } from './offset-index.js';
+import type { OpenIndexFiles } from './open-index-files.js';
 import { TimeIndex } from './time-index.js';
 import { TransactionIndex } from './transaction-index.js';
 
@@ -62,6 +63,8 @@ export interface SegmentOptions {
   logger?: Logger | undefined;
   /** Suffix after `.log` / `.index` / `.timeindex` (e.g. `.deleted`). Default ''. */
   fileSuffix?: string;
+  /** The cap on open index descriptors (the LogManager's); default a process-wide one. */
+  indexFiles?: OpenIndexFiles | undefined;
 }
 
 export interface RollParams {
@@ -117,7 +120,10 @@ export class LogSegment {
     this.rollingBasedTimestampKnown = fresh;
   }
 
-  /** Creates a new empty segment (replacing leftover files of the same name); indexes are writable. */
+  /**
+   * Creates a new empty segment (replacing leftover files of the same name); indexes are writable
+   * but their (empty) files are not kept open until entries are written.
+   */
   static async create(dir: string, baseOffset: bigint, opts: SegmentOptions): Promise<LogSegment> {
     const paths = segmentFilePaths(dir, baseOffset, opts.fileSuffix ?? '');
     const log = await FileRecords.open(paths.log);
@@ -129,14 +135,13 @@ export class LogSegment {
       dir,
       baseOffset,
       log,
-      new OffsetIndex(paths.index, baseOffset, opts.config.maxIndexSize),
-      new TimeIndex(paths.timeIndex, baseOffset, opts.config.maxIndexSize),
+      new OffsetIndex(paths.index, baseOffset, opts.config.maxIndexSize, opts.indexFiles),
+      new TimeIndex(paths.timeIndex, baseOffset, opts.config.maxIndexSize, opts.indexFiles),
       new TransactionIndex(paths.txnIndex, baseOffset),
       opts,
       true,
     );
-    await seg.offsetIndex.createEmpty();
-    await seg.timeIndex.createEmpty();
+    await Promise.all([seg.offsetIndex.createEmpty(), seg.timeIndex.createEmpty()]);
     return seg;
   }
 
@@ -148,8 +153,8 @@ export class LogSegment {
       dir,
       baseOffset,
       log,
-      new OffsetIndex(paths.index, baseOffset, opts.config.maxIndexSize),
-      new TimeIndex(paths.timeIndex, baseOffset, opts.config.maxIndexSize),
+      new OffsetIndex(paths.index, baseOffset, opts.config.maxIndexSize, opts.indexFiles),
+      new TimeIndex(paths.timeIndex, baseOffset, opts.config.maxIndexSize, opts.indexFiles),
       new TransactionIndex(paths.txnIndex, baseOffset),
       opts,
       false,
@@ -258,13 +263,13 @@ export class LogSegment {
     return this.offsetIndex.isLoaded && this.timeIndex.isLoaded;
   }
 
-  /** Makes this the active segment: indexes loaded, preallocated and open for appends. */
+  /** Makes this the active segment: indexes loaded and writable (their files open on first write). */
   async makeActive(): Promise<void> {
     this.busy++;
     try {
       await this.ensureIndexes();
-      await this.offsetIndex.openWritable();
-      await this.timeIndex.openWritable();
+      this.offsetIndex.openWritable();
+      this.timeIndex.openWritable();
     } finally {
       this.busy--;
     }

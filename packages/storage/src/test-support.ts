@@ -3,7 +3,7 @@
  * directories, a manual clock and a capturing pino logger. Not in the package's main entry: tests
  * of other packages reach them through `@samsa/storage/testing`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -86,4 +86,15 @@ export function capturingLogger(): { logger: Logger; lines: Record<string, unkno
     },
   };
   return { logger: pino({ level: 'debug' }, stream), lines };
+}
+
+/** Files under `dir` this process holds a descriptor of (from /proc/self/fd, Linux), sorted. */
+export async function openFilesUnder(dir: string, suffixes: readonly string[] = ['.index', '.timeindex']): Promise<string[]> {
+  const real = await realpath(dir);
+  const out: string[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target.startsWith(`${real}/`) && suffixes.some((s) => target.endsWith(s))) out.push(target);
+  }
+  return out.sort();
 }

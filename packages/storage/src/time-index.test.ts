@@ -11,13 +11,18 @@ beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(async () => cleanup());
 
 describe('time index', () => {
-  test('time index – appends only increasing timestamps, lookup by time, truncate by offset', async () => {
+  test('time index – appends only increasing timestamps, lookup by time, truncate by offset, preallocated when first written', async () => {
     const path = join(dir, '00000000000000000050.timeindex');
     const idx = new TimeIndex(path, 50n, 1200);
     await idx.createEmpty();
-    expect((await stat(path)).size).toBe(1200);
+    expect((await stat(path)).size).toBe(0); // created empty, opened on first write
+    expect(idx.isFileOpen).toBe(false);
     expect(idx.lookup(5)).toEqual({ timestamp: -1, offset: 50n });
     idx.maybeAppend(1000, 55n);
+    expect(idx.isFileOpen).toBe(false);
+    await idx.flush();
+    expect(idx.isFileOpen).toBe(true);
+    expect((await stat(path)).size).toBe(1200);
     idx.maybeAppend(1000, 57n); // same timestamp: skipped
     idx.maybeAppend(2000, 60n);
     idx.maybeAppend(1_700_000_000_123, 70n);

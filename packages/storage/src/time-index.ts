@@ -8,6 +8,7 @@
 import { AbstractIndex, INT32_MAX } from './abstract-index.js';
 import { readInt64AsNumber, writeInt64FromNumber } from './batch-header.js';
 import { CorruptIndexError } from './errors.js';
+import type { OpenIndexFiles } from './open-index-files.js';
 
 export const TIME_INDEX_ENTRY_SIZE = 12;
 
@@ -21,8 +22,8 @@ export class TimeIndex extends AbstractIndex {
   private lastTs = -1;
   private lastRel = 0;
 
-  constructor(path: string, baseOffset: bigint, maxIndexSize: number) {
-    super(path, baseOffset, maxIndexSize, TIME_INDEX_ENTRY_SIZE);
+  constructor(path: string, baseOffset: bigint, maxIndexSize: number, files?: OpenIndexFiles) {
+    super(path, baseOffset, maxIndexSize, TIME_INDEX_ENTRY_SIZE, files);
   }
 
   /** The last entry, or (-1, baseOffset) when empty. */

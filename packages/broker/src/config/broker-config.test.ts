@@ -132,6 +132,8 @@ describe('broker config – defaults', () => {
     expect(c.interBrokerListenerName).toBe('PLAINTEXT');
     expect(c.get('metrics.port')).toBe(-1);
     expect(c.get('console.port')).toBeNull();
+    expect(c.get('log.index.open.files.max')).toBe(4096);
+    expect(BROKER_CONFIGS['log.index.open.files.max'].samsa).toBe('extension');
   });
 
   it('broker config – derived defaults: 7-day retention and roll, log dir, ZooKeeper timeouts', () => {

@@ -6,7 +6,8 @@
  * - `listeners`, `listener.security.protocol.map` and `control.plane.listener.name` default to a
  *   separate CONTROLLER listener, which carries Samsa's controller→broker RPC;
  * - a few configs are accepted for compatibility but have no effect on Node (`ignored`);
- * - `metrics.port`, `metrics.host`, `state.change.log.file` and `console.port` are Samsa's own (`extension`).
+ * - `metrics.port`, `metrics.host`, `state.change.log.file`, `console.port` and `log.index.open.files.max`
+ *   are Samsa's own (`extension`).
  * A few obviously meaningless values that Kafka accepts are rejected (session timeouts below 1,
  * `default.replication.factor` below 1).
  */
@@ -353,6 +354,15 @@ export const BROKER_CONFIGS = freezeTable({
     importance: 'medium',
     dynamic: CW,
     doc: 'Largest offset index of a segment; a full index rolls the segment.',
+  },
+  'log.index.open.files.max': {
+    type: 'int',
+    default: 4096,
+    min: 1,
+    importance: 'low',
+    dynamic: RO,
+    samsa: 'extension',
+    doc: "Index files (.index, .timeindex) kept open at once across the broker's logs: Samsa opens an index file when it first writes to it and closes the least recently used idle ones beyond this (Kafka memory-maps indexes and has no such setting).",
   },
   'log.index.interval.bytes': {
     type: 'int',

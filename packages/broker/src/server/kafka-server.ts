@@ -220,6 +220,7 @@ export class KafkaServer {
       },
       recoveryPointCheckpointIntervalMs: cfg.get('log.flush.offset.checkpoint.interval.ms'),
       logStartOffsetCheckpointIntervalMs: cfg.get('log.flush.start.offset.checkpoint.interval.ms'),
+      maxOpenIndexFiles: cfg.get('log.index.open.files.max'),
     });
     this.logs.startup();
 

@@ -199,6 +199,7 @@ export class Cleaner {
       clock: this.o.clock,
       logger: this.log,
       fileSuffix: CLEANED_FILE_SUFFIX,
+      indexFiles: log.indexFiles,
     });
     let swapped = false;
     try {

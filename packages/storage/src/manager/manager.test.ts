@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { logConfig } from '../config.js';
 import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError } from '../errors.js';
 import { CLEAN_SHUTDOWN_FILE, LogManager, parseMetaProperties, type LogManagerOptions } from './manager.js';
-import { ManualClock, batchOf, capturingLogger, makeTempDir } from '../test-support.js';
+import { ManualClock, batchOf, capturingLogger, makeTempDir, openFilesUnder } from '../test-support.js';
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -88,6 +88,26 @@ describe('log manager', () => {
     expect(m2.getLog({ topic: 'orders', partition: 2 })?.logEndOffset).toBe(24n);
     expect(m2.getLog({ topic: 'orders', partition: 1 })?.logStartOffset).toBe(10n);
     expect(lines.filter((l) => l.msg === 'loaded log').every((l) => l.recoveredSegments === 0)).toBe(true);
+  });
+
+  test('log – maxOpenIndexFiles caps the index files open across all logs; none are open after a clean reload', async () => {
+    const m = await openManager({ maxOpenIndexFiles: 3, defaultConfig: logConfig({ segmentBytes: 100_000, indexIntervalBytes: 100, retentionMs: -1 }) });
+    expect(m.indexFiles.maxOpen).toBe(3);
+    const logs = await Promise.all([0, 1, 2, 3, 4].map((p) => m.getOrCreateLog({ topic: 'wide', partition: p })));
+    expect(await openFilesUnder(root)).toEqual([]);
+    for (const l of logs) {
+      for (let i = 0; i < 6; i++) await l.appendAsLeader(batchOf(2, 40), 0);
+      await l.flush();
+      expect((await openFilesUnder(root)).length).toBeLessThanOrEqual(3);
+    }
+    expect(m.indexFiles.evictions).toBeGreaterThan(0);
+    await m.shutdown();
+    managers.splice(0);
+    expect(await openFilesUnder(root)).toEqual([]);
+    const m2 = await openManager({ maxOpenIndexFiles: 3 });
+    expect(m2.allLogs().length).toBe(5);
+    expect(await openFilesUnder(root)).toEqual([]);
+    expect(m2.getLog({ topic: 'wide', partition: 4 })?.logEndOffset).toBe(12n);
   });
 
   test('log – after an unclean shutdown, logs are recovered from the checkpointed recovery points', async () => {

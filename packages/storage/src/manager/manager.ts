@@ -27,6 +27,7 @@ import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopi
 import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from '../cleaner/cleaner-types.js';
 import { LogCleaner } from '../cleaner/log-cleaner.js';
 import { Log, type TruncationListener } from '../log.js';
+import { DEFAULT_MAX_OPEN_INDEX_FILES, OpenIndexFiles } from '../open-index-files.js';
 import { deleteDirName, parsePartitionDirName } from '../topic-partition.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
@@ -67,6 +68,8 @@ export interface LogManagerOptions {
   cleanerConfig?: CleanerConfig;
   /** Logger of the log cleaner; default a child of `logger` with component log-cleaner. */
   cleanerLogger?: Logger;
+  /** Index file descriptors kept open across all logs (Samsa's log.index.open.files.max). Default 4096. */
+  maxOpenIndexFiles?: number;
 }
 
 /** meta.properties and partition.metadata: Java properties files. */
@@ -126,9 +129,12 @@ export class LogManager {
   };
   private readonly clock: Clock;
   private readonly log: Logger;
+  /** The cap on open index descriptors shared by every log's segments. */
+  readonly indexFiles: OpenIndexFiles;
 
   private constructor(private readonly opts: LogManagerOptions) {
     this.clock = opts.clock ?? systemClock;
+    this.indexFiles = new OpenIndexFiles(opts.maxOpenIndexFiles ?? DEFAULT_MAX_OPEN_INDEX_FILES);
     this.log = (opts.logger ?? pino({ enabled: false })).child({ component: 'log-manager' });
     this.clusterIdValue = opts.clusterId;
     const paths = [...new Set(opts.logDirs.map((d) => resolve(d)))];
@@ -281,6 +287,7 @@ export class LogManager {
         logStartOffset: startOffsets.get(key),
         hadCleanShutdown: d.hadCleanShutdown,
         truncationListener: this.truncationListener,
+        indexFiles: this.indexFiles,
       }).catch((err: unknown) => {
         throw new KafkaStorageError(`Failed to load log ${key} in ${d.path}`, { cause: err });
       });
@@ -391,6 +398,7 @@ export class LogManager {
       logger: this.opts.logger ?? this.log,
       hadCleanShutdown: true,
       truncationListener: this.truncationListener,
+      indexFiles: this.indexFiles,
     });
     this.logs.set(key, { log, dir: d });
     this.log.info({ topic: tp.topic, partition: tp.partition, dir }, 'created log');
