@@ -15,19 +15,12 @@ import {
 import { KafkaController } from './controller.js';
 import type { BrokerChannel, ControlRequest, LeaderAndIsrRequest, StopReplicaRequest } from './requests.js';
 import { originReplicas, reassignTo, targetReplicas } from './replica-assignment.js';
+import { testBroker } from './test-support.js';
 
 const log = pino({ level: 'silent' });
 const tp = { topic: 't', partition: 0 };
 
-const broker = (id: number): BrokerInfo => ({
-  id,
-  endpoints: [{ listenerName: 'CONTROLLER', host: '127.0.0.1', port: 19092 + id, securityProtocol: 'PLAINTEXT' }],
-  rack: null,
-  jmxPort: -1,
-  timestamp: '0',
-  features: {},
-  version: 5,
-});
+const broker = (id: number): BrokerInfo => testBroker(id);
 
 async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs = 3000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;

@@ -4,20 +4,12 @@ import type { BrokerInfo } from '@samsa/zk-paths';
 import { ControllerContext } from './context.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel, ControlRequest, ControlResponse } from './requests.js';
+import { testBroker } from './test-support.js';
 
 const log = pino({ level: 'silent' });
 const tp = { topic: 't', partition: 0 };
 
-const broker = (id: number): BrokerInfo => ({
-  id,
-  endpoints: [{ listenerName: 'CONTROLLER', host: '127.0.0.1', port: 19092 + id, securityProtocol: 'PLAINTEXT' }],
-  rack: null,
-  jmxPort: -1,
-  timestamp: '0',
-  features: {},
-  version: 5,
-  epoch: BigInt(100 + id),
-});
+const broker = (id: number): BrokerInfo => testBroker(id, BigInt(100 + id));
 
 /** A channel whose requests wait until the test answers or drops them. */
 function setup(timeoutMs = 30_000) {

@@ -7,20 +7,12 @@ import { ReplicaStateMachine } from './replica-state-machine.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel, ControlRequest } from './requests.js';
 import { PARTITION_TRANSITIONS, PartitionState, REPLICA_TRANSITIONS, ReplicaState } from './states.js';
+import { testBroker } from './test-support.js';
 
 const log = pino({ level: 'silent' });
 const tp = { topic: 't', partition: 0 };
 
-const broker = (id: number): BrokerInfo => ({
-  id,
-  endpoints: [{ listenerName: 'CONTROLLER', host: '127.0.0.1', port: 19092 + id, securityProtocol: 'PLAINTEXT' }],
-  rack: null,
-  jmxPort: -1,
-  timestamp: '0',
-  features: {},
-  version: 5,
-  epoch: BigInt(100 + id),
-});
+const broker = (id: number): BrokerInfo => testBroker(id, BigInt(100 + id));
 
 async function setup() {
   const zk = new FakeZkClient();

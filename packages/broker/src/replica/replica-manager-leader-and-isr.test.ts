@@ -1,18 +1,11 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ErrorCode, LeaderAndIsrType, topicPartitionKey, type LeaderAndIsrRequest, type TopicPartition } from '@samsa/protocol';
-import { logConfig, type Log } from '@samsa/storage';
+import type { Log } from '@samsa/storage';
 import { makeTempDir } from '@samsa/storage/testing';
-import type { TopicSettings } from '../config/topic-settings.js';
-import { testReplicaManagerOptions } from './test-replica-manager.js';
+import { testReplicaManagerOptions, testTopicSettings } from './test-replica-manager.js';
 import { ReplicaManager } from './replica-manager.js';
 
-const settings: TopicSettings = {
-  logConfig: logConfig({ segmentBytes: 1 << 20 }),
-  minInsyncReplicas: 1,
-  timestampBeforeMaxMs: Number.POSITIVE_INFINITY,
-  timestampAfterMaxMs: Number.POSITIVE_INFINITY,
-  compacted: false,
-};
+const settings = testTopicSettings(1);
 
 let dir: string;
 let cleanup: () => Promise<void>;

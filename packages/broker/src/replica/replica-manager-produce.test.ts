@@ -1,19 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, LeaderAndIsrType, type ProduceRequestTopic, type ProduceResponseTopic } from '@samsa/protocol';
-import { logConfig, type Log } from '@samsa/storage';
+import type { Log } from '@samsa/storage';
 import { batchOf, makeTempDir } from '@samsa/storage/testing';
 import { AppendOrigin } from './produce-response.js';
-import type { TopicSettings } from '../config/topic-settings.js';
-import { testReplicaManagerOptions } from './test-replica-manager.js';
+import { testReplicaManagerOptions, testTopicSettings } from './test-replica-manager.js';
 import { ReplicaManager, type ReplicaManagerOptions } from './replica-manager.js';
 
-const settings: TopicSettings = {
-  logConfig: logConfig({ segmentBytes: 1 << 20 }),
-  minInsyncReplicas: 2,
-  timestampBeforeMaxMs: Number.POSITIVE_INFINITY,
-  timestampAfterMaxMs: Number.POSITIVE_INFINITY,
-  compacted: false,
-};
+const settings = testTopicSettings(2);
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -19,28 +19,21 @@ import {
   type ApiResponseMap,
   type ProduceResponseTopic,
 } from '@samsa/protocol';
-import { logConfig, type Log } from '@samsa/storage';
+import type { Log } from '@samsa/storage';
 import { batchOf, batchesIn, makeTempDir } from '@samsa/storage/testing';
 import type { ConnectionInfo } from '../network/socket-server.js';
 import { RequestHandler } from '../server/request-handler.js';
 import type { BrokerServices } from '../handlers/services.js';
 import { fetchHandler } from '../handlers/fetch.js';
 import { listOffsetsHandler } from '../handlers/list-offsets.js';
-import type { TopicSettings } from '../config/topic-settings.js';
 import { AppendOrigin } from './produce-response.js';
-import { testReplicaManagerOptions } from './test-replica-manager.js';
+import { testReplicaManagerOptions, testTopicSettings } from './test-replica-manager.js';
 import { ReplicaManager } from './replica-manager.js';
 
 const silent = pino({ level: 'silent' });
 const TOPIC_ID = Buffer.alloc(16, 1);
 const conn: ConnectionInfo = { id: 1, remote: '127.0.0.1:1', listener: 'PLAINTEXT' };
-const settings: TopicSettings = {
-  logConfig: logConfig({ segmentBytes: 1 << 20 }),
-  minInsyncReplicas: 1,
-  timestampBeforeMaxMs: Number.POSITIVE_INFINITY,
-  timestampAfterMaxMs: Number.POSITIVE_INFINITY,
-  compacted: false,
-};
+const settings = testTopicSettings(1);
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { topicPartitionKey } from '@samsa/protocol';
 import type { KafkaZk } from '@samsa/zk-paths';
-import { Log } from '@samsa/storage';
+import { Log, logConfig } from '@samsa/storage';
 import type { TopicSettings } from '../config/topic-settings.js';
 import type { ReplicaManagerOptions } from './replica-manager.js';
 
@@ -35,5 +35,16 @@ export function testReplicaManagerOptions(dir: string, logs: Log[], settings: To
     logDirs: [dir],
     highWatermarkCheckpointIntervalMs: 60_000,
     hasTopic,
+  };
+}
+
+/** Topic settings for these tests: 1 MiB segments, no timestamp bounds, not compacted. */
+export function testTopicSettings(minInsyncReplicas: number): TopicSettings {
+  return {
+    logConfig: logConfig({ segmentBytes: 1 << 20 }),
+    minInsyncReplicas,
+    timestampBeforeMaxMs: Number.POSITIVE_INFINITY,
+    timestampAfterMaxMs: Number.POSITIVE_INFINITY,
+    compacted: false,
   };
 }
