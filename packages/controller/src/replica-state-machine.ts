@@ -86,8 +86,9 @@ export class ReplicaStateMachine {
             if (unchanged.has(topicPartitionKey(tp))) {
               // already out of the ISR (a controlled shutdown took it out): the other replicas hold this
               // state and would ignore its LeaderAndIsr (same leader epoch); the offline replica is news
-              // for everyone's metadata only
-              batch.addUpdateMetadata(ctx.liveBrokerIds(), [tp]);
+              // for everyone's metadata only — except for a topic being deleted, which brokers have
+              // already dropped (leader -2) and must not learn again
+              if (!ctx.topicsToBeDeleted.has(tp.topic)) batch.addUpdateMetadata(ctx.liveBrokerIds(), [tp]);
               continue;
             }
             if (!updated.has(topicPartitionKey(tp))) continue;

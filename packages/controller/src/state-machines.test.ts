@@ -201,4 +201,17 @@ describe('replica state machine', () => {
     expect(updates.map((x) => x.brokerId).sort()).toEqual([0, 1]);
     expect(updates.every((x) => x.request.kind === 'UpdateMetadata' && x.request.partitions.some((p) => p.topic === 't' && p.partition === 0))).toBe(true);
   });
+
+  it('replica state machine – OfflineReplica of a replica already out of the ISR of a topic being deleted sends nothing (brokers dropped the topic)', async () => {
+    const env = await setup();
+    await env.zk.mkdirp('/brokers/topics/t/partitions/0');
+    const state = { leader: 0, leaderEpoch: 5, isr: [0, 1], controllerEpoch: 1 };
+    await env.zk.create(TopicPartitionStateZNode.path('t', 0), TopicPartitionStateZNode.encode(state));
+    env.ctx.setLeadership(tp, { state, zkVersion: 0 });
+    env.ctx.putReplicaState(tp, 2, 'OnlineReplica');
+    env.ctx.topicsToBeDeleted.add('t');
+    await env.rsm.handleStateChanges([{ tp, replica: 2 }], 'OfflineReplica');
+    env.batch.send();
+    expect(env.sent.filter((x) => x.request.kind === 'LeaderAndIsr' || x.request.kind === 'UpdateMetadata')).toEqual([]);
+  });
 });
