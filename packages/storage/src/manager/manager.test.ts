@@ -167,6 +167,20 @@ describe('log manager', () => {
     await expect(m.getOrCreateLog({ topic: '../x', partition: 0 })).rejects.toThrow(/Illegal topic/);
   });
 
+  test('log – a new partition goes to the log dir with the fewest partitions, counting creations in flight and deletions', async () => {
+    const two = [join(dirs[0]!, 'a'), join(dirs[0]!, 'b')];
+    const m = await openManager({ logDirs: two });
+    const where = (log: { dir: string }) => (log.dir.startsWith(`${two[0]}/`) ? 'a' : 'b');
+    // created at once: the in-flight ones count, so they spread evenly
+    const first = await Promise.all([0, 1, 2, 3].map((p) => m.getOrCreateLog({ topic: 'spread', partition: p })));
+    expect(first.map(where).sort()).toEqual(['a', 'a', 'b', 'b']);
+    for (const log of first.filter((l) => where(l) === 'a')) await m.asyncDelete(log.topicPartition);
+    // dir a now has none: the next two go there
+    const next = [await m.getOrCreateLog({ topic: 'spread', partition: 4 }), await m.getOrCreateLog({ topic: 'spread', partition: 5 })];
+    expect(next.map(where)).toEqual(['a', 'a']);
+    expect(where(await m.getOrCreateLog({ topic: 'spread', partition: 6 }))).toBe('a');
+  });
+
   test('log – a topic id once read or written is checked in memory, a different one still rejected', async () => {
     const m = await openManager();
     const tp = { topic: 'known', partition: 0 };

@@ -107,6 +107,12 @@ export class LogManager {
   private readonly creating = new Map<string, Promise<Log>>();
   /** Dir chosen for each log being created (counted when placing the next one). */
   private readonly reserved = new Map<string, DirState>();
+  /** Logs plus creations in flight per log dir, kept as they change (counting them per creation was O(logs)). */
+  private readonly partitionsInDir = new Map<DirState, number>();
+
+  private countIn(d: DirState, delta: number): void {
+    this.partitionsInDir.set(d, (this.partitionsInDir.get(d) ?? 0) + delta);
+  }
   private readonly dirs: DirState[];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pendingDirDeletes = new Map<string, { timer: NodeJS.Timeout; done: Promise<void> }>();
@@ -297,6 +303,7 @@ export class LogManager {
         throw new KafkaStorageError(`Duplicate log directories for ${key} are found in both ${dup.log.dir} and ${log.dir}`);
       }
       this.logs.set(key, { log, dir: d });
+      this.countIn(d, 1);
     });
     if (d.hadCleanShutdown) await unlink(marker).catch(() => undefined);
     this.log.info({ dir: d.path, logs: toLoad.length, hadCleanShutdown: d.hadCleanShutdown, ms: this.clock.now() - started }, 'loaded logs in log dir');
@@ -374,16 +381,16 @@ export class LogManager {
     if (!LEGAL_TOPIC.test(tp.topic) || tp.topic === '.' || tp.topic === '..') throw new RangeError(`Illegal topic name "${tp.topic}"`);
     if (!Number.isInteger(tp.partition) || tp.partition < 0) throw new RangeError(`Illegal partition ${tp.partition}`);
     // The dir with the fewest partitions (Kafka's nextLogDirs), counting creations in flight.
-    const counts = new Map<DirState, number>(this.dirs.map((d) => [d, 0]));
-    for (const e of this.logs.values()) counts.set(e.dir, (counts.get(e.dir) ?? 0) + 1);
-    for (const d of this.reserved.values()) counts.set(d, (counts.get(d) ?? 0) + 1);
-    const d = [...counts.entries()].sort((a, b) => a[1] - b[1])[0]?.[0] as DirState;
+    let d = this.dirs[0] as DirState;
+    for (const x of this.dirs) if ((this.partitionsInDir.get(x) ?? 0) < (this.partitionsInDir.get(d) ?? 0)) d = x;
     const key = topicPartitionKey(tp);
     this.reserved.set(key, d);
+    this.countIn(d, 1);
     try {
       return await this.createLogIn(d, tp, key, config);
     } finally {
       this.reserved.delete(key);
+      this.countIn(d, -1);
     }
   }
 
@@ -401,6 +408,7 @@ export class LogManager {
       indexFiles: this.indexFiles,
     });
     this.logs.set(key, { log, dir: d });
+    this.countIn(d, 1);
     this.log.info({ topic: tp.topic, partition: tp.partition, dir }, 'created log');
     return log;
   }
@@ -419,6 +427,7 @@ export class LogManager {
     const entry = this.logs.get(key);
     if (!entry) return false;
     this.logs.delete(key);
+    this.countIn(entry.dir, -1);
     await this.cleanerValue?.manager.abortCleaning(tp);
     await entry.log.close();
     const target = join(entry.dir.path, deleteDirName(tp));
