@@ -15,32 +15,9 @@ import { ErrorCode } from '@samsa/protocol';
 import { ZooKeeperEnsemble } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient, newTopicId, type BrokerInfo } from '@samsa/zk-paths';
 import { KafkaController } from './controller.js';
-import type { BrokerChannel, ControlRequest, ControlResponse } from './requests.js';
+import { RecordingChannel, until } from './test-support.js';
 
 const logger = pino({ level: process.env['SAMSA_TEST_LOG'] ?? 'silent' });
-
-/** Brokers that accept every request (StopReplica answered without errors). */
-class AcceptingChannel implements BrokerChannel {
-  addBroker() {}
-  removeBroker() {}
-  send(_brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void) {
-    if (request.kind === 'StopReplica' && onResponse)
-      setImmediate(() =>
-        onResponse({ errorCode: 0, partitionErrors: request.partitions.map((p) => ({ topic: p.topic, partition: p.partition, errorCode: 0 })) }),
-      );
-  }
-  async close() {}
-}
-
-async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const brokerInfo = (id: number): BrokerInfo => ({
   id,
@@ -106,7 +83,7 @@ describe('controller callers against real ZooKeeper', () => {
     const controller = new KafkaController({
       brokerId: id,
       kzk,
-      channel: new AcceptingChannel(),
+      channel: new RecordingChannel(),
       logger,
       stateChangeLogger: logger,
       uncleanLeaderElectionEnable: false,

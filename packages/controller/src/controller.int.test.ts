@@ -6,43 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ZooKeeperEnsemble } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient, newTopicId, type BrokerInfo } from '@samsa/zk-paths';
 import { KafkaController } from './controller.js';
-import type { BrokerChannel, ControlRequest, ControlResponse } from './requests.js';
+import { RecordingChannel, until } from './test-support.js';
 
 const logger = pino({ level: process.env['SAMSA_TEST_LOG'] ?? 'silent' });
-
-/** Records what the controller sends instead of talking to brokers. */
-class RecordingChannel implements BrokerChannel {
-  readonly sent: Array<{ brokerId: number; request: ControlRequest }> = [];
-  readonly brokers = new Set<number>();
-  addBroker(b: BrokerInfo) {
-    this.brokers.add(b.id);
-  }
-  removeBroker(id: number) {
-    this.brokers.delete(id);
-  }
-  /** Brokers that answer StopReplica with an error (to test retries). */
-  readonly failing = new Set<number>();
-  send(brokerId: number, request: ControlRequest, onResponse?: (r: ControlResponse) => void) {
-    this.sent.push({ brokerId, request });
-    if (request.kind === 'StopReplica' && onResponse) {
-      const errorCode = this.failing.has(brokerId) ? 56 : 0;
-      setImmediate(() => onResponse({ errorCode: 0, partitionErrors: request.partitions.map((p) => ({ topic: p.topic, partition: p.partition, errorCode })) }));
-    } else if (onResponse) {
-      setImmediate(() => onResponse({ errorCode: 0, partitionErrors: [] }));
-    }
-  }
-  async close() {}
-}
-
-async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const brokerInfo = (id: number): BrokerInfo => ({
   id,

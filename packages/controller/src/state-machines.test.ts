@@ -183,14 +183,20 @@ describe('replica state machine', () => {
     }
   }
 
-  it('replica state machine – OfflineReplica of a replica already out of the ISR sends no LeaderAndIsr, only UpdateMetadata', async () => {
+  /** t-0 led by 0 with ISR [0, 1] in ZooKeeper and the context; replica 2 online. */
+  async function withReplica2OutOfIsr() {
     const env = await setup();
     await env.zk.mkdirp('/brokers/topics/t/partitions/0');
-    // a controlled shutdown already took broker 2 out of the ISR
     const state = { leader: 0, leaderEpoch: 5, isr: [0, 1], controllerEpoch: 1 };
     await env.zk.create(TopicPartitionStateZNode.path('t', 0), TopicPartitionStateZNode.encode(state));
     env.ctx.setLeadership(tp, { state, zkVersion: 0 });
     env.ctx.putReplicaState(tp, 2, 'OnlineReplica');
+    return { env, state };
+  }
+
+  it('replica state machine – OfflineReplica of a replica already out of the ISR sends no LeaderAndIsr, only UpdateMetadata', async () => {
+    // a controlled shutdown already took broker 2 out of the ISR
+    const { env, state } = await withReplica2OutOfIsr();
     env.ctx.liveBrokers.delete(2);
     await env.rsm.handleStateChanges([{ tp, replica: 2 }], 'OfflineReplica');
     env.batch.send();
@@ -203,12 +209,7 @@ describe('replica state machine', () => {
   });
 
   it('replica state machine – OfflineReplica of a replica already out of the ISR of a topic being deleted sends nothing (brokers dropped the topic)', async () => {
-    const env = await setup();
-    await env.zk.mkdirp('/brokers/topics/t/partitions/0');
-    const state = { leader: 0, leaderEpoch: 5, isr: [0, 1], controllerEpoch: 1 };
-    await env.zk.create(TopicPartitionStateZNode.path('t', 0), TopicPartitionStateZNode.encode(state));
-    env.ctx.setLeadership(tp, { state, zkVersion: 0 });
-    env.ctx.putReplicaState(tp, 2, 'OnlineReplica');
+    const { env } = await withReplica2OutOfIsr();
     env.ctx.topicsToBeDeleted.add('t');
     await env.rsm.handleStateChanges([{ tp, replica: 2 }], 'OfflineReplica');
     env.batch.send();

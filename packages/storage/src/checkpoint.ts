@@ -11,7 +11,7 @@
  * crash leaves either the old or the new content (Kafka's CheckpointFile).
  */
 import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
-import { open, rename, readFile, unlink } from 'node:fs/promises';
+import { open, rename, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CorruptCheckpointError } from './errors.js';
 
@@ -69,39 +69,38 @@ export function writeFileAtomically(path: string, data: string | Buffer, fsync: 
 
 async function replaceFile(path: string, data: string | Buffer, fsync: Fsync): Promise<void> {
   const tmp = tempFileName(path);
+  let fh: FileHandle | undefined;
   try {
-    const fh = await open(tmp, 'wx');
-    try {
-      await fh.writeFile(data);
-      if (fsync === 'now') await fh.sync();
-    } finally {
+    fh = await open(tmp, 'wx');
+    await fh.writeFile(data);
+    if (fsync === 'now') {
+      await fh.sync();
       await fh.close();
+      fh = undefined;
     }
     await rename(tmp, path);
   } catch (err) {
+    await fh?.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  if (fsync === 'now') await fsyncDirectory(dirname(path));
-  else void flushInBackground(path);
+  if (fh) void flushInBackground(fh, path);
+  else await fsyncDirectory(dirname(path));
 }
 
 /** Deferred flushes not yet done (tests wait for them with `deferredFlushes()`). */
 const backgroundFlushes = new Set<Promise<void>>();
 
-/** fsync of a replaced file and its directory, off the caller's path; a file gone meanwhile needs none. */
-function flushInBackground(path: string): Promise<void> {
+/** fsync (through the handle that wrote it, renamed since) of a replaced file, then of its directory, off the caller's path. */
+function flushInBackground(fh: FileHandle, path: string): Promise<void> {
   const run = async (): Promise<void> => {
     try {
-      const fh = await open(path, 'r');
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await fh.sync();
       await fsyncDirectory(dirname(path));
     } catch {
-      // deleted or replaced meanwhile (the newer write flushes itself), or the directory is gone
+      // the directory is gone (the partition was deleted meanwhile)
+    } finally {
+      await fh.close().catch(() => undefined);
     }
   };
   const p = run().finally(() => backgroundFlushes.delete(p));

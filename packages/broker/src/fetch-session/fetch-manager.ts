@@ -166,6 +166,18 @@ function requestPartitions(
   }
 }
 
+/** Adds a request's partitions to `map` (a new session's, or the session's own), updating those already there. */
+function mergeRequestPartitions(map: Map<string, CachedPartition>, version: number, topics: readonly FetchRequestTopic[], resolve: TopicNameResolver): void {
+  requestPartitions(version, topics, resolve, (topicKey, name, t) => {
+    for (const p of t.partitions) {
+      const key = cachedPartitionKey(topicKey, p.partition);
+      const cached = map.get(key);
+      if (cached) cached.updateRequestParams(p);
+      else map.set(key, new CachedPartition(key, name, t.topicId, topicKey, p.partition, p));
+    }
+  });
+}
+
 /**
  * Kafka's FetchManager. A full fetch (epoch 0 or -1) naming a session closes it; epoch 0 then
  * opens a new one. An incremental fetch needs a known session id (else FETCH_SESSION_ID_NOT_FOUND)
@@ -193,14 +205,7 @@ export class FetchManager {
       if (sessionId !== INVALID_SESSION_ID && this.cache.remove(sessionId)) this.log?.debug({ sessionId }, 'full fetch closed its fetch session');
       if (epoch === FINAL_EPOCH) return new SessionlessFetchContext(this.fullList(version, topics, resolve));
       const map = new Map<string, CachedPartition>();
-      requestPartitions(version, topics, resolve, (topicKey, name, t) => {
-        for (const p of t.partitions) {
-          const key = cachedPartitionKey(topicKey, p.partition);
-          const cached = map.get(key);
-          if (cached) cached.updateRequestParams(p);
-          else map.set(key, new CachedPartition(key, name, t.topicId, topicKey, p.partition, p));
-        }
-      });
+      mergeRequestPartitions(map, version, topics, resolve);
       return new FullFetchContext(this.cache, map, isFollower, version >= TOPIC_ID_VERSION);
     }
     const session = this.cache.get(sessionId);
@@ -217,14 +222,7 @@ export class FetchManager {
       return new SessionErrorContext(ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR);
     }
     const m = session.partitions;
-    requestPartitions(version, topics, resolve, (topicKey, name, t) => {
-      for (const p of t.partitions) {
-        const key = cachedPartitionKey(topicKey, p.partition);
-        const cached = m.get(key);
-        if (cached) cached.updateRequestParams(p);
-        else m.set(key, new CachedPartition(key, name, t.topicId, topicKey, p.partition, p));
-      }
-    });
+    mergeRequestPartitions(m, version, topics, resolve);
     const useIds = version >= TOPIC_ID_VERSION;
     for (const f of forgotten) {
       const topicKey = useIds ? f.topicId.toString('base64url') : f.topic;
