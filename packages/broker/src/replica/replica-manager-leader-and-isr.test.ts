@@ -49,6 +49,15 @@ function gatedManager(gate: Promise<void>) {
   return { rm, stats };
 }
 
+/** Yields to the event loop until `cond` holds (fails the test after 5 s). */
+async function untilTrue(cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 const request = (partitions: number, leaderEpoch = 0): LeaderAndIsrRequest => ({
   controllerId: 1,
   controllerEpoch: 1,
@@ -77,7 +86,9 @@ it('replica manager – a LeaderAndIsr applies its partitions 32 at a time', asy
   let open!: () => void;
   const { rm, stats } = gatedManager(new Promise<void>((r) => (open = r)));
   const applied = rm.becomeLeaderOrFollower(request(100));
-  await new Promise((r) => setTimeout(r, 20));
+  await untilTrue(() => stats.inFlight === 32);
+  // more turns of the event loop start no more than the limit
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
   expect(stats.inFlight).toBe(32);
   open();
   const r = await applied;
@@ -91,7 +102,8 @@ it('replica manager – a LeaderAndIsr resent while the first is applied waits f
   // the controller timed out waiting and sent the same request again on a new connection
   const first = rm.becomeLeaderOrFollower(request(8, 3));
   const again = rm.becomeLeaderOrFollower(request(8, 3));
-  await new Promise((r) => setTimeout(r, 20));
+  await untilTrue(() => stats.inFlight === 8);
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
   expect(stats.inFlight).toBe(8);
   open();
   const [a, b] = await Promise.all([first, again]);
