@@ -2,6 +2,7 @@ import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import { type KafkaZk, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import type { ControllerContext } from './context.js';
+import { currentStates } from './current-states.js';
 import {
   controlledShutdownPartitionLeaderElection,
   offlinePartitionLeaderElection,
@@ -138,10 +139,13 @@ export class PartitionStateMachine {
   private async electLeaders(tps: TopicPartition[], strategy: ElectionStrategy): Promise<Map<string, PartitionResult>> {
     const { ctx, kzk, batch, stateChangeLog: log } = this.d;
     const results = new Map<string, PartitionResult>();
-    const noLeader: FailedElection[] = [];
+    const noLeader = new Map<string, FailedElection>();
+    let electedCount = 0;
     let remaining = tps;
     for (let attempt = 0; remaining.length > 0 && attempt < 10; attempt++) {
-      const current = await kzk.getPartitionStates(remaining);
+      // first pass from the controller's view (writes are conditional on its zkVersion); later passes read ZooKeeper
+      const current = await currentStates(ctx, kzk, remaining, attempt === 0);
+      const recheck: TopicPartition[] = [];
       const updates: Array<{ tp: TopicPartition; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[]; unclean: boolean }> = [];
       for (const tp of remaining) {
         const cur = current.get(topicPartitionKey(tp));
@@ -150,7 +154,8 @@ export class PartitionStateMachine {
           continue;
         }
         if (cur.state.controllerEpoch > ctx.epoch) {
-          results.set(topicPartitionKey(tp), { ok: false, reason: `partition state written by a newer controller (epoch ${cur.state.controllerEpoch})` });
+          if (!cur.fromZk) recheck.push(tp);
+          else results.set(topicPartitionKey(tp), { ok: false, reason: `partition state written by a newer controller (epoch ${cur.state.controllerEpoch})` });
           continue;
         }
         const assignment = ctx.replicas(tp);
@@ -182,8 +187,13 @@ export class PartitionStateMachine {
             throw new Error(`unknown election strategy ${JSON.stringify(never)}`);
           }
         }
+        if (!elected && !cur.fromZk) {
+          // no eligible leader by the controller's view: make sure with ZooKeeper's
+          recheck.push(tp);
+          continue;
+        }
         if (!elected) {
-          noLeader.push({ partition: topicPartitionKey(tp), replicas: assignment, isr: cur.state.isr, live: [...live] });
+          noLeader.set(topicPartitionKey(tp), { partition: topicPartitionKey(tp), replicas: assignment, isr: cur.state.isr, live: [...live] });
           results.set(topicPartitionKey(tp), {
             ok: false,
             reason: `no eligible leader among live replicas [${[...live].join(',')}] (isr [${cur.state.isr.join(',')}])`,
@@ -198,15 +208,18 @@ export class PartitionStateMachine {
           unclean: elected.unclean,
         });
       }
-      if (updates.length === 0) break;
-      const { updated, stale } = await kzk.updateLeaderAndIsr(updates, ctx.epochZkVersion);
+      if (updates.length === 0 && recheck.length === 0) break;
+      const { updated, stale } =
+        updates.length > 0 ? await kzk.updateLeaderAndIsr(updates, ctx.epochZkVersion) : { updated: new Map<string, number>(), stale: [] };
       for (const u of updates) {
         const v = updated.get(topicPartitionKey(u.tp));
         if (v === undefined) continue;
         ctx.setLeadership(u.tp, { state: u.state, zkVersion: v });
         batch.addLeaderAndIsr(u.recipients, u.tp);
         this.transition(u.tp, 'OnlinePartition');
-        (u.unclean ? log.warn.bind(log) : log.info.bind(log))(
+        electedCount++;
+        // per partition at debug (one info line per batch below); an unclean election is always a warning
+        (u.unclean ? log.warn.bind(log) : log.debug.bind(log))(
           {
             topic: u.tp.topic,
             partition: u.tp.partition,
@@ -221,10 +234,11 @@ export class PartitionStateMachine {
         if (u.unclean) this.d.onUncleanElection?.(u.tp);
         results.set(topicPartitionKey(u.tp), { ok: true, leader: u.state.leader });
       }
-      remaining = stale;
+      remaining = [...stale, ...recheck];
     }
     for (const tp of remaining) results.set(topicPartitionKey(tp), { ok: false, reason: 'partition state kept changing' });
-    logFailedElections(log, strategy, noLeader);
+    if (electedCount > 0) log.info({ strategy: strategy.kind, partitions: electedCount, controllerEpoch: ctx.epoch }, 'elected leaders');
+    logFailedElections(log, strategy, [...noLeader.values()]);
     return results;
   }
 }

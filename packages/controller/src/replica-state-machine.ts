@@ -2,6 +2,7 @@ import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import type { KafkaZk, LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import type { ControllerContext, PartitionReplica } from './context.js';
+import { currentStates } from './current-states.js';
 import type { RequestBatch } from './request-batch.js';
 import { isValidReplicaTransition, type ReplicaState } from './states.js';
 
@@ -147,17 +148,24 @@ export class ReplicaStateMachine {
     const unchanged = new Set<string>();
     let remaining = tps;
     for (let attempt = 0; remaining.length > 0 && attempt < 10; attempt++) {
-      const current = await kzk.getPartitionStates(remaining);
+      // first pass from the controller's view (writes are conditional on its zkVersion); later passes read ZooKeeper
+      const current = await currentStates(ctx, kzk, remaining, attempt === 0);
+      const recheck: TopicPartition[] = [];
       const updates: Array<{ tp: TopicPartition; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number }> = [];
       for (const tp of remaining) {
         const cur = current.get(topicPartitionKey(tp));
         if (!cur) continue;
+        // a decision not to write is only taken on ZooKeeper's word
+        if (!cur.fromZk && (cur.state.controllerEpoch > ctx.epoch || !cur.state.isr.includes(replica))) {
+          recheck.push(tp);
+          continue;
+        }
         if (cur.state.controllerEpoch > ctx.epoch) {
           log.error({ topic: tp.topic, partition: tp.partition }, 'partition state written by a newer controller; not removing replica from ISR');
           continue;
         }
         if (!cur.state.isr.includes(replica)) {
-          ctx.setLeadership(tp, cur);
+          ctx.setLeadership(tp, { state: cur.state, zkVersion: cur.zkVersion });
           unchanged.add(topicPartitionKey(tp));
           continue;
         }
@@ -165,8 +173,9 @@ export class ReplicaStateMachine {
         const leader = cur.state.leader === replica ? NO_LEADER : cur.state.leader;
         updates.push({ tp, state: { leader, isr, leaderEpoch: cur.state.leaderEpoch + 1, controllerEpoch: ctx.epoch }, expectedZkVersion: cur.zkVersion });
       }
-      if (updates.length === 0) break;
-      const { updated, stale } = await kzk.updateLeaderAndIsr(updates, ctx.epochZkVersion);
+      if (updates.length === 0 && recheck.length === 0) break;
+      const { updated, stale } =
+        updates.length > 0 ? await kzk.updateLeaderAndIsr(updates, ctx.epochZkVersion) : { updated: new Map<string, number>(), stale: [] };
       for (const u of updates) {
         const v = updated.get(topicPartitionKey(u.tp));
         if (v === undefined) continue;
@@ -177,7 +186,7 @@ export class ReplicaStateMachine {
           'removed replica from ISR',
         );
       }
-      remaining = stale;
+      remaining = [...stale, ...recheck];
     }
     if (done.size > 0) log.info({ replica, partitions: done.size, alreadyOut: unchanged.size }, 'removed replica from ISRs');
     return { updated: done, unchanged };

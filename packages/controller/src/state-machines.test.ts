@@ -151,6 +151,46 @@ describe('partition state machine', () => {
     expect(r.get('t-0')).toMatchObject({ ok: false });
     expect((await env.kzk.getPartitionState(tp))?.state.leaderEpoch).toBe(9);
   });
+
+  /** ZooKeeper moved on from the context's view (a leader wrote an ISR change not yet announced): ISR [0] at version 1. */
+  async function withStaleView() {
+    const env = await setup();
+    await prepare(env, 'OnlinePartition'); // context and ZooKeeper: leader 0, ISR [0,1,2], version 0
+    await env.kzk.zk.set(
+      TopicPartitionStateZNode.path('t', 0),
+      TopicPartitionStateZNode.encode({ leader: 0, leaderEpoch: 3, isr: [0], controllerEpoch: 1 }),
+      0,
+    );
+    return env;
+  }
+
+  it('partition state machine – an election from a stale view fails its conditional write and is redone from ZooKeeper', async () => {
+    const env = await withStaleView();
+    env.ctx.liveBrokers.delete(0);
+    env.ctx.putPartitionState(tp, 'OfflinePartition');
+    const r = await env.psm.handleStateChanges([tp], 'OnlinePartition', { kind: 'offline', allowUnclean: false });
+    // by the stale view broker 1 was in the ISR; ZooKeeper's ISR is [0] only, so no clean leader exists
+    expect(r.get('t-0')).toMatchObject({ ok: false });
+    const st = await env.kzk.getPartitionState(tp);
+    expect(st).toEqual({ state: { leader: 0, leaderEpoch: 3, isr: [0], controllerEpoch: 1 }, zkVersion: 1 });
+  });
+
+  it('partition state machine – an election from a current view writes without reading the state first', async () => {
+    const env = await setup();
+    await prepare(env, 'OnlinePartition');
+    env.ctx.liveBrokers.delete(0);
+    env.ctx.putPartitionState(tp, 'OfflinePartition');
+    let reads = 0;
+    const get = env.kzk.zk.getOrNull.bind(env.kzk.zk);
+    env.kzk.zk.getOrNull = async (path: string) => {
+      if (path === TopicPartitionStateZNode.path('t', 0)) reads++;
+      return get(path);
+    };
+    const r = await env.psm.handleStateChanges([tp], 'OnlinePartition', { kind: 'offline', allowUnclean: false });
+    expect(r.get('t-0')).toEqual({ ok: true, leader: 1 });
+    expect(reads).toBe(0);
+    expect((await env.kzk.getPartitionState(tp))?.state).toEqual({ leader: 1, leaderEpoch: 4, isr: [1, 2], controllerEpoch: 1 });
+  });
 });
 
 describe('replica state machine', () => {
@@ -206,6 +246,21 @@ describe('replica state machine', () => {
     const updates = env.sent.filter((x) => x.request.kind === 'UpdateMetadata');
     expect(updates.map((x) => x.brokerId).sort()).toEqual([0, 1]);
     expect(updates.every((x) => x.request.kind === 'UpdateMetadata' && x.request.partitions.some((p) => p.topic === 't' && p.partition === 0))).toBe(true);
+  });
+
+  it('replica state machine – a replica out of the ISR only by a stale view is checked in ZooKeeper and removed there', async () => {
+    const { env } = await withReplica2OutOfIsr();
+    // the leader took broker 2 back into the ISR (version 1) and the controller has not heard yet
+    await env.zk.set(
+      TopicPartitionStateZNode.path('t', 0),
+      TopicPartitionStateZNode.encode({ leader: 0, leaderEpoch: 5, isr: [0, 1, 2], controllerEpoch: 1 }),
+      0,
+    );
+    env.ctx.liveBrokers.delete(2);
+    await env.rsm.handleStateChanges([{ tp, replica: 2 }], 'OfflineReplica');
+    const st = await env.kzk.getPartitionState(tp);
+    expect(st?.state).toEqual({ leader: 0, leaderEpoch: 6, isr: [0, 1], controllerEpoch: 1 });
+    expect(env.ctx.leadershipOf(tp)).toEqual(st);
   });
 
   it('replica state machine – OfflineReplica of a replica already out of the ISR of a topic being deleted sends nothing (brokers dropped the topic)', async () => {
