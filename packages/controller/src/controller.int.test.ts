@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ZooKeeperEnsemble } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient, newTopicId, type BrokerInfo } from '@samsa/zk-paths';
+import { topicPartitionKey } from '@samsa/protocol';
 import { KafkaController } from './controller.js';
 import { RecordingChannel, until } from './test-support.js';
 
@@ -165,6 +166,50 @@ describe('controller against real ZooKeeper', () => {
     const next = await until(() => rest.find((b) => b.controller.isActive), 'new controller');
     expect(next.controller.epoch).toBe(epoch + 1);
     await until(() => rest.every((b) => b.controller.activeControllerId === next.id), 'everyone follows');
+  });
+
+  it('controller – a hot-standby broker takes over from its warm context, reading only what changed, and ends up with the states ZooKeeper holds', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1, 2].map(startBroker));
+    const first = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const admin = new KafkaZk(await zkClient());
+    const assignment = new Map<number, number[]>();
+    for (let p = 0; p < 200; p++) assignment.set(p, [p % 3, (p + 1) % 3, (p + 2) % 3]);
+    await admin.createTopic('hot', newTopicId(), assignment, {});
+    const rest = brokers.filter((b) => b !== first);
+    await until(() => rest.every((b) => b.controller.hotStandbyStats()?.clean === 200 && b.controller.hotStandbyStats()?.dirty === 0), 'standbys warm');
+    // a leader's ISR change the controller has not heard of yet, just before the controller dies
+    const tp = { topic: 'hot', partition: 7 };
+    const before = (await admin.getPartitionState(tp))!;
+    await admin.zk.set(
+      `/brokers/topics/hot/partitions/7/state`,
+      Buffer.from(
+        JSON.stringify({
+          controller_epoch: before.state.controllerEpoch,
+          leader: before.state.leader,
+          version: 1,
+          leader_epoch: before.state.leaderEpoch,
+          isr: [before.state.leader],
+        }),
+      ),
+      before.zkVersion,
+    );
+    await first.controller.shutdown();
+    await first.zk.close();
+    const next = await until(() => rest.find((b) => b.controller.isActive && b.controller.lastFailoverLoad), 'new controller');
+    const load = next.controller.lastFailoverLoad!;
+    expect(load['warmStates']! + load['readStates']!).toBe(200);
+    expect(load['warmStates']).toBeGreaterThanOrEqual(150);
+    expect(load['warmTopics']).toBe(1);
+    // the context the new controller works from is ZooKeeper's, partition 7's unannounced ISR change included
+    await until(async () => {
+      const tps = next.controller.ctx.allPartitions();
+      const zkStates = await admin.getPartitionStates(tps);
+      const brief = (s: { state: { leader: number; leaderEpoch: number; isr: number[] }; zkVersion: number } | undefined) =>
+        s ? `${s.state.leader}/${s.state.leaderEpoch}/${s.state.isr.join(',')}@${s.zkVersion}` : 'none';
+      return tps.length === 200 && tps.every((p) => brief(next.controller.ctx.leadershipOf(p)) === brief(zkStates.get(topicPartitionKey(p))));
+    }, 'context equal to ZooKeeper');
+    expect(next.controller.ctx.leadershipOf(tp)?.zkVersion).toBeGreaterThan(before.zkVersion);
   });
 
   it('controller – deleting /controller by hand triggers a re-election', async () => {

@@ -17,6 +17,7 @@ import {
   newTopicId,
   type BrokerInfo,
   type KafkaZk,
+  type TopicAssignment,
   type Unwatch,
 } from '@samsa/zk-paths';
 import { ControllerContext } from './context.js';
@@ -30,6 +31,9 @@ import { PartitionReassignmentManager } from './reassignment.js';
 import * as calls from './controller-calls.js';
 import { LeaderElections } from './leader-elections.js';
 import { forEachBounded } from '@samsa/server-common';
+import type { PartitionState as ControlPartitionState } from '@samsa/protocol';
+import { HotStandby } from './hot-standby.js';
+import { loadPartitionStates } from './failover-load.js';
 
 /** Topic reads the controller keeps in flight at once (failover load, new topics). */
 const ZK_READS_IN_FLIGHT = 64;
@@ -55,6 +59,9 @@ export interface ControllerOptions {
   controllerSocketTimeoutMs?: number;
   /** request.timeout.ms: how long callers of an API without a timeout of its own wait (default 30000). */
   requestTimeoutMs?: number;
+  /** controller.hot.standby.enable (default true) and controller.hot.standby.max.partitions (default 12000): hot-standby.ts. */
+  hotStandbyEnable?: boolean;
+  hotStandbyMaxPartitions?: number;
 }
 
 /** What the controller reports as it happens; everything else is read at scrape time. */
@@ -70,6 +77,8 @@ export interface ControllerMetricsListener {
 export class KafkaController {
   readonly ctx = new ControllerContext();
   activeControllerId = -1;
+  /** How the last failover of this broker loaded its context (warm = from the hot standby, read = from ZooKeeper). */
+  lastFailoverLoad: Record<string, number> | undefined;
   private readonly events: ControllerEventManager;
   private readonly log: Logger;
   private readonly batch: RequestBatch;
@@ -83,6 +92,7 @@ export class KafkaController {
   private controllerNodeWatch: Unwatch | undefined;
   private rebalanceTimer: NodeJS.Timeout | undefined;
   private readonly caller: calls.ControllerCaller;
+  private readonly standby: HotStandby | undefined;
   private readonly onZkState = (e: ZkSessionEvent) => {
     // Kafka's beforeInitializingSession: queued events are dropped (callers answered NOT_CONTROLLER)
     if (e === ZkSessionEvent.Expired) this.events.clearAndPut({ type: 'Expire' });
@@ -133,6 +143,17 @@ export class KafkaController {
       calls.callErrorCode,
     );
     this.caller = { put: (e) => this.events.put(e), fallbackTimeoutMs: o.requestTimeoutMs ?? calls.DEFAULT_CONTROLLER_CALL_TIMEOUT_MS };
+    if (o.hotStandbyEnable ?? true) this.standby = new HotStandby({ kzk: o.kzk, log: this.log, maxPartitions: o.hotStandbyMaxPartitions ?? 12_000 });
+  }
+
+  /** The hot standby's counts (undefined when disabled); for tests and metrics. */
+  hotStandbyStats(): ReturnType<HotStandby['stats']> | undefined {
+    return this.standby?.stats();
+  }
+
+  /** The broker applied an UpdateMetadata: its partition states keep a standby's context warm (hints, checked against ZooKeeper). */
+  observeUpdateMetadata(states: readonly ControlPartitionState[]): void {
+    this.standby?.observeUpdateMetadata(states);
   }
 
   get isActive(): boolean {
@@ -171,6 +192,7 @@ export class KafkaController {
   async shutdown(): Promise<void> {
     this.o.kzk.zk.off('state', this.onZkState);
     this.controllerNodeWatch?.();
+    this.standby?.stop();
     await this.events.close();
     if (this.isActive) {
       this.onControllerResignation();
@@ -290,6 +312,7 @@ export class KafkaController {
     if (current !== null) {
       this.activeControllerId = current;
       if (current !== this.o.brokerId) this.log.info({ activeControllerId: current }, 'another broker is the controller');
+      if (!this.isActive) this.standby?.start();
       return;
     }
     try {
@@ -314,6 +337,7 @@ export class KafkaController {
     const wasActive = this.isActive;
     this.activeControllerId = (await this.o.kzk.getControllerId()) ?? -1;
     if (wasActive && !this.isActive) this.onControllerResignation();
+    if (!this.isActive && this.activeControllerId >= 0) this.standby?.start();
   }
 
   private async triggerControllerMove(): Promise<void> {
@@ -342,13 +366,15 @@ export class KafkaController {
       this.rebalanceTimer.unref();
     }
     const started = performance.now();
-    await this.initializeContext();
+    const load = await this.initializeContext();
+    this.lastFailoverLoad = load;
     const loaded = performance.now();
     // everyone learns the full metadata first, then replicas and partitions come online
     this.batch.addUpdateMetadata(this.ctx.liveBrokerIds());
     this.batch.send();
+    // replicas online and leaders elected go out as ONE LeaderAndIsr per broker: an elected leader's state replaces
+    // the one the replica state machine queued, so no broker applies every partition twice
     await this.rsm.startup();
-    this.batch.send();
     const replicasOnline = performance.now();
     await this.psm.startup();
     this.batch.send();
@@ -360,6 +386,7 @@ export class KafkaController {
         brokers: this.ctx.liveBrokerIds(),
         topics: this.ctx.allTopics().length,
         partitions: this.ctx.allPartitions().length,
+        ...load,
         loadMs: Math.round(loaded - started),
         replicasMs: Math.round(replicasOnline - loaded),
         electionsMs: Math.round(elected - replicasOnline),
@@ -381,15 +408,28 @@ export class KafkaController {
     this.log.info('resigned as controller');
   }
 
-  private async initializeContext(): Promise<void> {
+  /**
+   * Loads the context a new controller works from. With a hot standby (hot-standby.ts) its clean
+   * entries are adopted and only the rest is read; taken after this broker's own registration
+   * answered, so every watch event of an earlier write has reached the standby.
+   */
+  private async initializeContext(): Promise<Record<string, number>> {
+    const warm = this.standby?.isRunning ? this.standby.view() : undefined;
+    this.standby?.stop();
     for (const b of await this.o.kzk.getAllBrokers()) this.addLiveBroker(b);
     // many topics' reads in flight at once (the ZooKeeper client pipelines them), never one round trip per topic
-    await forEachBounded(await this.o.kzk.getAllTopics(), ZK_READS_IN_FLIGHT, async (topic) => void (await this.loadTopic(topic)));
-    const states = await this.o.kzk.getPartitionStates(this.ctx.allPartitions());
-    for (const tp of this.ctx.allPartitions()) {
-      const s = states.get(topicPartitionKey(tp));
-      if (s) this.ctx.setLeadership(tp, s);
-    }
+    const topics = await this.o.kzk.getAllTopics();
+    const cold = topics.filter((t) => !warm?.topics.get(t)?.topicId);
+    for (const t of topics) if (!cold.includes(t)) await this.applyTopic(t, warm!.topics.get(t)!);
+    await forEachBounded(cold, ZK_READS_IN_FLIGHT, async (topic) => void (await this.loadTopic(topic)));
+    const states = await loadPartitionStates(this.ctx, this.o.kzk, this.log, warm);
+    return {
+      warmTopics: topics.length - cold.length,
+      readTopics: cold.length,
+      warmStates: states.warm,
+      readStates: states.read,
+      sampledStates: states.sampled,
+    };
   }
 
   private addLiveBroker(b: BrokerInfo): void {
@@ -400,7 +440,10 @@ export class KafkaController {
   /** Reads a topic's assignment into the context (giving it a topic id if it has none). */
   private async loadTopic(topic: string): Promise<TopicPartition[]> {
     const t = await this.o.kzk.getTopicAssignment(topic);
-    if (!t) return [];
+    return t ? this.applyTopic(topic, t) : [];
+  }
+
+  private async applyTopic(topic: string, t: TopicAssignment): Promise<TopicPartition[]> {
     let topicId = t.topicId;
     if (!topicId) {
       topicId = newTopicId();

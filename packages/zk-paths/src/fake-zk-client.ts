@@ -188,6 +188,31 @@ export class FakeZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> impl
     await this.delete(path);
   }
 
+  /** A one-shot data watch as ZooKeeper's: `onEvent` once when the node is created, written or deleted. */
+  private oneShot(path: string, onEvent: () => void): void {
+    const seen = this.server.nodes.get(path)?.mzxid ?? -1n;
+    const check = () => {
+      if (this.closed) this.server.watchers.delete(check);
+      else if ((this.server.nodes.get(path)?.mzxid ?? -1n) !== seen) {
+        this.server.watchers.delete(check);
+        onEvent();
+      }
+    };
+    this.server.watchers.add(check);
+  }
+
+  async getWithWatch(path: string, onEvent: () => void): Promise<{ data: Buffer; stat: ZkStat } | null> {
+    const n = await this.getOrNull(path);
+    this.oneShot(path, onEvent);
+    return n;
+  }
+
+  async existsWithWatch(path: string, onEvent: () => void): Promise<ZkStat | null> {
+    const s = await this.exists(path);
+    this.oneShot(path, onEvent);
+    return s;
+  }
+
   /** An armed watch: re-reads after every write to the tree; the handler sees only changes. */
   private arm(read: () => Promise<string>): Unwatch {
     let active = true;

@@ -16,6 +16,10 @@ export interface ZkClientApi extends Pick<EventEmitter<{ state: [ZkSessionEvent]
   getChildren(path: string): Promise<string[]>;
   delete(path: string, version?: number): Promise<void>;
   deleteRecursive(path: string): Promise<void>;
+  /** One-shot data watch: the node (or null) now, `onEvent` once on its next change (creation, data, deletion). */
+  getWithWatch(path: string, onEvent: () => void): Promise<{ data: Buffer; stat: ZkStat } | null>;
+  /** The same through exists: only the stat. */
+  existsWithWatch(path: string, onEvent: () => void): Promise<ZkStat | null>;
   watchChildren(path: string, handler: (children: string[] | null) => void): Unwatch;
   watchData(path: string, handler: (node: { data: Buffer; stat: ZkStat } | null) => void): Unwatch;
   multi(ops: ZkOp[]): Promise<ZkOpResult[]>;

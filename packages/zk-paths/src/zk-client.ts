@@ -504,6 +504,20 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
     }
   }
 
+  /** One-shot watch through exists (a data watch, or a creation watch when absent): resolves with the stat and calls `onEvent` once. */
+  async existsWithWatch(path: string, onEvent: () => void): Promise<ZkStat | null> {
+    const gen = this.generation;
+    const watcher = () => {
+      if (gen === this.generation) onEvent();
+    };
+    return this.call(
+      path,
+      true,
+      (c, cb) => c.exists(path, watcher, cb),
+      (r) => (r[0] ? toZkStat(r[0] as RawStat) : null),
+    );
+  }
+
   /** One-shot watch on a node's children: resolves with them (null if the node is absent). */
   async getChildrenWithWatch(path: string, onEvent: () => void): Promise<string[] | null> {
     const gen = this.generation;

@@ -134,6 +134,9 @@ describe('broker config – defaults', () => {
     expect(c.get('console.port')).toBeNull();
     expect(c.get('log.index.open.files.max')).toBe(4096);
     expect(BROKER_CONFIGS['log.index.open.files.max'].samsa).toBe('extension');
+    expect(c.get('controller.hot.standby.enable')).toBe(true);
+    expect(c.get('controller.hot.standby.max.partitions')).toBe(12000);
+    expect(BROKER_CONFIGS['controller.hot.standby.max.partitions'].samsa).toBe('extension');
   });
 
   it('broker config – derived defaults: 7-day retention and roll, log dir, ZooKeeper timeouts', () => {

@@ -6,8 +6,8 @@
  * - `listeners`, `listener.security.protocol.map` and `control.plane.listener.name` default to a
  *   separate CONTROLLER listener, which carries Samsa's controller→broker RPC;
  * - a few configs are accepted for compatibility but have no effect on Node (`ignored`);
- * - `metrics.port`, `metrics.host`, `state.change.log.file`, `console.port` and `log.index.open.files.max`
- *   are Samsa's own (`extension`).
+ * - `metrics.port`, `metrics.host`, `state.change.log.file`, `console.port`, `log.index.open.files.max` and
+ *   `controller.hot.standby.*` are Samsa's own (`extension`).
  * A few obviously meaningless values that Kafka accepts are rejected (session timeouts below 1,
  * `default.replication.factor` below 1).
  */
@@ -486,6 +486,23 @@ export const BROKER_CONFIGS = freezeTable({
 
   // Replication
   'controller.socket.timeout.ms': { type: 'int', default: 30000, importance: 'medium', dynamic: RO, doc: 'Timeout of controller-to-broker requests.' },
+  'controller.hot.standby.enable': {
+    type: 'boolean',
+    default: true,
+    importance: 'low',
+    dynamic: RO,
+    samsa: 'extension',
+    doc: "Brokers that are not the controller keep the controller's context warm (topics, assignments, partition states with their zkVersions) from ZooKeeper watches and the UpdateMetadata stream, so a new controller reads only what changed instead of every partition state znode.",
+  },
+  'controller.hot.standby.max.partitions': {
+    type: 'int',
+    default: 12000,
+    min: 0,
+    importance: 'low',
+    dynamic: RO,
+    samsa: 'extension',
+    doc: "Partition state znodes a hot standby watches at most; the others are read at failover. Bounded because the ZooKeeper client re-sends every watched path in one SetWatches frame on reconnect, which must stay under the server's jute.maxbuffer (1 MiB).",
+  },
   'default.replication.factor': { type: 'int', default: 1, min: 1, importance: 'medium', dynamic: RO, doc: 'Replication factor of auto-created topics.' },
   'inter.broker.protocol.version': {
     type: 'string',

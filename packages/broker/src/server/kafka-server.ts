@@ -311,6 +311,8 @@ export class KafkaServer {
       metrics: this.metrics,
       controllerSocketTimeoutMs: cfg.get('controller.socket.timeout.ms'),
       requestTimeoutMs: cfg.get('request.timeout.ms'),
+      hotStandbyEnable: cfg.get('controller.hot.standby.enable'),
+      hotStandbyMaxPartitions: cfg.get('controller.hot.standby.max.partitions'),
     });
     this.metrics.sources.controller = this.controller;
 
@@ -535,6 +537,7 @@ export class KafkaServer {
         });
         // Kafka drops the committed offsets of deleted topics
         if (deleted.length > 0) this.groupCoordinator?.handleDeletedTopics(deleted);
+        this.controller?.observeUpdateMetadata(r.partitionStates);
         if (!this.metadataReceived)
           this.log.info({ controllerId: r.controllerId, controllerEpoch: r.controllerEpoch }, 'first UpdateMetadata received; broker is ready');
         this.metadataReceived = true;
