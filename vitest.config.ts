@@ -29,9 +29,16 @@ const alias = [
 
 /**
  * E2E files that measure rates or times (quota rates, reassignment throttles, producer throughput
- * beside kcat, how fast the console shows a leader move): they run one at a time, alone on the box.
+ * beside kcat, how fast the console shows a leader move) or load the box (the rolling restart at
+ * 1,000 partitions): they run one at a time, alone on the box.
  */
-const E2E_SERIAL = ['test-e2e/quotas.test.ts', 'test-e2e/reassignment.test.ts', 'test-e2e/producer.test.ts', 'test-e2e/console.test.ts'];
+const E2E_SERIAL = [
+  'test-e2e/quotas.test.ts',
+  'test-e2e/reassignment.test.ts',
+  'test-e2e/producer.test.ts',
+  'test-e2e/console.test.ts',
+  'test-e2e/rolling-restart-scale.test.ts',
+];
 
 export default defineConfig({
   resolve: { alias },

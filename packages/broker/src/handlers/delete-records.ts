@@ -25,8 +25,9 @@ export const deleteRecordsHandler: ApiHandler<21, BrokerServices> = {
       for (const p of t.partitions) {
         try {
           const partition = rm.getPartition(t.name, p.partitionIndex);
-          if (!partition || !partition.log) throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
-          if (!partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
+          if (!partition) throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
+          // hosted here, log not attached yet (LeaderAndIsr in progress): a leadership question, as in Kafka
+          if (!partition.log || !partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
           if ((await rm.settingsFor(t.name)).deletes === false) {
             throw new KafkaError(
               'POLICY_VIOLATION',

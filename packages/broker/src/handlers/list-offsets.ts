@@ -25,10 +25,12 @@ export const listOffsetsHandler: ApiHandler<2, BrokerServices> = {
       for (const p of t.partitions) {
         const partition = s.replicaManager.getPartition(t.name, p.partitionIndex);
         try {
-          if (!partition || !partition.log) {
-            throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
-          }
-          if (!partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
+          if (!partition) throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
+          // hosted here but its log not attached yet (LeaderAndIsr in progress; the metadata cache may
+          // not know the topic yet either): a leadership question, as Kafka's localLogOrException.
+          // librdkafka takes UNKNOWN_TOPIC_OR_PARTITION on ListOffsets as permanent: it resets the
+          // consumer's position to auto.offset.reset and reports an error (kcat exits)
+          if (!partition.log || !partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
           partition.checkLeaderEpoch(p.currentLeaderEpoch);
           const log = partition.log;
           const readCommitted = v >= 2 && req.body.isolationLevel === 1;

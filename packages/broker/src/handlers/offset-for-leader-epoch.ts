@@ -17,10 +17,9 @@ export const offsetForLeaderEpochHandler: ApiHandler<23, BrokerServices> = {
       partitions: t.partitions.map((p) => {
         try {
           const partition = s.replicaManager.getPartition(t.topic, p.partition);
-          if (!partition || !partition.log) {
-            throw new KafkaError(s.metadata.hasTopic(t.topic) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
-          }
-          if (!partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
+          if (!partition) throw new KafkaError(s.metadata.hasTopic(t.topic) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
+          // hosted here, log not attached yet (LeaderAndIsr in progress): a leadership question, as in Kafka
+          if (!partition.log || !partition.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
           partition.checkLeaderEpoch(p.currentLeaderEpoch);
           const r = partition.log.endOffsetForEpoch(p.leaderEpoch);
           return r ? { errorCode: 0, partition: p.partition, leaderEpoch: r.epoch, endOffset: r.endOffset } : part(p.partition, 0);
