@@ -1,19 +1,16 @@
-import { TopicPartitionMap, topicPartitionKey, type TopicPartition } from '@samsa/protocol';
+import { TopicPartitionMap, type TopicPartition } from '@samsa/protocol';
 import type { Logger } from 'pino';
 import {
   BrokerIdsZNode,
   ControllerMovedError,
   DeleteTopicsZNode,
-  IsrChangeNotificationSequenceZNode,
   IsrChangeNotificationZNode,
   PreferredReplicaElectionZNode,
   ReassignPartitionsZNode,
-  ZNodeDecodeError,
   ControllerZNode,
   TopicZNode,
   TopicsZNode,
   ZkSessionEvent,
-  controllerFencedDelete,
   newTopicId,
   type BrokerInfo,
   type KafkaZk,
@@ -34,6 +31,7 @@ import { forEachBounded } from '@samsa/server-common';
 import type { PartitionState as ControlPartitionState } from '@samsa/protocol';
 import { HotStandby } from './hot-standby.js';
 import { loadPartitionStates } from './failover-load.js';
+import { processIsrChangeNotifications } from './isr-change-notifications.js';
 
 /** Topic reads the controller keeps in flight at once (failover load, new topics). */
 const ZK_READS_IN_FLIGHT = 64;
@@ -254,7 +252,9 @@ export class KafkaController {
         if (this.isActive) await this.deletion.onStopReplicaResponse(e.brokerId, e.partitionErrors);
         return;
       case 'IsrChangeNotification':
-        if (this.isActive) await this.processIsrChangeNotification();
+        if (this.isActive) {
+          await processIsrChangeNotifications({ ctx: this.ctx, kzk: this.o.kzk, batch: this.batch, log: this.log, stateChangeLog: this.o.stateChangeLogger });
+        }
         return;
       case 'PreferredReplicaLeaderElection':
         if (this.isActive) await this.elections.onPreferredReplicaElectionZNode();
@@ -567,41 +567,6 @@ export class KafkaController {
     await this.rsm.handleStateChanges(replicas, 'NewReplica');
     await this.psm.handleStateChanges(tps, 'OnlinePartition', { kind: 'offline', allowUnclean: false });
     await this.rsm.handleStateChanges(replicas, 'OnlineReplica');
-    this.batch.send();
-  }
-
-  /**
-   * Leaders wrote ISR changes to partition-state znodes and announced them under
-   * /isr_change_notification: re-read those states, tell every broker (UpdateMetadata), and
-   * remove the processed notifications.
-   */
-  private async processIsrChangeNotification(): Promise<void> {
-    const zk = this.o.kzk.zk;
-    const children = await zk.getChildren(IsrChangeNotificationZNode.path).catch(() => [] as string[]);
-    const changed = new Map<string, TopicPartition>();
-    for (const c of children) {
-      const path = `${IsrChangeNotificationZNode.path}/${c}`;
-      const n = await zk.getOrNull(path);
-      if (n) {
-        try {
-          for (const tp of IsrChangeNotificationSequenceZNode.decode(n.data, path)) changed.set(topicPartitionKey(tp), tp);
-        } catch (err) {
-          if (!(err instanceof ZNodeDecodeError)) throw err;
-          this.log.warn({ path, err: err.message }, 'ignoring a malformed ISR change notification');
-        }
-      }
-      // fenced, as Kafka's deleteIsrChangeNotifications
-      await controllerFencedDelete(zk, this.ctx.epochZkVersion, path).catch(() => undefined);
-    }
-    const tps = [...changed.values()].filter((tp) => this.ctx.assignment(tp) && !this.ctx.topicsToBeDeleted.has(tp.topic));
-    if (tps.length === 0) return;
-    const states = await this.o.kzk.getPartitionStates(tps);
-    for (const tp of tps) {
-      const st = states.get(topicPartitionKey(tp));
-      if (st) this.ctx.setLeadership(tp, st);
-    }
-    this.o.stateChangeLogger.info({ partitions: tps.map((p) => topicPartitionKey(p)) }, 'ISR changes propagated');
-    this.batch.addUpdateMetadata(this.ctx.liveBrokerIds(), tps);
     this.batch.send();
   }
 
