@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DeleteTopicsTopicZNode, TopicPartitionStateZNode, TopicZNode, newTopicId, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import { describeCluster, TestCluster, until } from './harness.js';
+import type { BrokerProcess } from '@samsa/local-cluster';
 
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../packages/cli/bin/samsa.js', import.meta.url));
@@ -337,6 +338,7 @@ describeCluster(
       c = await TestCluster.start({
         brokers: 3,
         overrides: { ...BASE, 'auto.leader.rebalance.enable': 'true', 'leader.imbalance.check.interval.seconds': '5' },
+        metrics: true,
       });
     });
     afterAll(async () => {
@@ -367,16 +369,56 @@ describeCluster(
       expect((await logMessages(c, ctrl)).some((m) => m['msg'] === 'auto leader rebalance: moving leadership back to preferred replicas')).toBe(true);
     });
 
-    it('kill -9 of the controller: another broker takes over with controller epoch + 1', async () => {
+    it('kill -9 of the controller: another broker takes over with controller epoch + 1, from its hot-standby context', async () => {
       await ensureAllRunning(c);
       const old = (await c.controllerId())!;
       const before = (await c.admin.getControllerEpoch())!.epoch;
+      const logFrom = new Map(await Promise.all([0, 1, 2].map(async (b) => [b, (await logOf(c, b)).length] as const)));
+      // a topic of its own, and standbys that have its partition states (and every other) clean
+      if (!(await c.admin.topicExists('standby')))
+        await c.admin.createTopic(
+          'standby',
+          newTopicId(),
+          assignment(30, (p) => [p % 3, (p + 1) % 3]),
+          {},
+        );
+      await c.waitForLeaders('standby', 30, 15_000);
+      const partitionCount = async () =>
+        (await c.admin.getAllTopics()).length > 0 &&
+        (await Promise.all((await c.admin.getAllTopics()).map((t) => c.admin.getTopicAssignment(t)))).reduce((n, t) => n + (t?.partitions.size ?? 0), 0);
+      const expected = Number(await partitionCount());
+      await until(
+        async () => {
+          for (const b of [0, 1, 2].filter((x) => x !== old)) {
+            const m = await (await fetch(`${(c.broker(b) as BrokerProcess).metricsUrl!}/metrics`)).text();
+            const clean = /kafka_controller_kafkacontroller_hotstandbypartitions\{state="clean"\} (\d+)/.exec(m)?.[1];
+            if (Number(clean) !== expected) return false;
+          }
+          return true;
+        },
+        'hot standbys warm',
+        15_000,
+      );
       const t0 = Date.now();
       await c.broker(old).kill();
       const now = await newController(c, old);
       console.log(`[controller e2e] broker ${now} became the controller ${Date.now() - t0} ms after kill -9 of controller ${old}`);
       expect((await c.admin.getControllerEpoch())!.epoch).toBe(before + 1);
       expect(Date.now() - t0).toBeLessThanOrEqual(SESSION_TIMEOUT_MS + 2000);
+      // the new controller took the partition states its hot standby kept warm and read few (none changed but the dead broker's)
+      const failover = await until(
+        async () => (await logMessages(c, now, logFrom.get(now))).find((m) => m['msg'] === 'controller failover done'),
+        'the failover log line',
+        15_000,
+      );
+      console.log(
+        `[controller e2e] failover load: ${JSON.stringify({ warmStates: failover['warmStates'], readStates: failover['readStates'], sampledStates: failover['sampledStates'], loadMs: failover['loadMs'] })}`,
+      );
+      const total = Number(failover['warmStates']) + Number(failover['readStates']);
+      expect(total).toBe(Number(failover['partitions']));
+      // all warm but the dead broker's own changes in flight, if any (at most what it led)
+      expect(Number(failover['warmStates'])).toBeGreaterThan(total / 2);
+      expect(Number(failover['sampledStates'])).toBeGreaterThan(0);
       // the new controller works: a new topic gets leaders
       const live = [0, 1, 2].filter((b) => b !== old);
       await c.admin.createTopic(

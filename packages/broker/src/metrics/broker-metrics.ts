@@ -294,6 +294,17 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
       },
     });
     new Gauge({
+      name: 'kafka_controller_kafkacontroller_hotstandbypartitions',
+      help: "Partition states this broker's hot-standby controller context holds, by state: clean (watched, equal to ZooKeeper) or dirty (to be re-checked); 0 on the active controller. Samsa addition (controller.hot.standby.enable).",
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const st = src().controller?.hotStandbyStats();
+        this.set({ state: 'clean' }, st?.clean ?? 0);
+        this.set({ state: 'dirty' }, st?.dirty ?? 0);
+      },
+    });
+    new Gauge({
       name: 'kafka_controller_kafkacontroller_controllerepoch',
       help: "Controller epoch this broker's controller last saw (/controller_epoch); Samsa addition, Kafka keeps it in ZooKeeper only.",
       registers,
