@@ -549,18 +549,25 @@ export class KafkaServer {
         // leader epoch is newer than the one this broker has: a new controller re-sends every state
         // with an unchanged epoch (and the ISR/zkVersion it read at failover), which must not undo an
         // ISR change the leader has written since. Those answer STALE_CONTROLLER_EPOCH.
-        const stale = r.partitionStates.filter((s) => {
+        const stale: typeof r.partitionStates = [];
+        const fresh: typeof r.partitionStates = [];
+        for (const s of r.partitionStates) {
           const p = this.replicaManager!.getPartition(s.topic, s.partition);
-          return p !== undefined && p.leaderEpoch >= 0 && s.leaderEpoch <= p.leaderEpoch;
-        });
+          (p !== undefined && p.leaderEpoch >= 0 && s.leaderEpoch <= p.leaderEpoch ? stale : fresh).push(s);
+        }
         if (stale.length === 0) return this.replicaManager!.becomeLeaderOrFollower(r);
+        // a new controller re-sends every partition: one line per request, each partition at debug
         for (const s of stale) {
-          this.scl.info(
+          this.scl.debug(
             { topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, controllerEpoch: r.controllerEpoch },
             'ignoring LeaderAndIsr: leader epoch not newer than the current one',
           );
         }
-        const res = await this.replicaManager!.becomeLeaderOrFollower({ ...r, partitionStates: r.partitionStates.filter((s) => !stale.includes(s)) });
+        this.scl.info(
+          { controllerId: r.controllerId, controllerEpoch: r.controllerEpoch, ignored: stale.length, applied: fresh.length },
+          'ignoring LeaderAndIsr partitions whose leader epoch is not newer than the current one',
+        );
+        const res = await this.replicaManager!.becomeLeaderOrFollower({ ...r, partitionStates: fresh });
         return {
           ...res,
           partitionErrors: [
