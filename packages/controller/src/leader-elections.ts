@@ -60,8 +60,11 @@ export class LeaderElections {
       if (type === ElectionType.PREFERRED) {
         outcome = await this.d.psm.handleStateChanges(candidates, 'OnlinePartition', { kind: 'preferred' });
       } else {
-        const offline = candidates.filter((tp) => this.d.ctx.partitionState(tp) !== 'OnlinePartition' || (this.d.ctx.leadershipOf(tp)?.state.leader ?? -1) < 0);
-        for (const tp of candidates) if (!offline.includes(tp)) this.d.ctx.putPartitionState(tp, 'OfflinePartition');
+        // partitions still online with a live leader go offline first, as Kafka's unclean election does
+        for (const tp of candidates) {
+          const offline = this.d.ctx.partitionState(tp) !== 'OnlinePartition' || (this.d.ctx.leadershipOf(tp)?.state.leader ?? -1) < 0;
+          if (!offline) this.d.ctx.putPartitionState(tp, 'OfflinePartition');
+        }
         outcome = await this.d.psm.handleStateChanges(candidates, 'OnlinePartition', { kind: 'offline', allowUnclean: true });
       }
       propagated = this.d.batch.send();
@@ -122,8 +125,9 @@ export class LeaderElections {
     const replicated = this.d.ctx
       .partitionsOnBroker(brokerId)
       .filter((tp) => this.d.ctx.replicas(tp).length > 1 && !this.d.ctx.topicsToBeDeleted.has(tp.topic));
-    const led = replicated.filter((tp) => this.d.ctx.leadershipOf(tp)?.state.leader === brokerId);
-    const followed = replicated.filter((tp) => !led.includes(tp));
+    const led: TopicPartition[] = [];
+    const followed: TopicPartition[] = [];
+    for (const tp of replicated) (this.d.ctx.leadershipOf(tp)?.state.leader === brokerId ? led : followed).push(tp);
     if (led.length > 0) await this.d.psm.handleStateChanges(led, 'OnlinePartition', { kind: 'controlledShutdown' });
     if (followed.length > 0)
       await this.d.rsm.handleStateChanges(
