@@ -114,6 +114,12 @@ export abstract class AbstractIndex implements IndexFileHolder {
    */
   async createEmpty(): Promise<void> {
     await this.closeHandle();
+    this.startEmpty();
+    await writeFile(this.filePath, EMPTY);
+  }
+
+  /** `createEmpty` for a file that cannot exist (a new partition directory): the file is created with the first entry written. */
+  startEmpty(): void {
     this.buf = EMPTY;
     this.count = 0;
     this.sealed = false;
@@ -121,12 +127,21 @@ export abstract class AbstractIndex implements IndexFileHolder {
     this.onEntriesChanged();
     this.writable = true;
     this.preallocated = false;
-    await writeFile(this.filePath, EMPTY);
   }
 
-  /** Reads the file into memory and sanity-checks it (ENOENT and CorruptIndexError propagate). */
-  async load(logSize?: number): Promise<void> {
-    const content = await readFile(this.filePath);
+  /**
+   * Reads the file into memory and sanity-checks it (ENOENT and CorruptIndexError propagate). With
+   * `missingIsEmpty` (the segment's log is empty) a missing file is an empty index: a segment made
+   * in a new partition directory gets its index files with their first entry (`LogSegment.create`).
+   */
+  async load(logSize?: number, missingIsEmpty = false): Promise<void> {
+    let content: Buffer;
+    try {
+      content = await readFile(this.filePath);
+    } catch (err) {
+      if (!missingIsEmpty || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      content = EMPTY;
+    }
     if (content.length % this.entrySize !== 0) {
       throw new CorruptIndexError(`Index file ${this.filePath} has size ${content.length}, not a multiple of ${this.entrySize}`);
     }

@@ -59,6 +59,11 @@ export class FileRecords {
     }
   }
 
+  /** A new, empty file (O_EXCL: it must not exist). */
+  static async create(path: string): Promise<FileRecords> {
+    return new FileRecords(path, await FdFile.open(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL), 0);
+  }
+
   get path(): string {
     return this.filePath;
   }

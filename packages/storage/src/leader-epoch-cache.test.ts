@@ -76,6 +76,29 @@ describe('leader epoch cache', () => {
     expect(await readFile(path, 'utf8')).toBe('0\n0\n');
   });
 
+  test('log – leader epoch cache: assignInBackground changes the cache at once and writes the file later, once for several assigns', async () => {
+    const c = await LeaderEpochFileCache.load(path);
+    expect(c.assignInBackground(3, 0n)).toBe(true);
+    expect(c.assignInBackground(3, 5n)).toBe(false); // same epoch, later offset: no change
+    expect(c.assignInBackground(4, 20n)).toBe(true);
+    // in memory at once, nothing written yet (a LeaderAndIsr answers without waiting for the file)
+    expect(c.latestEntry).toEqual({ epoch: 4, startOffset: 20n });
+    await expect(readFile(path, 'utf8')).rejects.toThrow(/ENOENT/);
+    await c.written();
+    expect(await readFile(path, 'utf8')).toBe('0\n2\n3 0\n4 20\n');
+    const again = await LeaderEpochFileCache.load(path);
+    expect(again.epochEntries()).toEqual(c.epochEntries());
+  });
+
+  test('log – leader epoch cache: a failed background write is reported by written() until the file is rewritten', async () => {
+    const { logger, lines } = capturingLogger();
+    const c = await LeaderEpochFileCache.load(join(dir, 'missing-dir', 'leader-epoch-checkpoint'), logger);
+    c.assignInBackground(1, 0n);
+    await expect(c.written()).rejects.toThrow(/ENOENT/);
+    expect(lines.some((l) => l.msg === 'background leader epoch checkpoint write failed')).toBe(true);
+    await expect(c.written()).rejects.toThrow(/ENOENT/);
+  });
+
   test('log – leader epoch cache: a corrupt checkpoint file fails loudly', async () => {
     await writeFile(path, '0\n2\n1 0\n');
     await expect(LeaderEpochFileCache.load(path)).rejects.toThrow(/expected 2 entries/);

@@ -13,6 +13,31 @@
 import type { Logger } from 'pino';
 import { CheckpointFile, type CheckpointFormat } from './checkpoint.js';
 
+/**
+ * Background checkpoint writes (`assignInBackground`) running at once, process-wide: becoming leader
+ * of thousands of partitions queues thousands of file replacements, which must not fill the libuv
+ * threadpool ahead of the reads and writes that serve requests.
+ */
+const BACKGROUND_WRITE_CONCURRENCY = 2;
+let backgroundRunning = 0;
+const backgroundQueue: Array<() => void> = [];
+
+function runInBackground(write: () => Promise<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const start = (): void => {
+      backgroundRunning++;
+      write()
+        .then(resolve, reject)
+        .finally(() => {
+          backgroundRunning--;
+          backgroundQueue.shift()?.();
+        });
+    };
+    if (backgroundRunning < BACKGROUND_WRITE_CONCURRENCY) start();
+    else backgroundQueue.push(start);
+  });
+}
+
 export interface EpochEntry {
   epoch: number;
   startOffset: bigint;
@@ -41,6 +66,10 @@ export interface EpochEndOffset {
 
 export class LeaderEpochFileCache {
   private entries: EpochEntry[];
+  /** The latest background write (rejected if it failed; replaced by the next one). */
+  private background: Promise<void> | null = null;
+  /** A background write is queued and not started: it will write the entries as they are then. */
+  private backgroundQueued = false;
 
   private constructor(
     private readonly file: CheckpointFile<EpochEntry>,
@@ -58,6 +87,11 @@ export class LeaderEpochFileCache {
     // Re-apply through assign so a hand-edited file cannot break monotonicity.
     for (const e of raw) cache.assignInMemory(e.epoch, e.startOffset);
     return cache;
+  }
+
+  /** The cache of a new log (its directory was just created: there is no file to read). */
+  static empty(path: string, logger?: Logger): LeaderEpochFileCache {
+    return new LeaderEpochFileCache(new CheckpointFile(path, LEADER_EPOCH_CHECKPOINT_VERSION, EPOCH_ENTRY_FORMAT), [], logger);
   }
 
   get path(): string {
@@ -96,6 +130,37 @@ export class LeaderEpochFileCache {
     // wait for thousands of fsyncs, and recovery assigns the epochs of the batches it finds again
     await this.file.write(this.entries, 'deferred');
     return true;
+  }
+
+  /**
+   * `assign` for a new leadership (LeaderAndIsr): the entry is in the cache at once, the checkpoint
+   * is written in the background (several assigns before the write starts share it). A leader of
+   * thousands of partitions answers the controller without a file replaced per partition; the log
+   * waits for the write (`written`) before its recovery point moves and when it closes, so a crash
+   * before the write loses no entry that recovery could not learn again from the batches above the
+   * recovery point. Returns whether the cache changed.
+   */
+  assignInBackground(epoch: number, startOffset: bigint): boolean {
+    if (!this.assignInMemory(epoch, startOffset)) return false;
+    if (this.backgroundQueued) return true;
+    this.backgroundQueued = true;
+    const write = runInBackground(() => {
+      this.backgroundQueued = false;
+      return this.file.write(this.entries, 'deferred');
+    });
+    this.background = write;
+    write.then(
+      () => {
+        if (this.background === write) this.background = null;
+      },
+      (err: unknown) => this.logger?.error({ err, path: this.file.path }, 'background leader epoch checkpoint write failed'),
+    );
+    return true;
+  }
+
+  /** Resolves once the background writes started so far are done (rejects if the latest failed). */
+  written(): Promise<void> {
+    return this.background ?? Promise.resolve();
   }
 
   private assignInMemory(epoch: number, startOffset: bigint): boolean {
@@ -171,7 +236,9 @@ export class LeaderEpochFileCache {
     await this.flush();
   }
 
-  flush(): Promise<void> {
-    return this.file.write(this.entries);
+  async flush(): Promise<void> {
+    await this.file.write(this.entries);
+    // the file now holds every entry: a failed background write no longer matters (one still queued does)
+    if (!this.backgroundQueued) this.background = null;
   }
 }

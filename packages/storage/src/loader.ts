@@ -76,6 +76,26 @@ export class LogLoader {
     return new LogLoader(params).load();
   }
 
+  /**
+   * A log in a directory just created (LogManager, new partition): nothing to list, read or
+   * recover — one empty segment at the log start offset, its `.log` created and its index files
+   * left until the first index entry is written (`LogSegment.create` with `newDirectory`).
+   */
+  static async createNew(p: LoadLogParams): Promise<LoadedLog> {
+    const start = p.logStartOffset ?? 0n;
+    const seg = await LogSegment.create(p.dir, start, { config: p.config, clock: p.clock, logger: p.logger, indexFiles: p.indexFiles }, { newDirectory: true });
+    await seg.makeActive();
+    return {
+      segments: [seg],
+      nextOffset: start,
+      logStartOffset: start,
+      recoveryPoint: start,
+      leaderEpochCache: LeaderEpochFileCache.empty(join(p.dir, LEADER_EPOCH_CHECKPOINT_FILE), p.logger),
+      recoveredSegments: 0,
+      truncatedBytes: 0,
+    };
+  }
+
   private segOpts(fileSuffix = ''): SegmentOptions {
     return { config: this.p.config, clock: this.p.clock, logger: this.log, fileSuffix, indexFiles: this.p.indexFiles };
   }

@@ -27,6 +27,11 @@ export interface LogOptions {
   truncationListener?: TruncationListener;
   /** The cap on open index descriptors (the LogManager's); default a process-wide one. */
   indexFiles?: OpenIndexFiles;
+  /**
+   * The partition directory was just created and is empty (a new partition): nothing is listed or
+   * read, the first segment's files are created directly. Default false.
+   */
+  newDirectory?: boolean;
 }
 
 /**

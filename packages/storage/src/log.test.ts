@@ -73,6 +73,24 @@ describe('log', () => {
     ]);
   });
 
+  test('log – the recovery point waits for a leader epoch entry written in the background', async () => {
+    const log = await openLog();
+    await log.appendAsLeader(batchOf(2, 5), 0);
+    expect(log.epochs.assignInBackground(1, log.logEndOffset)).toBe(true);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const written = vi.spyOn(log.epochs, 'written').mockReturnValue(gate);
+    let flushed = false;
+    const flush = log.flush().then(() => (flushed = true));
+    await vi.waitFor(() => expect(written).toHaveBeenCalled());
+    expect(flushed).toBe(false);
+    expect(log.recoveryPoint).toBe(0n);
+    release();
+    await flush;
+    expect(log.recoveryPoint).toBe(2n);
+    written.mockRestore();
+  });
+
   test('log – LogAppendTime stamps maxTimestamp and the attribute, recomputing the CRC', async () => {
     const log = await openLog({ messageTimestampType: TimestampType.LOG_APPEND_TIME });
     const info = await log.appendAsLeader(batchOf(2, 5, { timestamp: 5 }), 0);

@@ -95,7 +95,8 @@ export class Log {
     validateLogConfig(opts.config);
     const clock = opts.clock ?? systemClock;
     const logger = (opts.logger ?? silentLogger).child({ topic: opts.topicPartition.topic, partition: opts.topicPartition.partition });
-    const loaded = await LogLoader.load({
+    const load = opts.newDirectory ? LogLoader.createNew : LogLoader.load;
+    const loaded = await load({
       dir: opts.dir,
       topicPartition: opts.topicPartition,
       config: opts.config,
@@ -106,14 +107,17 @@ export class Log {
       hadCleanShutdown: opts.hadCleanShutdown ?? false,
       indexFiles: opts.indexFiles,
     });
-    const producerState = await ProducerStateManager.load(
-      { dir: opts.dir, name: topicPartitionKey(opts.topicPartition), logger, now: () => clock.now() },
-      loaded.segments,
-      loaded.logStartOffset,
-      loaded.nextOffset,
-      // recovered segments (the last ones) get their transaction indexes rebuilt
-      loaded.recoveredSegments > 0 ? loaded.segments[Math.max(0, loaded.segments.length - loaded.recoveredSegments)]?.baseOffset : undefined,
-    );
+    const stateOptions = { dir: opts.dir, name: topicPartitionKey(opts.topicPartition), logger, now: () => clock.now() };
+    const producerState = opts.newDirectory
+      ? ProducerStateManager.empty(stateOptions, loaded.logStartOffset)
+      : await ProducerStateManager.load(
+          stateOptions,
+          loaded.segments,
+          loaded.logStartOffset,
+          loaded.nextOffset,
+          // recovered segments (the last ones) get their transaction indexes rebuilt
+          loaded.recoveredSegments > 0 ? loaded.segments[Math.max(0, loaded.segments.length - loaded.recoveredSegments)]?.baseOffset : undefined,
+        );
     const log = new Log(opts.dir, opts.topicPartition, loaded, opts, clock, logger, producerState);
     logger.info(
       {
@@ -400,6 +404,8 @@ export class Log {
         if (next && next.baseOffset <= this.recoveryPt) continue;
         if (seg.log.isOpen) await seg.flush();
       }
+      // a leader epoch entry written in the background is in its file before the recovery point passes it
+      await this.epochs.written();
       if (upTo > this.recoveryPt) this.recoveryPt = minBig(upTo, this.logEndOffset);
       this.lastFlush = this.clock.now();
     };
@@ -409,6 +415,15 @@ export class Log {
   }
 
   // ---- read --------------------------------------------------------------------------------
+
+  /**
+   * `read` at the log end offset, answered without a turn of the event loop: nothing to read (a
+   * caught-up follower's fetch, most partitions of a fetch session). Undefined at any other offset.
+   */
+  readAtLogEnd(startOffset: bigint): FetchDataInfo | undefined {
+    const leo = this.nextOffsetMeta;
+    return startOffset === leo.messageOffset && !this.closed ? empty(leo) : undefined;
+  }
 
   /**
    * Reads from `startOffset`: up to `maxBytes` (but the whole first batch when `minOneMessage`,
@@ -717,6 +732,7 @@ export class Log {
       if (this.closed) return;
       this.closed = true;
       await this.flushChain;
+      await this.epochs.written().catch((err: unknown) => this.log.warn({ err }, 'leader epoch checkpoint not written at close'));
       // a snapshot at the log end spares the next load a scan (Kafka takes it in close() too)
       await this.producerState.onClose().catch((err: unknown) => this.log.warn({ err }, 'could not write the producer state snapshot at close'));
       await this.deleter.runAll();

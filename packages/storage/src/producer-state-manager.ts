@@ -166,6 +166,14 @@ export class ProducerStateManager {
     return m;
   }
 
+  /** The state of a log just created in an empty directory (no snapshot files to list, nothing to scan). */
+  static empty(o: ProducerStateOptions, logStartOffset: bigint): ProducerStateManager {
+    const m = new ProducerStateManager(o, []);
+    m.lastMapOffset = logStartOffset;
+    m.lastSnapOffset = logStartOffset;
+    return m;
+  }
+
   // ---- queries -----------------------------------------------------------------------------
 
   lastEntry(producerId: bigint): ProducerStateEntry | undefined {

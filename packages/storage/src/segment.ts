@@ -122,10 +122,28 @@ export class LogSegment {
 
   /**
    * Creates a new empty segment (replacing leftover files of the same name); indexes are writable
-   * but their (empty) files are not kept open until entries are written.
+   * but their (empty) files are not kept open until entries are written. With `newDirectory` (the
+   * partition directory was just created, so no file can exist) the `.log` is created without a
+   * look at what is there, and the index files only when their first entry is written: an empty
+   * index and a missing one are the same to the loader (creating files is the cost of a new partition).
    */
-  static async create(dir: string, baseOffset: bigint, opts: SegmentOptions): Promise<LogSegment> {
+  static async create(dir: string, baseOffset: bigint, opts: SegmentOptions, how: { newDirectory?: boolean } = {}): Promise<LogSegment> {
     const paths = segmentFilePaths(dir, baseOffset, opts.fileSuffix ?? '');
+    if (how.newDirectory) {
+      const seg = new LogSegment(
+        dir,
+        baseOffset,
+        await FileRecords.create(paths.log),
+        new OffsetIndex(paths.index, baseOffset, opts.config.maxIndexSize, opts.indexFiles),
+        new TimeIndex(paths.timeIndex, baseOffset, opts.config.maxIndexSize, opts.indexFiles),
+        new TransactionIndex(paths.txnIndex, baseOffset),
+        opts,
+        true,
+      );
+      seg.offsetIndex.startEmpty();
+      seg.timeIndex.startEmpty();
+      return seg;
+    }
     const log = await FileRecords.open(paths.log);
     if (log.sizeInBytes > 0) {
       opts.logger?.warn({ segment: paths.log, bytes: log.sizeInBytes }, 'newly created segment file already exists; emptying it');
@@ -182,15 +200,18 @@ export class LogSegment {
 
   private async loadIndexes(): Promise<void> {
     try {
-      if (!this.offsetIndex.isLoaded) await this.offsetIndex.load(this.log.sizeInBytes);
-      if (!this.timeIndex.isLoaded) await this.timeIndex.load();
+      // an empty segment's missing index files are empty indexes (see `create`), not rebuilt (which writes them)
+      const empty = this.log.sizeInBytes === 0;
+      if (!this.offsetIndex.isLoaded) await this.offsetIndex.load(this.log.sizeInBytes, empty);
+      if (!this.timeIndex.isLoaded) await this.timeIndex.load(undefined, empty);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (!(err instanceof CorruptIndexError) && code !== 'ENOENT') throw err;
-      this.logger?.warn(
-        { segment: this.log.path, baseOffset: this.baseOffset.toString(), reason: (err as Error).message },
-        code === 'ENOENT' ? 'index file missing; rebuilding indexes' : 'corrupt index found; rebuilding indexes',
-      );
+      const fields = { segment: this.log.path, baseOffset: this.baseOffset.toString(), reason: (err as Error).message };
+      const msg = code === 'ENOENT' ? 'index file missing; rebuilding indexes' : 'corrupt index found; rebuilding indexes';
+      // a segment too small for an index entry may never have had its index files (see `create`)
+      if (code === 'ENOENT' && this.log.sizeInBytes <= this.config.indexIntervalBytes) this.logger?.debug(fields, msg);
+      else this.logger?.warn(fields, msg);
       await this.rebuildIndexes();
     }
     if (!this.maxTsKnown) this.adoptTimeIndexMax();

@@ -42,6 +42,16 @@ export class ReplicaFetcherManager {
     this.assigned.set(key, fkey);
   }
 
+  /** Kafka's addFetcherForPartitions: the followers of one LeaderAndIsr, at once. */
+  addPartitions(list: ReadonlyArray<{ partition: Partition; leader: LeaderEndpoint; leaderEpoch: number }>): void {
+    for (const x of list) this.addPartition(x.partition, x.leader, x.leaderEpoch);
+  }
+
+  /** Kafka's removeFetcherForPartitions. */
+  removePartitions(keys: readonly string[]): void {
+    for (const k of keys) this.removePartition(k);
+  }
+
   removePartition(key: string): void {
     const fkey = this.assigned.get(key);
     if (!fkey) return;

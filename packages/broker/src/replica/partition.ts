@@ -79,8 +79,9 @@ export class Partition {
     return this.exclusive(async () => {
       const wasLeader = this.isLeader && this.leaderEpoch === s.leaderEpoch;
       // the new epoch starts at our LEO (Kafka assigns it when leadership begins); leader appends
-      // wait (exclusive), so no batch of an older epoch lands after this entry
-      await log.epochs.assign(s.leaderEpoch, log.logEndOffset);
+      // wait (exclusive), so no batch of an older epoch lands after this entry. Its checkpoint is
+      // written in the background: a LeaderAndIsr making thousands of leaders waits for no file
+      log.epochs.assignInBackground(s.leaderEpoch, log.logEndOffset);
       // then the whole leader state at once, with no await between taking leadership and knowing
       // the followers: an append meanwhile would see no followers and move the HW to our LEO,
       // acknowledging acks=all records that no follower has
@@ -194,9 +195,15 @@ export class Partition {
    * A follower fetched at `fetchOffset` (its LEO) while our LEO was `leaderEndOffset`: Kafka's
    * Replica.updateLogReadResult rule for lastCaughtUpTimeMs, then ISR expansion and HW.
    */
-  async updateFollowerFetchState(replicaId: number, fetchOffset: bigint, leaderEndOffset: bigint, now: number, followerLogStartOffset = -1n): Promise<void> {
+  updateFollowerFetchState(
+    replicaId: number,
+    fetchOffset: bigint,
+    leaderEndOffset: bigint,
+    now: number,
+    followerLogStartOffset = -1n,
+  ): Promise<void> | undefined {
     const r = this.remote.get(replicaId);
-    if (!r || !this.isLeader) return;
+    if (!r || !this.isLeader) return undefined;
     if (followerLogStartOffset >= 0n) r.logStartOffset = followerLogStartOffset;
     if (fetchOffset >= leaderEndOffset) r.lastCaughtUpTimeMs = Math.max(r.lastCaughtUpTimeMs, now);
     else if (fetchOffset >= r.lastFetchLeaderLogEndOffset) r.lastCaughtUpTimeMs = Math.max(r.lastCaughtUpTimeMs, r.lastFetchTimeMs);
@@ -204,10 +211,15 @@ export class Partition {
     r.lastFetchLeaderLogEndOffset = leaderEndOffset;
     r.lastFetchTimeMs = now;
     const log = this.log;
+    // a promise only when the ISR expands (a ZooKeeper write): a fetch of thousands of partitions
+    // takes no turn of the event loop for each
     if (log && !this.isr.includes(replicaId) && fetchOffset >= log.highWatermark && fetchOffset >= this.leaderEpochStartOffset) {
-      await this.updateIsr([...this.isr, replicaId], 'expand');
+      return this.updateIsr([...this.isr, replicaId], 'expand').then(() => {
+        this.maybeIncrementHighWatermark(now);
+      });
     }
     this.maybeIncrementHighWatermark(now);
+    return undefined;
   }
 
   /**
@@ -298,12 +310,15 @@ export class Partition {
     return log.read(offset, maxBytes, log.highWatermark, minOneMessage);
   }
 
-  /** Follower read (replica fetch): leader only, up to the log end offset. */
-  async readForFollower(offset: bigint, maxBytes: number, minOneMessage: boolean, currentLeaderEpoch: number): Promise<FetchDataInfo> {
+  /**
+   * Follower read (replica fetch): leader only, up to the log end offset. A follower at our log end
+   * is answered at once (no promise); errors are thrown, not returned as rejections.
+   */
+  readForFollower(offset: bigint, maxBytes: number, minOneMessage: boolean, currentLeaderEpoch: number): FetchDataInfo | Promise<FetchDataInfo> {
     const log = this.log;
     if (!this.isLeader || !log) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.localBrokerId} is not the leader of ${topicPartitionKey(this)}`);
     this.checkLeaderEpoch(currentLeaderEpoch);
-    return log.read(offset, maxBytes, undefined, minOneMessage);
+    return log.readAtLogEnd(offset) ?? log.read(offset, maxBytes, undefined, minOneMessage);
   }
 
   /** KIP-320: a client with a newer epoch than ours → UNKNOWN_LEADER_EPOCH; older → FENCED_LEADER_EPOCH. */

@@ -112,3 +112,21 @@ it('replica manager – a LeaderAndIsr resent while the first is applied waits f
   expect(b.partitionErrors.every((e) => e.errorCode !== ErrorCode.KAFKA_STORAGE_ERROR)).toBe(true);
   expect(rm.getPartition('t', 7)?.leaderEpoch).toBe(3);
 });
+
+it('replica manager – a LeaderAndIsr answers its partitions in request order, refused ones included, each leader epoch in memory at once', async () => {
+  const { rm } = gatedManager(Promise.resolve());
+  const req = request(6, 2);
+  // partition 3 is assigned elsewhere: refused without touching its log
+  req.partitionStates[3] = { ...req.partitionStates[3]!, replicas: [1], isr: [1], leader: 1 };
+  const r = await rm.becomeLeaderOrFollower(req);
+  expect(r.partitionErrors.map((e) => [e.partition, e.errorCode])).toEqual([
+    [0, ErrorCode.NONE],
+    [1, ErrorCode.NONE],
+    [2, ErrorCode.NONE],
+    [3, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+    [4, ErrorCode.NONE],
+    [5, ErrorCode.NONE],
+  ]);
+  for (const p of [0, 1, 2, 4, 5]) expect(rm.getPartition('t', p)?.log?.epochs.latestEntry).toEqual({ epoch: 2, startOffset: 0n });
+  expect(rm.getPartition('t', 3)).toBeUndefined();
+});

@@ -94,6 +94,34 @@ describe('replica manager – produce path', () => {
     expect(cached.mock.calls.length + loaded.mock.calls.length).toBe(1);
   });
 
+  it('replica manager – a follower fetch reads no file for partitions at the log end, and errors stay per partition', async () => {
+    const rm = await leaderOf3();
+    await produce(rm, 1, request('t', [0])).answered;
+    const reads = [0, 1, 2].map((partition) =>
+      vi.spyOn(
+        logs.find((l) => l.topicPartition.partition === partition)!,
+        'read',
+      ),
+    );
+    const results = await rm.readForFollower(
+      1,
+      [
+        { topic: 't', partition: 0, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: 1 },
+        { topic: 't', partition: 1, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: 1 },
+        { topic: 't', partition: 2, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: 0 },
+      ],
+      1 << 20,
+    );
+    expect(results.map((r) => [r.errorCode, r.data?.records.sizeInBytes ?? null])).toEqual([
+      [ErrorCode.NONE, expect.any(Number)],
+      [ErrorCode.NONE, 0],
+      [ErrorCode.FENCED_LEADER_EPOCH, null],
+    ]);
+    expect(results[0]!.data!.records.sizeInBytes).toBeGreaterThan(0);
+    // only t-0 has records past the follower's offset
+    expect(reads.map((r) => r.mock.calls.length)).toEqual([1, 0, 0]);
+  });
+
   it('replica manager – acks=all answers only once the high watermark covers the append, with the base offset', async () => {
     const rm = await leaderOf3();
     await produce(rm, 1, request('t', [0])).answered;

@@ -8,17 +8,14 @@ import {
   validateRecords,
   type LeaderAndIsrRequest,
   type LeaderAndIsrResponse,
-  type PartitionError,
   type ProduceRequestTopic,
   type ProduceResponsePartition,
   type ProduceResponseTopic,
   type RecordsValidationOptions,
   type StopReplicaRequest,
   type StopReplicaResponse,
-  type TopicPartition,
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
-import type { Log, LogConfig } from '@samsa/storage';
 import type { KafkaZk } from '@samsa/zk-paths';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import { ReplicationQuotaManager, type QuotaWindow } from './replication-quota.js';
@@ -27,22 +24,15 @@ import { Partition, type ConsumerRead } from './partition.js';
 import { AppendOrigin, answerAll, partitionResponse, validationOptions } from './produce-response.js';
 import { readHighWatermarks, writeHighWatermarks } from './high-watermark-checkpoint.js';
 import { IsrChangePropagation, ISR_PROPAGATION_INTERVAL_MS } from './isr-change-propagation.js';
-import { DelayedOperationPurgatory, SystemTimer, forEachBounded } from '@samsa/server-common';
+import { DelayedOperationPurgatory, SystemTimer } from '@samsa/server-common';
 import type { LatencyTrace } from '../trace/latency-trace.js';
 import type { TopicSettings } from '../config/topic-settings.js';
 import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
 import type { DelayedFetch } from './delayed-fetch.js';
 import type { DelayedDeleteRecords } from './delayed-delete-records.js';
+import { applyLeaderAndIsr, applyStopReplica, type LeadershipChange, type LogProvider, type ReplicaStateHost } from './leader-and-isr.js';
 
-/** Partitions of one LeaderAndIsr applied at once (their log creation and epoch checkpoints are I/O). */
-const LEADER_AND_ISR_PARALLELISM = 32;
-/** What the replica manager needs from the log manager. */
-export interface LogProvider {
-  getOrCreateLog(tp: TopicPartition, config: LogConfig, topicId: string): Promise<Log>;
-  getLog(tp: TopicPartition): Log | undefined;
-  /** Closes and schedules deletion (`<dir>.<uuid>-delete`, removed asynchronously). */
-  deleteLog(tp: TopicPartition): Promise<void>;
-}
+export type { LeadershipChange, LogProvider };
 
 export interface ReplicaManagerOptions {
   brokerId: number;
@@ -80,15 +70,6 @@ export interface ReplicaManagerOptions {
   unsafeAckBeforeHighWatermark?: boolean;
   /** Stage timings of the produce path (SAMSA_TRACE_LATENCY): wired at construction when given. */
   latencyTrace?: LatencyTrace;
-}
-
-/** A partition this broker started or stopped leading (the group coordinator follows `__consumer_offsets`). */
-export interface LeadershipChange {
-  topic: string;
-  partition: number;
-  /** The leader epoch of the change; -1 when unknown (StopReplica without one). */
-  leaderEpoch: number;
-  isLeader: boolean;
 }
 
 /** What appendToLocalLog hands to the acks decision. */
@@ -153,6 +134,7 @@ export class ReplicaManager {
     this.isrChanges = new IsrChangePropagation(o.kzk, this.log);
     if (o.unsafeAckBeforeHighWatermark) this.delayedProduceRequired = () => false;
     if (o.latencyTrace) this.traceProducePath(o.latencyTrace);
+    this.stateHost = this.makeStateHost();
   }
 
   /** Wraps the produce path's stages with timings: the local append, then the wait for the high watermark. */
@@ -308,152 +290,68 @@ export class ReplicaManager {
   }
 
   becomeLeaderOrFollower(req: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
-    return this.withReplicaStateChangeLock(() => this.applyLeaderAndIsr(req));
-  }
-
-  private async applyLeaderAndIsr(req: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
-    const scl = this.o.stateChangeLogger;
-    if (req.controllerEpoch < this.controllerEpoch) {
-      scl.warn(
-        { controllerId: req.controllerId, controllerEpoch: req.controllerEpoch, latest: this.controllerEpoch },
-        'ignoring LeaderAndIsr from a stale controller',
-      );
-      throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${req.controllerEpoch} is older than ${this.controllerEpoch}`);
-    }
-    this.controllerEpoch = req.controllerEpoch;
-    const errors: PartitionError[] = [];
-    // partitions are independent: their log creation and leader-epoch checkpoints (fsync) overlap
-    const started = Date.now();
-    await forEachBounded(req.partitionStates, LEADER_AND_ISR_PARALLELISM, (s) =>
-      this.applyPartitionState(req, s, (code) => errors.push({ topic: s.topic, topicId: s.topicId, partition: s.partition, errorCode: code })),
-    );
-    const leaders = req.partitionStates.filter((s) => s.leader === this.o.brokerId).length;
-    this.o.stateChangeLogger.info(
-      {
-        controllerId: req.controllerId,
-        controllerEpoch: req.controllerEpoch,
-        partitions: req.partitionStates.length,
-        leaders,
-        followers: req.partitionStates.length - leaders,
-        errors: errors.filter((e) => e.errorCode !== ErrorCode.NONE).length,
-        ms: Date.now() - started,
-      },
-      'applied LeaderAndIsr request',
-    );
-    return { errorCode: 0, partitionErrors: errors };
-  }
-
-  /** One partition of a LeaderAndIsr: create its log if new, become its leader or a follower. */
-  private async applyPartitionState(req: LeaderAndIsrRequest, s: LeaderAndIsrRequest['partitionStates'][number], err: (code: number) => void): Promise<void> {
-    const scl = this.o.stateChangeLogger;
-    const tp = { topic: s.topic, partition: s.partition };
-    if (!s.replicas.includes(this.o.brokerId)) {
-      scl.warn({ topic: s.topic, partition: s.partition, replicas: s.replicas }, 'LeaderAndIsr for a partition not assigned to this broker');
-      err(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-      return;
-    }
-    let p = this.partitions.get(s.topic, s.partition);
-    if (p && s.leaderEpoch < p.leaderEpoch) {
-      scl.warn(
-        { topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, current: p.leaderEpoch },
-        'ignoring LeaderAndIsr with an older leader epoch',
-      );
-      err(ErrorCode.STALE_CONTROLLER_EPOCH);
-      return;
-    }
-    if (!p) {
-      p = new Partition(s.topic, s.partition, this.o.brokerId, scl, {
-        replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs,
-        writeIsr: this.writeIsr,
-        ...(this.o.onIsrChange ? { onIsrChange: this.o.onIsrChange } : {}),
-        ...(this.o.isBrokerAlive ? { isBrokerAlive: this.o.isBrokerAlive } : {}),
-      });
-      this.partitions.set(s.topic, s.partition, p);
-      const k = topicPartitionKey(s.topic, s.partition);
-      // as in Kafka's ReplicaManager: HW growth completes produces and consumer fetches, appends follower fetches
-      p.onHighWatermark(() => {
-        this.producePurgatory.checkAndComplete(k);
-        this.fetchPurgatory.checkAndComplete(k);
-      });
-      p.onAppend(() => this.fetchPurgatory.checkAndComplete(k));
-    }
-    try {
-      const settings = await this.settingsFor(s.topic);
-      const log = await this.o.logs.getOrCreateLog(tp, settings.logConfig, s.topicId);
-      const hw = this.checkpointedHw.get(topicPartitionKey(s.topic, s.partition));
-      if (hw !== undefined) {
-        this.checkpointedHw.delete(topicPartitionKey(s.topic, s.partition));
-        if (hw > log.highWatermark) log.updateHighWatermark(hw);
-      }
-      if (s.leader === this.o.brokerId) {
-        this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
-        await p.makeLeader(s, log);
-      } else {
-        await p.makeFollower(s, log);
-        const leader = req.liveLeaders.find((b) => b.brokerId === s.leader);
-        const e = leader?.endpoints.find((x) => x.listener === this.o.interBrokerListenerName);
-        if (this.fetchingStopped) {
-          // shutting down: following again would put this broker back into the new leader's ISR
-        } else if (e) this.fetchers.addPartition(p, { brokerId: s.leader, host: e.host || '127.0.0.1', port: e.port }, s.leaderEpoch);
-        else {
-          this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
-          if (s.leader >= 0) scl.warn({ topic: s.topic, partition: s.partition, leader: s.leader }, 'no endpoint for the leader; not fetching');
-        }
-      }
-      // per partition at debug; one info line per request (applyLeaderAndIsr), as Kafka 1.1 stopped logging every partition
-      scl.debug(
-        { topic: s.topic, partition: s.partition, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr, controllerEpoch: req.controllerEpoch },
-        'applied LeaderAndIsr',
-      );
-      // leadership moved: waiting produces and fetches on this partition answer now
-      this.producePurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-      this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-      this.fetchPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-      this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: s.leader === this.o.brokerId });
-      err(ErrorCode.NONE);
-    } catch (e) {
-      this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to apply LeaderAndIsr');
-      err(e instanceof KafkaError ? errorCodeOf(e) : ErrorCode.KAFKA_STORAGE_ERROR);
-    }
+    return this.withReplicaStateChangeLock(() => applyLeaderAndIsr(this.stateHost, req));
   }
 
   stopReplicas(req: StopReplicaRequest): Promise<StopReplicaResponse> {
-    return this.withReplicaStateChangeLock(() => this.applyStopReplica(req));
+    return this.withReplicaStateChangeLock(() => applyStopReplica(this.stateHost, req));
   }
 
-  private async applyStopReplica(req: StopReplicaRequest): Promise<StopReplicaResponse> {
-    if (req.controllerEpoch < this.controllerEpoch) {
-      throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${req.controllerEpoch} is older than ${this.controllerEpoch}`);
-    }
-    this.controllerEpoch = req.controllerEpoch;
-    const partitionErrors: PartitionError[] = [];
-    for (const s of req.partitions) {
-      const p = this.partitions.get(s.topic, s.partition);
-      if (p && s.leaderEpoch >= 0 && s.leaderEpoch < p.leaderEpoch) {
-        partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.FENCED_LEADER_EPOCH });
-        continue;
-      }
-      this.partitions.delete(s.topic, s.partition);
-      this.fetchers.removePartition(topicPartitionKey(s.topic, s.partition));
-      p?.stopLeading();
-      if (p) this.notifyLeadership({ topic: s.topic, partition: s.partition, leaderEpoch: s.leaderEpoch, isLeader: false });
-      this.producePurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-      this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-      this.fetchPurgatory.checkAndComplete(topicPartitionKey(s.topic, s.partition));
-      if (s.deletePartition) {
-        try {
-          await this.o.logs.deleteLog(s);
-          this.topicSettingsCache.delete(s.topic);
-        } catch (e) {
-          this.log.error({ err: e, topic: s.topic, partition: s.partition }, 'failed to delete log');
-          partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
-          continue;
-        }
-      }
-      this.o.stateChangeLogger.info({ topic: s.topic, partition: s.partition, deletePartition: s.deletePartition }, 'stopped replica');
-      partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.NONE });
-    }
-    return { errorCode: 0, partitionErrors };
+  /** What LeaderAndIsr and StopReplica change (`leader-and-isr.ts`); built by the constructor. */
+  private readonly stateHost: ReplicaStateHost;
+
+  private makeStateHost(): ReplicaStateHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the controller epoch accessors below
+    const rm = this;
+    const o = this.o;
+    return {
+      brokerId: o.brokerId,
+      interBrokerListenerName: o.interBrokerListenerName,
+      logs: o.logs,
+      log: this.log,
+      stateChangeLogger: o.stateChangeLogger,
+      partitions: this.partitions,
+      fetchers: this.fetchers,
+      get controllerEpoch() {
+        return rm.controllerEpoch;
+      },
+      set controllerEpoch(e: number) {
+        rm.controllerEpoch = e;
+      },
+      fetchingStopped: () => this.fetchingStopped,
+      settingsFor: (topic) => this.settingsFor(topic),
+      forgetTopicSettings: (topic) => this.topicSettingsCache.delete(topic),
+      takeCheckpointedHw: (key) => {
+        const hw = this.checkpointedHw.get(key);
+        if (hw !== undefined) this.checkpointedHw.delete(key);
+        return hw;
+      },
+      newPartition: (topic, partition) => this.newPartition(topic, partition),
+      completeDelayed: (key) => {
+        this.producePurgatory.checkAndComplete(key);
+        this.deleteRecordsPurgatory.checkAndComplete(key);
+        this.fetchPurgatory.checkAndComplete(key);
+      },
+      notifyLeadership: (c) => this.notifyLeadership(c),
+    };
+  }
+
+  private newPartition(topic: string, partition: number): Partition {
+    const p = new Partition(topic, partition, this.o.brokerId, this.o.stateChangeLogger, {
+      replicaLagTimeMaxMs: this.o.replicaLagTimeMaxMs,
+      writeIsr: this.writeIsr,
+      ...(this.o.onIsrChange ? { onIsrChange: this.o.onIsrChange } : {}),
+      ...(this.o.isBrokerAlive ? { isBrokerAlive: this.o.isBrokerAlive } : {}),
+    });
+    this.partitions.set(topic, partition, p);
+    const k = topicPartitionKey(topic, partition);
+    // as in Kafka's ReplicaManager: HW growth completes produces and consumer fetches, appends follower fetches
+    p.onHighWatermark(() => {
+      this.producePurgatory.checkAndComplete(k);
+      this.fetchPurgatory.checkAndComplete(k);
+    });
+    p.onAppend(() => this.fetchPurgatory.checkAndComplete(k));
+    return p;
   }
 
   /**
@@ -599,19 +497,27 @@ export class ReplicaManager {
    */
   readForFollower(replicaId: number, entries: FetchEntry[], maxBytes: number): Promise<ReadResult[]> {
     const now = Date.now();
-    return this.readPartitions(entries, maxBytes, async (p, e, limit, minOne) => {
+    // synchronous unless the ISR expands or there is data to read: a caught-up follower's
+    // partitions cost no turn of the event loop each
+    return this.readPartitions(entries, maxBytes, (p, e, limit, minOne) => {
       const leaderEnd = p.log!.logEndOffset;
       // the follower's position counts as soon as its request is valid: the high watermark (and the
       // acks=all answers waiting on it) need not wait for this read from disk
       if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.o.brokerId} is not the leader of ${topicPartitionKey(p)}`);
       p.checkLeaderEpoch(e.currentLeaderEpoch);
-      await p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now, e.logStartOffset ?? -1n);
-      this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(p.topic, p.partition));
-      // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while over quota
-      if (this.shouldLeaderThrottle(p, replicaId)) return p.readForFollower(e.fetchOffset, 0, false, e.currentLeaderEpoch);
-      const data = await p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
-      if (this.quotas.leader.isThrottled(p.topic, p.partition)) this.quotas.leader.record(data.records.sizeInBytes);
-      return data;
+      const updated = p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now, e.logStartOffset ?? -1n);
+      const read = (): ConsumerRead | Promise<ConsumerRead> => {
+        this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(p.topic, p.partition));
+        // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while over quota
+        if (this.shouldLeaderThrottle(p, replicaId)) return p.readForFollower(e.fetchOffset, 0, false, e.currentLeaderEpoch);
+        const data = p.readForFollower(e.fetchOffset, limit, minOne, e.currentLeaderEpoch);
+        if (!this.quotas.leader.isThrottled(p.topic, p.partition)) return data;
+        return Promise.resolve(data).then((d) => {
+          this.quotas.leader.record(d.records.sizeInBytes);
+          return d;
+        });
+      };
+      return updated ? updated.then(read) : read();
     });
   }
 
@@ -628,7 +534,7 @@ export class ReplicaManager {
   private async readPartitions(
     entries: FetchEntry[],
     maxBytes: number,
-    read: (p: Partition, e: FetchEntry, limit: number, minOneMessage: boolean) => Promise<ConsumerRead>,
+    read: (p: Partition, e: FetchEntry, limit: number, minOneMessage: boolean) => ConsumerRead | Promise<ConsumerRead>,
   ): Promise<ReadResult[]> {
     let budget = maxBytes;
     let first = true;
@@ -649,7 +555,8 @@ export class ReplicaManager {
       }
       const log = p.log;
       try {
-        const data = await read(p, e, Math.max(0, Math.min(e.maxBytes, budget)), first);
+        const pending = read(p, e, Math.max(0, Math.min(e.maxBytes, budget)), first);
+        const data = pending instanceof Promise ? await pending : pending;
         const size = data.records.sizeInBytes;
         if (size > 0) {
           first = false;

@@ -90,6 +90,43 @@ describe('log manager', () => {
     expect(lines.filter((l) => l.msg === 'loaded log').every((l) => l.recoveredSegments === 0)).toBe(true);
   });
 
+  test('log – a new partition directory is not listed nor read: its .log is created, its index files wait for their first entry', async () => {
+    const { logger, lines } = capturingLogger();
+    const m = await openManager({ logger });
+    const id = 'AAAAAAAAAAAAAAAAAAAAAQ';
+    const quiet = await m.getOrCreateLog({ topic: 'fresh', partition: 0 }, undefined, id);
+    const busy = await m.getOrCreateLog({ topic: 'fresh', partition: 1 }, logConfig({ segmentBytes: 1 << 20, indexIntervalBytes: 100 }), id);
+    const idle = await m.getOrCreateLog({ topic: 'fresh', partition: 2 }, undefined, id);
+    expect((await readdir(quiet.dir)).sort()).toEqual(['00000000000000000000.log', 'partition.metadata']);
+    await quiet.appendAsLeader(batchOf(1, 10), 0);
+    for (let i = 0; i < 5; i++) await busy.appendAsLeader(batchOf(2, 60), 0);
+    await busy.flush();
+    // past index.interval.bytes: the index entries created the files
+    expect(await readdir(busy.dir)).toEqual(expect.arrayContaining(['00000000000000000000.index', '00000000000000000000.timeindex']));
+    await m.shutdown();
+    managers.splice(0);
+    const m2 = await openManager({ logger });
+    expect(m2.getLog({ topic: 'fresh', partition: 0 })?.logEndOffset).toBe(1n);
+    expect(m2.getLog({ topic: 'fresh', partition: 1 })?.logEndOffset).toBe(10n);
+    expect(await m2.topicIdOf({ topic: 'fresh', partition: 0 })).toBe(id);
+    // a segment too small for an index entry without index files is expected: no warning
+    expect(lines.filter((l) => l.level === 40)).toEqual([]);
+    // an empty one loads its missing index files as empty indexes: a restart creates no files either
+    expect(m2.getLog({ topic: 'fresh', partition: 2 })?.logEndOffset).toBe(0n);
+    expect((await readdir(idle.dir)).filter((n) => n.endsWith('index'))).toEqual([]);
+  });
+
+  test('log – a partition directory that already exists (left by a crash mid-creation) is loaded, not taken as new', async () => {
+    const m = await openManager({ logDirs: [dirs[0]!] });
+    const dir = join(dirs[0]!, 'left-0');
+    await mkdir(dir);
+    await writeFile(join(dir, 'leader-epoch-checkpoint.1.1.tmp'), 'half');
+    await writeFile(join(dir, 'partition.metadata'), 'version: 0\ntopic_id: BBBBBBBBBBBBBBBBBBBBBQ\n');
+    await expect(m.getOrCreateLog({ topic: 'left', partition: 0 }, undefined, 'AAAAAAAAAAAAAAAAAAAAAQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
+    // the loader ran: its stray temp file is gone
+    expect(await readdir(dir)).not.toContain('leader-epoch-checkpoint.1.1.tmp');
+  });
+
   test('log – maxOpenIndexFiles caps the index files open across all logs; none are open after a clean reload', async () => {
     const m = await openManager({ maxOpenIndexFiles: 3, defaultConfig: logConfig({ segmentBytes: 100_000, indexIntervalBytes: 100, retentionMs: -1 }) });
     expect(m.indexFiles.maxOpen).toBe(3);

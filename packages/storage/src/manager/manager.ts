@@ -344,6 +344,8 @@ export class LogManager {
    * instead of reading the file again.
    */
   private readonly knownTopicIds = new WeakMap<Log, string>();
+  /** Logs created in a directory made for them, whose `partition.metadata` cannot exist yet. */
+  private readonly newLogs = new WeakSet<Log>();
 
   private async checkTopicId(log: Log, topicId: string): Promise<void> {
     const path = join(log.dir, PARTITION_METADATA_FILE);
@@ -352,7 +354,7 @@ export class LogManager {
     if (known !== undefined) throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${known} stored in ${path}`);
     let text: string | null = null;
     try {
-      text = await readFile(path, 'utf8');
+      if (!this.newLogs.has(log)) text = await readFile(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
@@ -396,7 +398,9 @@ export class LogManager {
 
   private async createLogIn(d: DirState, tp: TopicPartition, key: string, config?: LogConfig): Promise<Log> {
     const dir = join(d.path, key);
-    await mkdir(dir, { recursive: true });
+    // a directory made now is empty (a new partition): nothing to list or read, in Log.open nor
+    // for its partition.metadata; one left from before (a crash mid-creation) is loaded as usual
+    const made = (await mkdir(dir, { recursive: true })) !== undefined;
     const log = await Log.open({
       dir,
       topicPartition: tp,
@@ -406,7 +410,9 @@ export class LogManager {
       hadCleanShutdown: true,
       truncationListener: this.truncationListener,
       indexFiles: this.indexFiles,
+      newDirectory: made,
     });
+    if (made) this.newLogs.add(log);
     this.logs.set(key, { log, dir: d });
     this.countIn(d, 1);
     this.log.info({ topic: tp.topic, partition: tp.partition, dir }, 'created log');
