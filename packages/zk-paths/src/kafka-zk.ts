@@ -6,7 +6,8 @@ import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
  */
 import { randomUUID } from 'node:crypto';
 import { controllerFencedMulti } from './fenced.js';
-import { CreateMode, type ZkOp, type ZkStat } from './zk-client.js';
+import { createPartitionStates, setPartitionStates } from './partition-state-writes.js';
+import { CreateMode, type ZkStat } from './zk-client.js';
 import type { ZkClientApi } from './zk-api.js';
 import { ControllerMovedError, ZkCode, ZkError, ZkMultiError, isZkError } from './zk-errors.js';
 import {
@@ -25,7 +26,6 @@ import {
   ReassignPartitionsZNode,
   TopicPartitionStateZNode,
   TopicPartitionsZNode,
-  TopicPartitionZNode,
   TopicZNode,
   TopicsZNode,
   type BrokerInfo,
@@ -265,28 +265,8 @@ export class KafkaZk {
     states: Array<{ tp: TopicPartition; state: LeaderIsrAndControllerEpoch }>,
     epochZkVersion: number,
   ): Promise<{ created: TopicPartition[]; existed: TopicPartition[] }> {
-    const created: TopicPartition[] = [];
-    const existed: TopicPartition[] = [];
     for (const topic of new Set(states.map((s) => s.tp.topic))) await this.zk.mkdirp(TopicPartitionsZNode.path(topic));
-    const outcomes = await Promise.allSettled(
-      states.map(async ({ tp, state }) => {
-        const ops: ZkOp[] = [];
-        if (!(await this.zk.exists(TopicPartitionZNode.path(tp.topic, tp.partition)))) {
-          ops.push({ type: 'create', path: TopicPartitionZNode.path(tp.topic, tp.partition) });
-        }
-        ops.push({ type: 'create', path: TopicPartitionStateZNode.path(tp.topic, tp.partition), data: TopicPartitionStateZNode.encode(state) });
-        await controllerFencedMulti(this.zk, epochZkVersion, ops);
-      }),
-    );
-    let fatal: unknown;
-    outcomes.forEach((o, i) => {
-      const tp = states[i]!.tp;
-      if (o.status === 'fulfilled') created.push(tp);
-      else if (o.reason instanceof ZkMultiError && o.reason.code === ZkCode.NODE_EXISTS) existed.push(tp);
-      else fatal ??= o.reason;
-    });
-    if (fatal) throw fatal;
-    return { created, existed };
+    return createPartitionStates(this.zk, states, epochZkVersion);
   }
 
   /**
@@ -298,33 +278,7 @@ export class KafkaZk {
     updates: Array<{ tp: TopicPartition; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number }>,
     epochZkVersion: number,
   ): Promise<{ updated: Map<string, number>; stale: TopicPartition[] }> {
-    const updated = new Map<string, number>();
-    const stale: TopicPartition[] = [];
-    // pipelined on the one session (ZooKeeper answers in order), like Kafka's async requests
-    const outcomes = await Promise.allSettled(
-      updates.map((u) =>
-        controllerFencedMulti(this.zk, epochZkVersion, [
-          {
-            type: 'set',
-            path: TopicPartitionStateZNode.path(u.tp.topic, u.tp.partition),
-            data: TopicPartitionStateZNode.encode(u.state),
-            version: u.expectedZkVersion,
-          },
-        ]),
-      ),
-    );
-    outcomes.forEach((o, i) => {
-      const u = updates[i]!;
-      if (o.status === 'fulfilled') updated.set(topicPartitionKey(u.tp), o.value[0]!.stat!.version);
-      else if (o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)) stale.push(u.tp);
-    });
-    // a controller move (or a lost session) fails the whole batch, as the first such error
-    const fatal = outcomes.find(
-      (o): o is PromiseRejectedResult =>
-        o.status === 'rejected' && !(o.reason instanceof ZkMultiError && (o.reason.code === ZkCode.BAD_VERSION || o.reason.code === ZkCode.NO_NODE)),
-    );
-    if (fatal) throw fatal.reason;
-    return { updated, stale };
+    return setPartitionStates(this.zk, updates, epochZkVersion);
   }
 
   /** Leader-side ISR update (not controller-fenced): conditional on the partition state zkVersion. */

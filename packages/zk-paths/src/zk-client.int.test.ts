@@ -6,7 +6,8 @@ import { ZooKeeperEnsemble, type ZooKeeperServer } from '@samsa/local-cluster';
 import { controllerFencedMulti } from './fenced.js';
 import { CreateMode, ZkClient, ZkSessionEvent } from './zk-client.js';
 import { ControllerMovedError, ZkCode, ZkError, ZkMultiError } from './zk-errors.js';
-import { ControllerEpochZNode, TopicPartitionStateZNode } from './znodes.js';
+import { ControllerEpochZNode, TopicPartitionStateZNode, TopicPartitionZNode, TopicPartitionsZNode } from './znodes.js';
+import { createPartitionStates, setPartitionStates } from './partition-state-writes.js';
 
 const SESSION_MS = 6000;
 
@@ -146,6 +147,31 @@ describe('zk client against a real 3-server ensemble', () => {
     expect((err as ZkMultiError).failedIndex).toBe(1);
     expect((await newController.get(statePath)).stat.version).toBe(0);
     await newController.deleteRecursive('/brokers/topics/fenced');
+  });
+
+  it('zk client – partition states written many per fenced multi: a moved version fails only its own partition', async () => {
+    const zk = await connect('/batched');
+    await zk.create(ControllerEpochZNode.path, ControllerEpochZNode.encode(1));
+    await zk.mkdirp(TopicPartitionsZNode.path('b'));
+    const tps = Array.from({ length: 230 }, (_, partition) => ({ topic: 'b', partition }));
+    const st = (leader: number) => ({ leader, leaderEpoch: 0, isr: [leader], controllerEpoch: 1 });
+    await zk.create(TopicPartitionZNode.path('b', 5));
+    const created = await createPartitionStates(
+      zk,
+      tps.map((tp) => ({ tp, state: st(0) })),
+      0,
+    );
+    expect(created.created).toHaveLength(230);
+    await zk.set(TopicPartitionStateZNode.path('b', 150), TopicPartitionStateZNode.encode(st(2)), 0);
+    const r = await setPartitionStates(
+      zk,
+      tps.map((tp) => ({ tp, state: st(1), expectedZkVersion: 0 })),
+      0,
+    );
+    expect(r.stale).toEqual([{ topic: 'b', partition: 150 }]);
+    expect(r.updated.size).toBe(229);
+    expect((await zk.get(TopicPartitionStateZNode.path('b', 149))).stat.version).toBe(1);
+    expect(TopicPartitionStateZNode.decode((await zk.get(TopicPartitionStateZNode.path('b', 150))).data, '').leader).toBe(2);
   });
 
   it('zk client – SIGSTOP of the connected server is reported as session loss within the session timeout', async () => {
