@@ -569,6 +569,7 @@ export class LogManager {
     for (const p of this.pendingDirDeletes.values()) clearTimeout(p.timer);
     this.pendingDirDeletes.clear();
     let failed = false;
+    const started = performance.now();
     await forEachBounded(this.allLogs(), this.opts.recoveryConcurrency ?? 4, async (log) => {
       try {
         await log.flush();
@@ -578,12 +579,23 @@ export class LogManager {
         this.log.error({ err, topic: log.topicPartition.topic, partition: log.topicPartition.partition }, 'error flushing log at shutdown');
       }
     });
+    const closed = performance.now();
     // checkpoints written with a deferred fsync are durable before the clean-shutdown marker
     await deferredFlushes();
+    const synced = performance.now();
     for (const d of this.dirs) {
       await this.checkpointDir(d);
       if (!failed) await writeFileAtomically(join(d.path, CLEAN_SHUTDOWN_FILE), '');
     }
-    this.log.info({ logs: this.logs.size, clean: !failed }, 'log manager shut down');
+    this.log.info(
+      {
+        logs: this.logs.size,
+        clean: !failed,
+        closeMs: Math.round(closed - started),
+        deferredFsyncMs: Math.round(synced - closed),
+        checkpointMs: Math.round(performance.now() - synced),
+      },
+      'log manager shut down',
+    );
   }
 }
