@@ -35,6 +35,8 @@ export const defaults = {
   stepTimeout: 300,
   /** CPU profiles of the brokers that exit cleanly (bench/profiles/), summarised on stderr. */
   profile: false,
+  /** Extra broker configs, `key=value` comma-separated (e.g. controller.hot.standby.enable=false for an A/B run). */
+  brokerConfig: '',
 };
 
 const PROFILE_DIR = join(REPO_ROOT, 'bench', 'profiles');
@@ -95,7 +97,13 @@ async function untilEveryBroker(probes, ids, count, ok, what, t0, timeoutMs) {
 
 async function oneRound(size, o) {
   const timeoutMs = o.stepTimeout * 1000;
-  const c = await startCluster({ brokers: 3, log, nodeFlags: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [] });
+  const overrides = Object.fromEntries(
+    String(o.brokerConfig || '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+  const c = await startCluster({ brokers: 3, log, overrides, nodeFlags: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [] });
   const probes = await metadataProbes(c.brokers);
   const bootstrap = c.brokers.map((b) => b.address).join(',');
   const admin = new Admin({ bootstrapServers: bootstrap, clientId: 'samsa-bench-partitions', requestTimeoutMs: timeoutMs, defaultApiTimeoutMs: timeoutMs });

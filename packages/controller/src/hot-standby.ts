@@ -19,8 +19,10 @@ export interface HotStandbyOptions {
   log: Logger;
   /** Partition-state znodes watched at most (controller.hot.standby.max.partitions); the rest are read at failover. */
   maxPartitions: number;
-  /** How long after a watch fires the partitions it dirtied are checked again (bursts of writes are checked once). */
+  /** Quiet time after the last watch event before dirty entries are checked again (a burst of writes is checked once, after it). */
   recheckDelayMs?: number;
+  /** Longest a dirty entry waits for quiet (a cluster that never quiets down is still checked). */
+  maxRecheckDelayMs?: number;
   /** ZooKeeper reads in flight at most while warming or re-checking (a background trickle, not a burst). */
   readsInFlight?: number;
 }
@@ -55,8 +57,9 @@ interface WarmPartition {
  * topics' assignments and the partitions' leader/ISR with their zkVersions, each backed by a
  * one-shot ZooKeeper watch: an entry is clean while its watch is armed and has not fired, so it
  * matches ZooKeeper (ZooKeeper delivers a watch event before any later answer on the session; the
- * new controller's own registration is such an answer). A fired watch makes the entry dirty; after
- * `recheckDelayMs` it is checked again: with an exists against the zkVersion the UpdateMetadata
+ * new controller's own registration is such an answer). A fired watch makes the entry dirty; once
+ * no watch fired for `recheckDelayMs` (a burst of elections is checked after it, not during it;
+ * at most `maxRecheckDelayMs` late) it is checked again, a few reads in flight: with an exists against the zkVersion the UpdateMetadata
  * stream named (the usual case: the controller wrote it and told everyone), or with a read. A lost
  * session dirties everything. At failover `view()` hands over the clean entries; the controller
  * reads the rest and verifies a sample (controller.ts).
@@ -69,6 +72,9 @@ export class HotStandby {
   private topicsWatch: Unwatch | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
+  /** When the first entry still dirty became dirty, and when the last one did (the quiet period counts from it). */
+  private firstDirtyAt = 0;
+  private lastDirtyAt = 0;
   private capLogged = false;
   private readonly log: Logger;
   private readonly onSession = (e: ZkSessionEvent) => {
@@ -109,6 +115,7 @@ export class HotStandby {
     this.partitions.clear();
     this.dirty.clear();
     this.capLogged = false;
+    this.firstDirtyAt = this.lastDirtyAt = 0;
   }
 
   /** Counts for logs and tests. */
@@ -234,26 +241,42 @@ export class HotStandby {
       this.partitions.set(k, { tp, info: null, hint: undefined, clean: false, gen: 0 });
       this.dirty.add(k);
     }
-    this.schedule();
+    this.dirtied();
   }
 
   // ---- partition states --------------------------------------------------------------------
 
+  /** An entry became dirty: the re-check waits for a quiet period. */
+  private dirtied(): void {
+    const now = Date.now();
+    if (this.firstDirtyAt === 0) this.firstDirtyAt = now;
+    this.lastDirtyAt = now;
+    this.schedule();
+  }
+
   private schedule(): void {
     if (!this.running || this.timer || this.sweeping || this.dirty.size === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.sweep();
-    }, this.o.recheckDelayMs ?? 1000);
+    const quiet = this.o.recheckDelayMs ?? 1000;
+    const now = Date.now();
+    const due = Math.min(this.lastDirtyAt + quiet, this.firstDirtyAt + (this.o.maxRecheckDelayMs ?? 10_000));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (Date.now() < Math.min(this.lastDirtyAt + quiet, this.firstDirtyAt + (this.o.maxRecheckDelayMs ?? 10_000))) this.schedule();
+        else void this.sweep();
+      },
+      Math.max(0, due - now),
+    );
     this.timer.unref();
   }
 
   private async sweep(): Promise<void> {
     if (!this.running || this.sweeping) return;
     this.sweeping = true;
+    this.firstDirtyAt = 0;
     const keys = [...this.dirty];
     let failed = false;
-    await forEachBounded(keys, this.o.readsInFlight ?? 16, async (k) => {
+    await forEachBounded(keys, this.o.readsInFlight ?? 4, async (k) => {
       if (failed) return;
       try {
         await this.recheck(k);
@@ -276,7 +299,7 @@ export class HotStandby {
       e.gen++;
       e.clean = false;
       this.dirty.add(k);
-      this.schedule();
+      this.dirtied();
     };
     const stillOurs = () => this.running && this.partitions.get(k) === e && e.gen === gen;
     const hint = e.hint;
@@ -321,5 +344,6 @@ export class HotStandby {
     }
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.firstDirtyAt = this.lastDirtyAt = Date.now();
   }
 }
