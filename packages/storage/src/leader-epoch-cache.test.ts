@@ -90,6 +90,25 @@ describe('leader epoch cache', () => {
     expect(again.epochEntries()).toEqual(c.epochEntries());
   });
 
+  test('log – leader epoch cache: written() starts a write still queued behind other logs at once (a closing log does not wait for the queue)', async () => {
+    // many caches queue their writes; the process runs a couple at a time
+    const many = await Promise.all(Array.from({ length: 50 }, (_, i) => LeaderEpochFileCache.load(join(dir, `q-${i}`))));
+    for (const c of many) c.assignInBackground(1, 0n);
+    await many.at(-1)!.written();
+    // the last one is written while most of those queued before it still wait
+    const written = await Promise.all(
+      many.slice(0, -1).map((_, i) =>
+        readFile(join(dir, `q-${i}`), 'utf8').then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    expect(written.filter(Boolean).length).toBeLessThan(40);
+    await Promise.all(many.map((c) => c.written()));
+    expect(await readFile(join(dir, 'q-49'), 'utf8')).toBe('0\n1\n1 0\n');
+  });
+
   test('log – leader epoch cache: a failed background write is reported by written() until the file is rewritten', async () => {
     const { logger, lines } = capturingLogger();
     const c = await LeaderEpochFileCache.load(join(dir, 'missing-dir', 'leader-epoch-checkpoint'), logger);

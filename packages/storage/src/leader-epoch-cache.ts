@@ -20,22 +20,31 @@ import { CheckpointFile, type CheckpointFormat } from './checkpoint.js';
  */
 const BACKGROUND_WRITE_CONCURRENCY = 2;
 let backgroundRunning = 0;
-const backgroundQueue: Array<() => void> = [];
+/** Waiting writes, in order (a Set: one jumps the queue in O(1) when its log needs it now). */
+const backgroundQueue = new Set<() => void>();
 
-function runInBackground(write: () => Promise<void>): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const start = (): void => {
+/** Queues `write`; `now()` starts it at once, past the queue (a log that closes or flushes needs it). */
+function runInBackground(write: () => Promise<void>): { done: Promise<void>; now: () => void } {
+  let start = (): void => undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    let started = false;
+    start = (): void => {
+      if (started) return;
+      started = true;
+      backgroundQueue.delete(start);
       backgroundRunning++;
       write()
         .then(resolve, reject)
         .finally(() => {
           backgroundRunning--;
-          backgroundQueue.shift()?.();
+          const next = backgroundQueue.values().next();
+          if (!next.done) next.value();
         });
     };
     if (backgroundRunning < BACKGROUND_WRITE_CONCURRENCY) start();
-    else backgroundQueue.push(start);
+    else backgroundQueue.add(start);
   });
+  return { done, now: () => start() };
 }
 
 export interface EpochEntry {
@@ -70,6 +79,8 @@ export class LeaderEpochFileCache {
   private background: Promise<void> | null = null;
   /** A background write is queued and not started: it will write the entries as they are then. */
   private backgroundQueued = false;
+  /** Starts the queued background write at once (set while it waits in the process-wide queue). */
+  private startQueued: (() => void) | undefined;
 
   private constructor(
     private readonly file: CheckpointFile<EpochEntry>,
@@ -144,10 +155,12 @@ export class LeaderEpochFileCache {
     if (!this.assignInMemory(epoch, startOffset)) return false;
     if (this.backgroundQueued) return true;
     this.backgroundQueued = true;
-    const write = runInBackground(() => {
+    const { done: write, now } = runInBackground(() => {
       this.backgroundQueued = false;
+      this.startQueued = undefined;
       return this.file.write(this.entries, 'deferred');
     });
+    this.startQueued = now;
     this.background = write;
     write.then(
       () => {
@@ -158,8 +171,9 @@ export class LeaderEpochFileCache {
     return true;
   }
 
-  /** Resolves once the background writes started so far are done (rejects if the latest failed). */
+  /** Resolves once the background writes so far are done (rejects if the latest failed); a queued one starts now. */
   written(): Promise<void> {
+    this.startQueued?.();
     return this.background ?? Promise.resolve();
   }
 
