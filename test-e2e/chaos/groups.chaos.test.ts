@@ -16,7 +16,6 @@ import {
   chaosPartitions,
   createVerifyTopic,
   describeChaos,
-  dropVerifyTopic,
   moreAcks,
   scaleNote,
   scaledTimeout,
@@ -98,7 +97,6 @@ describeChaos(
       } finally {
         await Promise.all(consumers.map((x) => x.disconnect().catch(() => undefined)));
       }
-      await dropVerifyTopic(c, topic);
     }
 
     it('chaos – groups: coordinator failover (SIGKILL) loses no acknowledged write for the group', async () => {

@@ -11,7 +11,7 @@ import { checkTopic, formatReport, startWorkload, type VerifyReport, type Worklo
 import { TestCluster, until, type ClusterOptions } from '../harness.js';
 import { NetnsTopology } from '../netns.js';
 import { rawRequest } from '../clients/wire.js';
-import { acksBeforeFaults, dropVerifyTopic, moreAcks, scaleNote, scaledTimeout, waitForFullIsr, waitForLeaders, workloadRate } from './scenario.js';
+import { acksBeforeFaults, moreAcks, scaleNote, scaledTimeout, waitForFullIsr, waitForLeaders, workloadRate } from './scenario.js';
 
 /** zookeeper.session.timeout.ms of the brokers (BrokerProcess's default). */
 export const SESSION_TIMEOUT_MS = 6000;
@@ -165,7 +165,6 @@ export async function runPartitionScenario(o: PartitionScenario): Promise<Verify
     violations: [],
   });
   expect(report.ok).toBe(true);
-  await dropVerifyTopic(c, o.topic);
   return report;
 }
 

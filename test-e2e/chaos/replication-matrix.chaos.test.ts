@@ -86,6 +86,8 @@ describeChaos(
           compression: cell.compression,
           fault,
           heal,
+          // 32 cells on one cluster: under CHAOS_PARTITIONS each cell's topic goes once it is checked
+          dropAfter: true,
         });
       });
     });
