@@ -114,7 +114,7 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
           expect(winner.records.some((r) => r.value === p.value)).toBe(false);
         }
         console.log(
-          `[partition] leader ${old} cut off from ZooKeeper: leaders moved after ${failedOverAfter} ms (to ${after.map((s) => s.leader).join(',')}); probes to it answered ${probes.map((p) => p.code).join(',')}, ${appended} of them in its log before healing, none after`,
+          `[partition] leader ${old} cut off from ZooKeeper: leaders moved after ${failedOverAfter} ms (to ${after.length <= 10 ? after.map((s) => s.leader).join(',') : [...new Set(after.map((s) => s.leader))].map((l) => `${l}: ${after.filter((s) => s.leader === l).length}`).join(', ')}); probes to it answered ${probes.map((p) => p.code).join(',')}, ${appended} of them in its log before healing, none after`,
         );
       },
     });
