@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { SAMSA_BIN } from '@samsa/local-cluster';
-import { describeChaos } from './scenario.js';
+import { CHAOS_PARTITIONS, describeChaos, scaledTimeout } from './scenario.js';
 
 function samsa(args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -83,7 +83,11 @@ describeChaos(
         240_000,
       );
       expect(up.code, up.out).toBe(0);
-      const r = await samsa(['chaos', '--data-dir', dir, '--duration', '60s', '--fault-interval', '12s', '--seed', '42', '--rate', '200'], 600_000);
+      const scale = CHAOS_PARTITIONS !== undefined ? ['--partitions', String(CHAOS_PARTITIONS), '--check-timeout', `${scaledTimeout(120_000) / 1000}s`] : [];
+      const r = await samsa(
+        ['chaos', '--data-dir', dir, '--duration', '60s', '--fault-interval', '12s', '--seed', '42', '--rate', '200', ...scale],
+        scaledTimeout(600_000),
+      );
       process.stdout.write(r.out);
       expect(r.code).toBe(0);
       expect(r.out).toContain('OK: 0 violations');

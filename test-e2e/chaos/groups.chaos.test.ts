@@ -10,10 +10,20 @@ import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkTopic, formatReport, parseValue, startWorkload } from '@samsa/client/verify';
 import { TestCluster, until } from '../harness.js';
-import { CHAOS_FULL, createVerifyTopic, describeChaos, moreAcks } from './scenario.js';
+import {
+  CHAOS_FULL,
+  acksBeforeFaults,
+  chaosPartitions,
+  createVerifyTopic,
+  describeChaos,
+  moreAcks,
+  scaleNote,
+  scaledTimeout,
+  workloadRate,
+} from './scenario.js';
 
 const { Kafka, logLevel } = kafkajs;
-const PARTITIONS = 3;
+const PARTITIONS = chaosPartitions(3);
 
 describeChaos(
   'chaos – consumer groups',
@@ -32,6 +42,7 @@ describeChaos(
       groupId: string,
       fault: (consumers: Consumer[], restart: (i: number) => Promise<void>) => Promise<void>,
     ): Promise<void> {
+      const t0 = Date.now();
       await createVerifyTopic(c, topic, PARTITIONS);
       const kafka = new Kafka({
         clientId: 'chaos-groups',
@@ -59,11 +70,11 @@ describeChaos(
       };
       await startConsumer(0);
       await startConsumer(1);
-      const w = startWorkload({ bootstrap: c.bootstrap, topic, producers: 2, messagesPerSec: 200 });
+      const w = startWorkload({ bootstrap: c.bootstrap, topic, producers: 2, messagesPerSec: workloadRate(undefined) });
       let result;
       try {
-        await moreAcks(w, 200, 'before the faults');
-        await until(() => seen.size >= 100, 'the group consuming', 90_000, 100);
+        await moreAcks(w, Math.max(200, acksBeforeFaults(PARTITIONS)), 'before the faults', scaledTimeout(90_000));
+        await until(() => seen.size >= 100, 'the group consuming', scaledTimeout(90_000), 100);
         await fault(consumers, restart);
         await moreAcks(w, 200, 'after the faults');
       } finally {
@@ -73,13 +84,13 @@ describeChaos(
         await until(
           () => result.acked.every((a) => seen.has(`${result.runId}:${a.worker}:${a.seq}`)),
           'the group consuming every acknowledged write',
-          120_000,
+          scaledTimeout(120_000),
           250,
         ).catch(() => undefined);
         const missed = result.acked.filter((a) => !seen.has(`${result.runId}:${a.worker}:${a.seq}`)).length;
-        const report = await checkTopic({ bootstrap: c.bootstrap, topic, acked: result, replicaLogDirs: c.logDirs(), timeoutMs: 120_000 });
+        const report = await checkTopic({ bootstrap: c.bootstrap, topic, acked: result, replicaLogDirs: c.logDirs(), timeoutMs: scaledTimeout(120_000) });
         process.stdout.write(
-          `\n=== ${name}: acknowledged ${report.acknowledged}, consumed by the group ${seen.size}, missed by the group ${missed}; log: consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
+          `\n=== ${name}: ${scaleNote(report, t0)}acknowledged ${report.acknowledged}, consumed by the group ${seen.size}, missed by the group ${missed}; log: consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
         );
         expect(missed).toBe(0);
         expect(report.ok).toBe(true);

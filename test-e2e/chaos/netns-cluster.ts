@@ -11,7 +11,7 @@ import { checkTopic, formatReport, startWorkload, type VerifyReport, type Worklo
 import { TestCluster, until, type ClusterOptions } from '../harness.js';
 import { NetnsTopology } from '../netns.js';
 import { rawRequest } from '../clients/wire.js';
-import { moreAcks } from './scenario.js';
+import { acksBeforeFaults, moreAcks, scaleNote, scaledTimeout, waitForFullIsr, waitForLeaders, workloadRate } from './scenario.js';
 
 /** zookeeper.session.timeout.ms of the brokers (BrokerProcess's default). */
 export const SESSION_TIMEOUT_MS = 6000;
@@ -67,11 +67,12 @@ export async function metadataOf(address: string, topic: string): Promise<Partit
   }
 }
 
-/** Partition state znodes of partitions 0..n-1 of `topic`. */
+/** Partition state znodes of partitions 0..n-1 of `topic` (one pipelined read). */
 export async function statesOf(c: TestCluster, topic: string, partitions: number) {
+  const states = await c.admin.getPartitionStates(Array.from({ length: partitions }, (_, partition) => ({ topic, partition })));
   const out = [];
   for (let p = 0; p < partitions; p++) {
-    const s = await c.admin.getPartitionState({ topic, partition: p });
+    const s = states.get(topicPartitionKey(topic, p));
     if (!s) throw new Error(`no state znode for ${topicPartitionKey(topic, p)}`);
     out.push(s.state);
   }
@@ -87,19 +88,21 @@ export async function controllerOf(c: TestCluster): Promise<number> {
 export async function createAssignedTopic(c: TestCluster, topic: string, assignment: number[][]): Promise<void> {
   const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin' });
   try {
-    await admin.createTopics([{ name: topic, replicaAssignment: assignment, configs: { 'min.insync.replicas': '2' } }], { timeoutMs: 60_000 });
+    await admin.createTopics([{ name: topic, replicaAssignment: assignment, configs: { 'min.insync.replicas': '2' } }], {
+      timeoutMs: scaledTimeout(60_000, assignment.length),
+    });
   } finally {
     await admin.close();
   }
-  await c.waitForLeaders(topic, assignment.length, 60_000);
-  await c.waitForFullIsr(topic, assignment.length, 60_000);
+  await waitForLeaders(c, topic, assignment.length, 60_000);
+  await waitForFullIsr(c, topic, assignment.length, 60_000);
 }
 
 export interface PartitionScenario {
   name: string;
   c: TestCluster;
   topic: string;
-  /** Replica assignment, one list per partition (the preferred leader first). */
+  /** Replica assignment, one list per partition (the preferred leader first); chaosAssignment() scales it. */
   assignment: number[][];
   seed: number;
   /** Injects the faults (and heals them) while the workload runs. */
@@ -116,6 +119,7 @@ export interface PartitionScenario {
  */
 export async function runPartitionScenario(o: PartitionScenario): Promise<VerifyReport> {
   const { c } = o;
+  const t0 = Date.now();
   await createAssignedTopic(c, o.topic, o.assignment);
   const w = startWorkload({
     bootstrap: c.bootstrap,
@@ -123,22 +127,28 @@ export async function runPartitionScenario(o: PartitionScenario): Promise<Verify
     producers: 2,
     idempotent: true,
     acks: -1,
-    messagesPerSec: o.messagesPerSec ?? 200,
+    messagesPerSec: workloadRate(o.messagesPerSec),
     runId: `seed${o.seed}`,
     ...(o.producerConfig ? { producerConfig: o.producerConfig } : {}),
   });
   let result: WorkloadResult;
   try {
-    await moreAcks(w, 100, 'before the faults');
+    await moreAcks(w, acksBeforeFaults(o.assignment.length), 'before the faults', scaledTimeout(90_000));
     await o.fault(w);
     await moreAcks(w, 100, 'after healing');
   } finally {
     result = await w.stop();
   }
-  await c.waitForFullIsr(o.topic, o.assignment.length, 120_000).catch(() => undefined);
-  const report = await checkTopic({ bootstrap: c.bootstrap, topic: o.topic, acked: result, replicaLogDirs: c.logDirs(), timeoutMs: 120_000 });
+  await waitForFullIsr(c, o.topic, o.assignment.length, 120_000).catch(() => undefined);
+  const report = await checkTopic({
+    bootstrap: c.bootstrap,
+    topic: o.topic,
+    acked: result,
+    replicaLogDirs: c.logDirs(),
+    timeoutMs: scaledTimeout(120_000, o.assignment.length),
+  });
   process.stdout.write(
-    `\n=== ${o.name} (seed ${o.seed}): acknowledged ${report.acknowledged}, consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
+    `\n=== ${o.name} (seed ${o.seed}): ${scaleNote(report, t0)}acknowledged ${report.acknowledged}, consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
   );
   expect(report.acknowledged).toBeGreaterThan(0);
   expect({

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TopicPartitionStateZNode, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
-import { CHAOS_FULL, baseSeed, moreAcks, seededRandom } from './scenario.js';
+import { CHAOS_FULL, baseSeed, chaosAssignment, moreAcks, scaledTimeout, seededRandom, waitForFullIsr } from './scenario.js';
 import {
   logLines,
   logOf,
@@ -45,10 +45,10 @@ describeNetns('chaos – controller partitioned from ZooKeeper (network namespac
         [0, 1, 2].filter((x) => x !== old),
       ) as [number, number];
       const topic = 'controller-zk-cut';
-      const assignment = [
+      const assignment = chaosAssignment([
         [old, a, b],
         [a, b, old],
-      ];
+      ]);
       const notes: string[] = [];
       await runPartitionScenario({
         name: `controller ${old} partitioned from ZooKeeper`,
@@ -92,7 +92,7 @@ describeNetns('chaos – controller partitioned from ZooKeeper (network namespac
           );
           expect(fence.epoch).toBe(before.epoch + 1);
           // its leadership moves to the ISR; as a stale leader it acknowledges no acks=all write
-          await until(async () => (await statesOf(c, topic, 1))[0]!.leader !== old, `${topic}-0 led by another broker`, 30_000, 100);
+          await until(async () => (await statesOf(c, topic, 1))[0]!.leader !== old, `${topic}-0 led by another broker`, scaledTimeout(30_000), 100);
           const [s0] = await statesOf(c, topic, 1);
           expect(s0!.leaderEpoch).toBeGreaterThan(prev[0]!.leaderEpoch);
           expect(s0!.controllerEpoch).toBe(fence.epoch);
@@ -120,7 +120,7 @@ describeNetns('chaos – controller partitioned from ZooKeeper (network namespac
           for (const id of [a, b]) staleFrom.set(id, (await logOf(c, id)).length);
           await net.heal(old);
           await until(async () => (await c.admin.getBrokerIds()).includes(old), 'the old controller registered again', 60_000, 100);
-          await c.waitForFullIsr(topic, assignment.length, 60_000);
+          await waitForFullIsr(c, topic, assignment.length, 60_000);
           expect(await c.controllerId()).toBe(now);
           expect((await c.admin.getControllerEpoch())!.epoch).toBe(fence.epoch);
           for (const [path, p] of snapshot) {

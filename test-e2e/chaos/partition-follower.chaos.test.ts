@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { until } from '../harness.js';
 import { describeNetns } from '../netns.js';
-import { baseSeed, moreAcks, seededRandom } from './scenario.js';
+import { baseSeed, chaosAssignment, moreAcks, scaledTimeout, seededRandom, waitForFullIsr } from './scenario.js';
 import { PARTITION_OVERRIDES, controllerOf, metadataOf, pick, runPartitionScenario, startNetnsCluster, statesOf, type NetnsCluster } from './netns-cluster.js';
 
 const LAG_MS = Number(PARTITION_OVERRIDES['replica.lag.time.max.ms']);
@@ -38,7 +38,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
       name: `follower ${follower} partitioned from leader ${leader}`,
       c,
       topic,
-      assignment: [[leader, follower, ctrl]],
+      assignment: chaosAssignment([[leader, follower, ctrl]]),
       seed,
       fault: async (w) => {
         const t0 = Date.now();
@@ -49,7 +49,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
             return s!.isr.includes(follower) ? null : Date.now() - t0;
           },
           'the follower out of the ISR (state znode)',
-          LAG_MS + 30_000,
+          scaledTimeout(LAG_MS + 30_000),
           100,
         );
         const [s] = await statesOf(c, topic, 1);
@@ -75,7 +75,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
             return st!.isr.includes(follower) ? Date.now() - h0 : null;
           },
           'the follower back in the ISR (state znode)',
-          60_000,
+          scaledTimeout(60_000),
           100,
         );
         await until(
@@ -107,12 +107,12 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
     ) as [number, number];
     const topic = 'follower-alone';
     // the follower leads nothing: partitions led by the controller and by the other broker
-    const assignment = [
+    const assignment = chaosAssignment([
       [other, ctrl, follower],
       [ctrl, other, follower],
       [other, ctrl, follower],
       [ctrl, other, follower],
-    ];
+    ]);
     await runPartitionScenario({
       name: `follower ${follower} partitioned from all peers`,
       c,
@@ -124,14 +124,14 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
         await until(
           async () => (await statesOf(c, topic, assignment.length)).every((s) => !s.isr.includes(follower) && s.isr.length === 2),
           'the follower out of every ISR',
-          LAG_MS + 30_000,
+          scaledTimeout(LAG_MS + 30_000),
           100,
         );
         // still registered: it talks to ZooKeeper, only its peers are cut off
         expect(await c.admin.getBrokerIds()).toContain(follower);
         await moreAcks(w, 200, 'while the follower is cut off');
         await net.heal(follower);
-        await c.waitForFullIsr(topic, assignment.length, 60_000);
+        await waitForFullIsr(c, topic, assignment.length, 60_000);
       },
     });
   });

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, it } from 'vitest';
 import { TestCluster } from '../harness.js';
-import { baseSeed, describeChaos, moreAcks, runScenario, seededRandom } from './scenario.js';
+import { baseSeed, chaosPartitions, describeChaos, moreAcks, runScenario, seededRandom, waitForFullIsr } from './scenario.js';
 
-const PARTITIONS = 3;
+const PARTITIONS = chaosPartitions(3);
 
 describeChaos(
   'chaos – rolling restart',
@@ -34,7 +34,7 @@ describeChaos(
             for (const id of order) {
               process.stdout.write(`[rolling ${how}] restart broker ${id}\n`);
               await c.bounceBroker(id, how);
-              await c.waitForFullIsr(topic, PARTITIONS, 120_000);
+              await waitForFullIsr(c, topic, PARTITIONS, 120_000);
               await moreAcks(w, 50, `after restarting broker ${id}`);
             }
           },

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAMSA_BIN } from '@samsa/local-cluster';
 import { TestCluster } from '../harness.js';
-import { describeChaos } from './scenario.js';
+import { chaosPartitions, describeChaos, scaledTimeout } from './scenario.js';
 
 function samsa(args: string[], timeoutMs = 240_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -36,29 +36,36 @@ describeChaos(
     });
 
     it('chaos – samsa verify writes, reads back, compares replicas and exits 0 with 0 violations', async () => {
+      const partitions = chaosPartitions(3);
+      // under CHAOS_PARTITIONS enough messages for both producers' round-robin to write every partition
+      const messages = partitions === 3 ? 3000 : Math.max(3000, 2 * partitions);
       const logDirs = Object.entries(c.logDirs())
         .map(([id, d]) => `${id}=${d}`)
         .join(',');
-      const r = await samsa([
-        'verify',
-        '--bootstrap-server',
-        c.bootstrap,
-        '--topic',
-        'verify-cli',
-        '--messages',
-        '3000',
-        '--rate',
-        '0',
-        '--compression',
-        'gzip',
-        '--log-dirs',
-        logDirs,
-      ]);
+      const r = await samsa(
+        [
+          'verify',
+          '--bootstrap-server',
+          c.bootstrap,
+          '--topic',
+          'verify-cli',
+          '--messages',
+          String(messages),
+          '--rate',
+          '0',
+          '--compression',
+          'gzip',
+          '--log-dirs',
+          logDirs,
+          ...(partitions !== 3 ? ['--partitions', String(partitions), '--check-timeout', `${scaledTimeout(120_000) / 1000}s`] : []),
+        ],
+        scaledTimeout(240_000),
+      );
       process.stdout.write(r.out);
       expect(r.code).toBe(0);
-      expect(r.out).toContain('Created topic verify-cli (partitions 3, replication factor 3, min.insync.replicas 2).');
-      expect(r.out).toMatch(/acknowledged\s+3000\n/);
-      expect(r.out).toMatch(/consumed\s+3000\n/);
+      expect(r.out).toContain(`Created topic verify-cli (partitions ${partitions}, replication factor 3, min.insync.replicas 2).`);
+      expect(r.out).toMatch(new RegExp(`acknowledged\\s+${messages}\\n`));
+      expect(r.out).toMatch(new RegExp(`consumed\\s+${messages}\\n`));
       expect(r.out).toMatch(/lost\s+0\n/);
       expect(r.out).toMatch(/divergent partitions\s+0\n/);
       expect(r.out).toContain('OK: 0 violations');

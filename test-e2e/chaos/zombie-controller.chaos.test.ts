@@ -14,7 +14,7 @@ import { ControlMessageType, ErrorCode, type ControlMessage } from '@samsa/proto
 import { ControllerMovedError, TopicPartitionStateZNode, newTopicId, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
 import { describeCluster, TestCluster, until } from '../harness.js';
 import { rawRequest } from '../clients/wire.js';
-import { CHAOS_FULL, baseSeed, moreAcks, seededRandom } from './scenario.js';
+import { CHAOS_FULL, baseSeed, chaosAssignment, moreAcks, scaledTimeout, seededRandom, waitForFullIsr } from './scenario.js';
 import { logLines, logOf, PARTITION_OVERRIDES, SESSION_TIMEOUT_MS, controllerOf, pick, runPartitionScenario, statesOf } from './netns-cluster.js';
 
 const STALE_MSG = 'rejecting a control request from a controller with an old epoch (STALE_CONTROLLER_EPOCH)';
@@ -46,11 +46,11 @@ describeCluster(
         ) as [number, number];
         const topic = 'zombie-acks';
         // one partition led by each broker, the controller's included
-        const assignment = [
+        const assignment = chaosAssignment([
           [old, a, b],
           [a, b, old],
           [b, old, a],
-        ];
+        ]);
         const burst = Array.from({ length: 6 }, (_, i) => `zombie-burst-${i}`);
         const burstPartitions = 8;
         const report: string[] = [];
@@ -115,7 +115,7 @@ describeCluster(
                 return true;
               },
               'every partition led by a live broker',
-              60_000,
+              scaledTimeout(60_000),
               100,
             );
             await moreAcks(w, 100, 'while the old controller is stopped');
@@ -213,7 +213,7 @@ describeCluster(
             );
             expect(resigned['brokerId']).toBe(old);
             await until(async () => (await cl.admin.getBrokerIds()).includes(old), 'the old controller registered again', 60_000, 100);
-            for (const t of all) await cl.waitForFullIsr(t.topic, t.n, 60_000);
+            for (const t of all) await waitForFullIsr(cl, t.topic, t.n, 60_000);
             await moreAcks(w, 100, 'after the zombie is back');
 
             expect(await cl.controllerId()).toBe(now);

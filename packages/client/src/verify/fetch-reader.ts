@@ -47,6 +47,8 @@ export async function readPartition(
   deadline: number,
   log: Logger,
   readCommitted = false,
+  /** The leader as already known (readTopic's Metadata): the first Fetch goes there without a Metadata request of its own. */
+  knownLeader: number | null = null,
 ): Promise<PartitionRead> {
   const records: ConsumedRecord[] = [];
   let offset = 0;
@@ -54,7 +56,7 @@ export async function readPartition(
   let logStart = 0;
   let backwards = 0;
   let lastError = '';
-  let leader: number | null = null;
+  let leader: number | null = knownLeader !== null && knownLeader >= 0 ? knownLeader : null;
   for (let attempt = 0; ; attempt++) {
     if (Date.now() > deadline) return { partition, records, highWatermark: hw, logStartOffset: logStart, incomplete: lastError || 'deadline', backwards };
     try {
@@ -133,7 +135,11 @@ export async function readPartition(
   }
 }
 
-/** Reads every partition of `topic` (concurrently). `until[p]`: the end offset the read must reach. */
+/**
+ * Reads every partition of `topic` (concurrently). `until[p]`: the end offset the read must reach.
+ * One Metadata request names every partition's leader; a partition's reader looks its leader up
+ * again only after an error (a topic of thousands of partitions costs one Metadata, not one each).
+ */
 export async function readTopic(
   cluster: Cluster,
   topic: string,
@@ -146,5 +152,7 @@ export async function readTopic(
   const deadline = Date.now() + timeoutMs;
   const [d] = await admin.describeTopics([topic], { timeoutMs });
   if (!d) throw new Error(`topic ${topic} not found`);
-  return Promise.all(d.partitions.map((p) => readPartition(cluster, admin, topic, p.partition, until.get(p.partition) ?? 0, deadline, log, readCommitted)));
+  return Promise.all(
+    d.partitions.map((p) => readPartition(cluster, admin, topic, p.partition, until.get(p.partition) ?? 0, deadline, log, readCommitted, p.leader)),
+  );
 }

@@ -56,8 +56,10 @@ export class ElectionObserver {
           this.events.push({ at: now, kind: 'controller', from: this.controller.id, to: id, epoch: epoch.epoch });
         this.controller = { id, epoch: epoch.epoch };
       }
+      // one pipelined read of every state znode (a topic of thousands of partitions is one round trip's wait, not thousands)
+      const states = await zk.getPartitionStates(Array.from({ length: this.partitions }, (_, partition) => ({ topic: this.topic, partition })));
       for (let p = 0; p < this.partitions; p++) {
-        const st = await zk.getPartitionState({ topic: this.topic, partition: p });
+        const st = states.get(topicPartitionKey(this.topic, p));
         if (!st) continue;
         const prev = this.leaders.get(p);
         if (prev && st.state.leaderEpoch !== prev.epoch) {
