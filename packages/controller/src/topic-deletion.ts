@@ -8,6 +8,7 @@ import {
   TopicZNode,
   controllerFencedDelete,
   controllerFencedDeleteRecursive,
+  deletePartitionZNodes,
   type KafkaZk,
 } from '@samsa/zk-paths';
 import type { ControllerContext, PartitionReplica } from './context.js';
@@ -161,6 +162,12 @@ export class TopicDeletionManager {
     await psm.handleStateChanges(tps, 'NonExistentPartition');
     // Kafka's order: the topic znode (with its partition states), its config, then the marker; each
     // delete fenced by the controller epoch (a deposed controller deletes nothing)
+    await deletePartitionZNodes(
+      kzk.zk,
+      topic,
+      tps.map((tp) => tp.partition),
+      ctx.epochZkVersion,
+    );
     await controllerFencedDeleteRecursive(kzk.zk, ctx.epochZkVersion, TopicZNode.path(topic));
     for (const path of [ConfigEntityZNode.path(ConfigType.Topic, topic), DeleteTopicsTopicZNode.path(topic)]) {
       await controllerFencedDelete(kzk.zk, ctx.epochZkVersion, path);

@@ -7,3 +7,4 @@ export * from './fenced.js';
 export * from './kafka-zk.js';
 export * from './zk-api.js';
 export * from './fake-zk-client.js';
+export { PARTITIONS_PER_MULTI, deletePartitionZNodes } from './partition-state-writes.js';

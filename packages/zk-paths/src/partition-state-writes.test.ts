@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeZkClient } from './fake-zk-client.js';
-import { PARTITIONS_PER_MULTI, createPartitionStates, setPartitionStates } from './partition-state-writes.js';
+import { PARTITIONS_PER_MULTI, createPartitionStates, deletePartitionZNodes, setPartitionStates } from './partition-state-writes.js';
 import { ControllerMovedError } from './zk-errors.js';
 import { ControllerEpochZNode, TopicPartitionStateZNode, TopicPartitionZNode, TopicPartitionsZNode } from './znodes.js';
 
@@ -83,5 +83,27 @@ describe('partition state writes', () => {
       ),
     ).rejects.toBeInstanceOf(ControllerMovedError);
     expect((await zk.get(TopicPartitionStateZNode.path('t', 4))).stat.version).toBe(0);
+  });
+
+  it('partition state writes – a topic’s partition znodes are deleted many per multi; one already gone or with a stray child does not stop the rest', async () => {
+    const { zk, multis } = await setup();
+    await createPartitionStates(
+      zk,
+      tps(150).map((tp) => ({ tp, state: state(0) })),
+      0,
+    );
+    await zk.delete(TopicPartitionStateZNode.path('t', 10));
+    await zk.create(`${TopicPartitionZNode.path('t', 20)}/stray`);
+    const before = multis();
+    await deletePartitionZNodes(
+      zk,
+      't',
+      tps(150).map((tp) => tp.partition),
+      0,
+    );
+    expect(await zk.getChildren(TopicPartitionsZNode.path('t'))).toEqual(['20']);
+    expect(await zk.getChildren(TopicPartitionZNode.path('t', 20))).toEqual(['stray']);
+    // 2 batches, plus one retry each for the missing state and the partition znode with a child
+    expect(multis() - before).toBe(2 + 2);
   });
 });
