@@ -177,7 +177,7 @@ describe('controller against real ZooKeeper', () => {
     for (let p = 0; p < 200; p++) assignment.set(p, [p % 3, (p + 1) % 3, (p + 2) % 3]);
     await admin.createTopic('hot', newTopicId(), assignment, {});
     const rest = brokers.filter((b) => b !== first);
-    await until(() => rest.every((b) => b.controller.hotStandbyStats()?.clean === 200 && b.controller.hotStandbyStats()?.dirty === 0), 'standbys warm');
+    await until(() => rest.every((b) => b.controller.standby?.stats()?.clean === 200 && b.controller.standby?.stats()?.dirty === 0), 'standbys warm');
     // a leader's ISR change the controller has not heard of yet, just before the controller dies
     const tp = { topic: 'hot', partition: 7 };
     const before = (await admin.getPartitionState(tp))!;

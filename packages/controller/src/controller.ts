@@ -28,8 +28,7 @@ import { PartitionReassignmentManager } from './reassignment.js';
 import * as calls from './controller-calls.js';
 import { LeaderElections } from './leader-elections.js';
 import { forEachBounded } from '@samsa/server-common';
-import type { PartitionState as ControlPartitionState } from '@samsa/protocol';
-import { HotStandby } from './hot-standby.js';
+import { HotStandby, type WarmView } from './hot-standby.js';
 import { loadPartitionStates } from './failover-load.js';
 import { processIsrChangeNotifications } from './isr-change-notifications.js';
 
@@ -90,7 +89,8 @@ export class KafkaController {
   private controllerNodeWatch: Unwatch | undefined;
   private rebalanceTimer: NodeJS.Timeout | undefined;
   private readonly caller: calls.ControllerCaller;
-  private readonly standby: HotStandby | undefined;
+  /** This broker's hot-standby controller context (undefined when disabled); the broker feeds it its UpdateMetadata. */
+  readonly standby: HotStandby | undefined;
   private readonly onZkState = (e: ZkSessionEvent) => {
     // Kafka's beforeInitializingSession: queued events are dropped (callers answered NOT_CONTROLLER)
     if (e === ZkSessionEvent.Expired) this.events.clearAndPut({ type: 'Expire' });
@@ -142,16 +142,6 @@ export class KafkaController {
     );
     this.caller = { put: (e) => this.events.put(e), fallbackTimeoutMs: o.requestTimeoutMs ?? calls.DEFAULT_CONTROLLER_CALL_TIMEOUT_MS };
     if (o.hotStandbyEnable ?? true) this.standby = new HotStandby({ kzk: o.kzk, log: this.log, maxPartitions: o.hotStandbyMaxPartitions ?? 12_000 });
-  }
-
-  /** The hot standby's counts (undefined when disabled); for tests and metrics. */
-  hotStandbyStats(): ReturnType<HotStandby['stats']> | undefined {
-    return this.standby?.stats();
-  }
-
-  /** The broker applied an UpdateMetadata: its partition states keep a standby's context warm (hints, checked against ZooKeeper). */
-  observeUpdateMetadata(states: readonly ControlPartitionState[]): void {
-    this.standby?.observeUpdateMetadata(states);
   }
 
   get isActive(): boolean {
@@ -415,7 +405,15 @@ export class KafkaController {
    */
   private async initializeContext(): Promise<Record<string, number>> {
     const warm = this.standby?.isRunning ? this.standby.view() : undefined;
-    this.standby?.stop();
+    try {
+      return await this.loadContext(warm);
+    } finally {
+      // kept running through the loads: entries whose watch fires meanwhile are read again
+      this.standby?.stop();
+    }
+  }
+
+  private async loadContext(warm: WarmView | undefined): Promise<Record<string, number>> {
     for (const b of await this.o.kzk.getAllBrokers()) this.addLiveBroker(b);
     // many topics' reads in flight at once (the ZooKeeper client pipelines them), never one round trip per topic
     const topics = await this.o.kzk.getAllTopics();

@@ -132,7 +132,7 @@ describe('hot standby', () => {
     standby.start();
     await clean(standby, 3);
     zk.emit('state', ZkSessionEvent.Expired);
-    expect(standby.view()).toEqual({ topics: new Map(), partitions: new Map() });
+    expect(standby.view()).toMatchObject({ topics: new Map(), partitions: new Map() });
     zk.emit('state', ZkSessionEvent.NewSession);
     await clean(standby, 3);
     expect(standby.view().partitions.size).toBe(3);
@@ -194,6 +194,26 @@ describe('failover load', () => {
     const load = await loadPartitionStates(ctx, kzk, log, view, 2);
     expect(load).toEqual({ warm: 3, read: 1, sampled: 2, disagreed: [] });
     for (let p = 0; p < 4; p++) expect(ctx.leadershipOf({ topic: 't', partition: p })).toEqual(await kzk.getPartitionState({ topic: 't', partition: p }));
+    standby.stop();
+  });
+
+  it('failover load – a warm state written after the view is read again, and a sampled one is no disagreement', async () => {
+    const { zk, kzk, standby } = setup();
+    await createTopic(zk, 't', 4);
+    standby.start();
+    await clean(standby, 4);
+    const view = standby.view();
+    // a leader's ISR write lands between the view and the controller's reads
+    const next = { leader: 1, leaderEpoch: 0, isr: [1], controllerEpoch: 1 };
+    await zk.set(TopicPartitionStateZNode.path('t', 1), TopicPartitionStateZNode.encode(next), 0);
+    await zk.set(TopicPartitionStateZNode.path('t', 2), TopicPartitionStateZNode.encode(next), 0);
+    const ctx = await contextFor(zk, 't', 4);
+    // sample of 1: whichever partition is sampled, nothing disagrees; both moved partitions are read
+    const load = await loadPartitionStates(ctx, kzk, log, view, 1);
+    expect(load).toEqual({ warm: 2, read: 2, sampled: 1, disagreed: [] });
+    expect(ctx.leadershipOf({ topic: 't', partition: 1 })).toEqual({ state: next, zkVersion: 1 });
+    expect(ctx.leadershipOf({ topic: 't', partition: 2 })).toEqual({ state: next, zkVersion: 1 });
+    expect(ctx.leadershipOf({ topic: 't', partition: 3 })?.zkVersion).toBe(0);
     standby.stop();
   });
 

@@ -31,6 +31,8 @@ export interface HotStandbyOptions {
 export interface WarmView {
   topics: Map<string, TopicAssignment>;
   partitions: Map<string, LeadershipInfo | null>;
+  /** Whether the entry of partition `key` is still the one in this view, clean (no watch event since): read after the failover's reads. */
+  stillClean?: (key: string) => boolean;
 }
 
 interface WarmTopic {
@@ -131,7 +133,11 @@ export class HotStandby {
     for (const [t, w] of this.topics) if (w.clean && w.assignment) topics.set(t, w.assignment);
     const partitions = new Map<string, LeadershipInfo | null>();
     for (const [k, e] of this.partitions) if (e.clean && topics.has(e.tp.topic)) partitions.set(k, e.info);
-    return { topics, partitions };
+    const stillClean = (k: string): boolean => {
+      const e = this.partitions.get(k);
+      return this.running && e !== undefined && e.clean && e.info === partitions.get(k);
+    };
+    return { topics, partitions, stillClean };
   }
 
   /**

@@ -299,7 +299,7 @@ export class BrokerMetrics implements TopicMetricsSink, ResponseObserver, Contro
       labelNames: ['state'],
       registers,
       collect() {
-        const st = src().controller?.hotStandbyStats();
+        const st = src().controller?.standby?.stats();
         this.set({ state: 'clean' }, st?.clean ?? 0);
         this.set({ state: 'dirty' }, st?.dirty ?? 0);
       },

@@ -537,7 +537,7 @@ export class KafkaServer {
         });
         // Kafka drops the committed offsets of deleted topics
         if (deleted.length > 0) this.groupCoordinator?.handleDeletedTopics(deleted);
-        this.controller?.observeUpdateMetadata(r.partitionStates);
+        this.controller?.standby?.observeUpdateMetadata(r.partitionStates);
         if (!this.metadataReceived)
           this.log.info({ controllerId: r.controllerId, controllerEpoch: r.controllerEpoch }, 'first UpdateMetadata received; broker is ready');
         this.metadataReceived = true;
