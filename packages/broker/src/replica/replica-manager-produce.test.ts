@@ -122,6 +122,18 @@ describe('replica manager – produce path', () => {
     expect(reads.map((r) => r.mock.calls.length)).toEqual([1, 0, 0]);
   });
 
+  it('replica manager – a consumer fetch of a partition not hosted here: NOT_LEADER_OR_FOLLOWER for a known topic, UNKNOWN_TOPIC_OR_PARTITION otherwise', async () => {
+    const rm = await leaderOf3();
+    const results = await rm.readFromLocalLogs(
+      [
+        { topic: 'elsewhere', partition: 0, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: -1 },
+        { topic: 'nowhere', partition: 0, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: -1 },
+      ],
+      1 << 20,
+    );
+    expect(results.map((r) => r.errorCode)).toEqual([ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+  });
+
   it('replica manager – acks=all answers only once the high watermark covers the append, with the base offset', async () => {
     const rm = await leaderOf3();
     await produce(rm, 1, request('t', [0])).answered;

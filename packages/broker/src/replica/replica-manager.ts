@@ -545,7 +545,8 @@ export class ReplicaManager {
         out.push({
           topic: e.topic,
           partition: e.partition,
-          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          // as Produce (Kafka's getPartitionOrException): a partition the cluster has, not (yet) here, is a leadership question
+          errorCode: !p && !this.o.hasTopic?.(e.topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER,
           highWatermark: -1n,
           logStartOffset: -1n,
           lastStableOffset: -1n,
