@@ -128,12 +128,16 @@ export class LeaderElections {
     const led: TopicPartition[] = [];
     const followed: TopicPartition[] = [];
     for (const tp of replicated) (this.d.ctx.leadershipOf(tp)?.state.leader === brokerId ? led : followed).push(tp);
-    if (led.length > 0) await this.d.psm.handleStateChanges(led, 'OnlinePartition', { kind: 'controlledShutdown' });
-    if (followed.length > 0)
-      await this.d.rsm.handleStateChanges(
-        followed.map((tp) => ({ tp, replica: brokerId })),
-        'OfflineReplica',
-      );
+    // disjoint partitions: the elections and the ISR removals go to ZooKeeper together
+    await Promise.all([
+      led.length > 0 ? this.d.psm.handleStateChanges(led, 'OnlinePartition', { kind: 'controlledShutdown' }) : undefined,
+      followed.length > 0
+        ? this.d.rsm.handleStateChanges(
+            followed.map((tp) => ({ tp, replica: brokerId })),
+            'OfflineReplica',
+          )
+        : undefined,
+    ]);
     const propagated = this.d.batch.send();
     // Kafka also lists partitions no other live ISR member could take over, which makes the last
     // broker of a cluster retry for nothing; only partitions that could still move are reported.
