@@ -6,13 +6,13 @@
 import { API_KEYS, topicPartitionKey } from '@samsa/protocol';
 import { Connection, metadataRequestBody } from '@samsa/client';
 import { execFile } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DeleteTopicsTopicZNode, TopicPartitionStateZNode, TopicZNode, newTopicId, type LeaderIsrAndControllerEpoch } from '@samsa/zk-paths';
-import { describeCluster, TestCluster, until } from './harness.js';
+import { describeCluster, logLines, logOf, TestCluster, until } from './harness.js';
 import type { BrokerProcess } from '@samsa/local-cluster';
 
 const exec = promisify(execFile);
@@ -62,24 +62,6 @@ async function waitForPreferredAndFullIsr(c: TestCluster, topic: string, a: Map<
     timeoutMs,
     100,
   );
-}
-
-function logOf(c: TestCluster, id: number): Promise<string> {
-  return readFile(join(c.broker(id).o.dir, 'broker.log'), 'utf8').catch(() => '');
-}
-
-/** The broker's `msg` log lines (pino JSON) after `from` characters. */
-async function logMessages(c: TestCluster, id: number, from = 0): Promise<Array<Record<string, unknown>>> {
-  return (await logOf(c, id))
-    .slice(from)
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
 }
 
 const partitionRows = (out: string) => out.split('\n').filter((l) => l.startsWith('\tTopic:'));
@@ -316,7 +298,7 @@ describeCluster(
       expect(right.filter((s) => s.isr.includes(victim))).toHaveLength(0);
       expect(offline).toEqual([]);
       expect(polls).toBeGreaterThan(0);
-      const msgs = await logMessages(c, victim, logFrom);
+      const msgs = await logLines(c, victim, logFrom);
       const done = msgs.find((m) => m['msg'] === 'controlled shutdown succeeded');
       expect(done, 'the broker logs a successful controlled shutdown').toBeDefined();
       console.log(
@@ -366,7 +348,7 @@ describeCluster(
       const t0 = Date.now();
       await waitForPreferredAndFullIsr(c, topic, a, 30_000);
       console.log(`[controller e2e] auto rebalance restored the preferred leaders ${Date.now() - t0} ms after broker ${victim} rejoined the ISRs`);
-      expect((await logMessages(c, ctrl)).some((m) => m['msg'] === 'auto leader rebalance: moving leadership back to preferred replicas')).toBe(true);
+      expect((await logLines(c, ctrl)).some((m) => m['msg'] === 'auto leader rebalance: moving leadership back to preferred replicas')).toBe(true);
     });
 
     it('kill -9 of the controller: another broker takes over with controller epoch + 1, from its hot-standby context', async () => {
@@ -407,7 +389,7 @@ describeCluster(
       expect(Date.now() - t0).toBeLessThanOrEqual(SESSION_TIMEOUT_MS + 2000);
       // the new controller took the partition states its hot standby kept warm and read few (none changed but the dead broker's)
       const failover = await until(
-        async () => (await logMessages(c, now, logFrom.get(now))).find((m) => m['msg'] === 'controller failover done'),
+        async () => (await logLines(c, now, logFrom.get(now))).find((m) => m['msg'] === 'controller failover done'),
         'the failover log line',
         15_000,
       );
@@ -417,7 +399,7 @@ describeCluster(
       const total = Number(failover['warmStates']) + Number(failover['readStates']);
       expect(total).toBe(Number(failover['partitions']));
       // the sample of warm states agreed with ZooKeeper (a disagreement reads everything and says so)
-      const disagreed = (await logMessages(c, now, logFrom.get(now))).find(
+      const disagreed = (await logLines(c, now, logFrom.get(now))).find(
         (m) => m['msg'] === 'hot-standby context disagreed with ZooKeeper; reading every partition state',
       );
       expect(disagreed, JSON.stringify(disagreed)).toBeUndefined();
@@ -491,7 +473,7 @@ describeCluster(
         const logFrom = (await logOf(c, old)).length;
         c.broker(old).resume();
         const resigned = await until(
-          async () => (await logMessages(c, old, logFrom)).find((m) => m['msg'] === 'resigned as controller'),
+          async () => (await logLines(c, old, logFrom)).find((m) => m['msg'] === 'resigned as controller'),
           'the old controller logs its resignation',
           20_000,
           100,
@@ -517,7 +499,7 @@ describeCluster(
           const leaderOnly = s.leader === before.state.leader && s.leaderEpoch === before.state.leaderEpoch;
           expect(s.controllerEpoch >= fence.epoch || leaderOnly, `${path}: ${JSON.stringify(s)} (before ${JSON.stringify(before.state)})`).toBe(true);
         }
-        const oldMsgs = await logMessages(c, old, logFrom);
+        const oldMsgs = await logLines(c, old, logFrom);
         console.log(
           `[controller e2e] fenced controller ${old} (epoch ${epochBefore} → ${fence.epoch}, controller ${now}): resigned; ${changed} of ${snapshot.size} partition states changed after SIGCONT, none by it; its log after SIGCONT: ${oldMsgs
             .filter((m) => m['component'] === 'controller')

@@ -8,7 +8,7 @@
  * cannot (no Docker engine reachable, no image), every suite is reported as skipped with the reason.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, inject } from 'vitest';
@@ -310,4 +310,22 @@ export function kcatConsume(bootstrap: string, topic: string, format: string, ti
       else reject(new Error(`kcat -C exited ${code}: ${err}`));
     });
   });
+}
+
+/** Broker `id`'s log file (broker.log, processes backend) as text; empty when there is none. */
+export const logOf = (c: TestCluster, id: number): Promise<string> =>
+  readFile(join((c.broker(id) as BrokerProcess).o.dir, 'broker.log'), 'utf8').catch(() => '');
+
+/** The pino JSON lines of broker `id`'s log after character `from`. */
+export async function logLines(c: TestCluster, id: number, from = 0): Promise<Array<Record<string, unknown>>> {
+  return (await logOf(c, id))
+    .slice(from)
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
 }

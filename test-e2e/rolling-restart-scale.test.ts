@@ -14,7 +14,7 @@
  * gets records all through the restarts.
  */
 import { spawn } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import type { Producer } from 'kafkajs';
@@ -22,7 +22,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { API_KEYS, topicPartitionKey } from '@samsa/protocol';
 import { Connection, metadataRequestBody } from '@samsa/client';
 import { newTopicId } from '@samsa/zk-paths';
-import { describeCluster, TestCluster, kcatConsume, until } from './harness.js';
+import { describeCluster, logLines, logOf, TestCluster, kcatConsume, until } from './harness.js';
 
 const { Kafka, Partitioners, logLevel } = kafkajs;
 
@@ -70,7 +70,6 @@ describeCluster(
       const m = await c.admin.getPartitionStates(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: TOPIC, partition })));
       return Array.from({ length: PARTITIONS }, (_, p) => m.get(topicPartitionKey(TOPIC, p))?.state);
     };
-    const logOf = (id: number) => readFile(join(c.broker(id).o.dir, 'broker.log'), 'utf8').catch(() => '');
 
     it(`rolling restart – SIGTERM and restart of each broker under a KafkaJS idempotent producer (acks=all) and a kcat consumer over ${PARTITIONS} partitions: no produce error reaches the application, every acknowledged record read back once at its offset`, async () => {
       const tTest = Date.now();
@@ -198,20 +197,11 @@ describeCluster(
           const controllerAtStart = await c.controllerId();
           const restarts: string[] = [];
           for (const b of c.brokers) {
-            const logFrom = (await logOf(b.id)).length;
+            const logFrom = (await logOf(c, b.id)).length;
             const t0 = Date.now();
             await b.stop(60_000);
             const stopMs = Date.now() - t0;
-            const msgs = (await logOf(b.id))
-              .slice(logFrom)
-              .split('\n')
-              .flatMap((l) => {
-                try {
-                  return [JSON.parse(l) as Record<string, unknown>];
-                } catch {
-                  return [];
-                }
-              });
+            const msgs = await logLines(c, b.id, logFrom);
             const done = msgs.find((m) => m['msg'] === 'controlled shutdown succeeded');
             expect(done, `broker ${b.id} logs a successful controlled shutdown`).toBeDefined();
             expect(

@@ -2,8 +2,6 @@
  * A TestCluster whose ZooKeeper and brokers each run in their own network namespace
  * (test-e2e/netns.ts), for the network-partition scenarios; plus the small helpers they share.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import { encodeRecordBatch, topicPartitionKey } from '@samsa/protocol';
 import { Admin, type PartitionInfo } from '@samsa/client';
@@ -195,19 +193,4 @@ export async function produceAll(address: string, topic: string, partition: numb
   return r.responses[0]!.partitionResponses[0]!.errorCode;
 }
 
-/** Broker `id`'s log file (broker.log) as text. */
-export const logOf = (c: TestCluster, id: number): Promise<string> => readFile(join(c.broker(id).o.dir, 'broker.log'), 'utf8').catch(() => '');
-
-/** The pino JSON lines of broker `id`'s log after character `from`. */
-export async function logLines(c: TestCluster, id: number, from = 0): Promise<Array<Record<string, unknown>>> {
-  return (await logOf(c, id))
-    .slice(from)
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-}
+export { logLines, logOf } from '../harness.js';
