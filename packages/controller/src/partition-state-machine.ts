@@ -30,6 +30,12 @@ export interface PartitionStateMachineDeps {
 export type PartitionResult = { ok: true; leader: number } | { ok: false; reason: string };
 
 /**
+ * Elections of one batch logged one line each at info up to this many partitions; a larger batch
+ * (a broker failure or shutdown at thousands of partitions) logs them at debug and one summary line.
+ */
+export const PER_PARTITION_INFO_LIMIT = 100;
+
+/**
  * Kafka's PartitionStateMachine: New → Online initializes leader and ISR (state znode created,
  * fenced), Offline/Online → Online elects a leader with a strategy (state znode updated
  * conditionally, fenced), and every change is queued on the request batch and written to the
@@ -218,8 +224,9 @@ export class PartitionStateMachine {
         batch.addLeaderAndIsr(u.recipients, u.tp);
         this.transition(u.tp, 'OnlinePartition');
         electedCount++;
-        // per partition at debug (one info line per batch below); an unclean election is always a warning
-        (u.unclean ? log.warn.bind(log) : log.debug.bind(log))(
+        // per partition at info for a small batch (the web console's timeline reads these lines), at debug beyond
+        // PER_PARTITION_INFO_LIMIT (one info line per batch below); an unclean election is always a warning
+        (u.unclean ? log.warn.bind(log) : updates.length <= PER_PARTITION_INFO_LIMIT ? log.info.bind(log) : log.debug.bind(log))(
           {
             topic: u.tp.topic,
             partition: u.tp.partition,

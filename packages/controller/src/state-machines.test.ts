@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ControllerEpochZNode, FakeZkClient, KafkaZk, TopicPartitionStateZNode, type BrokerInfo } from '@samsa/zk-paths';
 import { ControllerContext } from './context.js';
-import { FAILED_ELECTION_EXAMPLES, PartitionStateMachine } from './partition-state-machine.js';
+import { FAILED_ELECTION_EXAMPLES, PER_PARTITION_INFO_LIMIT, PartitionStateMachine } from './partition-state-machine.js';
 import { ReplicaStateMachine } from './replica-state-machine.js';
 import { RequestBatch } from './request-batch.js';
 import type { BrokerChannel, ControlRequest } from './requests.js';
@@ -122,6 +122,37 @@ describe('partition state machine', () => {
       tps.slice(0, FAILED_ELECTION_EXAMPLES).map((p) => ({ partition: `single-${p.partition}`, replicas: [2], isr: [2], live: [] })),
     );
   });
+
+  for (const n of [3, PER_PARTITION_INFO_LIMIT + 1]) {
+    it(`partition state machine – a batch of ${n} elections: ${n <= PER_PARTITION_INFO_LIMIT ? 'one info line per partition (the console reads them)' : 'per-partition lines at debug'} and one summary line`, async () => {
+      const lines: Array<Record<string, unknown>> = [];
+      const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+      const env = await setup();
+      const psm = new PartitionStateMachine({
+        ctx: env.ctx,
+        kzk: env.kzk,
+        batch: env.batch,
+        stateChangeLog: captured,
+        uncleanLeaderElectionEnabled: async () => false,
+      });
+      const tps = Array.from({ length: n }, (_, partition) => ({ topic: 'many', partition }));
+      env.ctx.addTopic('many', 'CCCCCCCCCCCCCCCCCCCCCC');
+      await env.zk.mkdirp('/brokers/topics/many/partitions');
+      await env.kzk.createPartitionStates(
+        tps.map((tp) => ({ tp, state: { leader: 0, leaderEpoch: 0, isr: [0, 1], controllerEpoch: 1 } })),
+        0,
+      );
+      for (const tp of tps) {
+        env.ctx.setAssignment(tp, { replicas: [0, 1], addingReplicas: [], removingReplicas: [] });
+        env.ctx.setLeadership(tp, { state: { leader: 0, leaderEpoch: 0, isr: [0, 1], controllerEpoch: 1 }, zkVersion: 0 });
+        env.ctx.putPartitionState(tp, 'OfflinePartition');
+      }
+      env.ctx.liveBrokers.delete(0);
+      await psm.handleStateChanges(tps, 'OnlinePartition', { kind: 'offline', allowUnclean: false });
+      expect(lines.filter((l) => l['msg'] === 'elected leader')).toHaveLength(n <= PER_PARTITION_INFO_LIMIT ? n : 0);
+      expect(lines.filter((l) => l['msg'] === 'elected leaders')).toEqual([expect.objectContaining({ partitions: n, strategy: 'offline' })]);
+    });
+  }
 
   it('partition state machine – elections that all succeed log no failure line', async () => {
     const lines: Array<Record<string, unknown>> = [];
