@@ -51,6 +51,27 @@ function processFootprint(pid) {
   return { rssMiB: kb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
 }
 
+/** The `msg` (and error message) of each pino line at level error or fatal in a log file, shortened. */
+function errorLogLines(file) {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"level":5') && !line.includes('"level":6')) continue;
+    try {
+      const m = JSON.parse(line);
+      if (m.level >= 50) out.push(`${m.msg}${m.err?.message ? `: ${m.err.message}` : ''}`.slice(0, 200));
+    } catch {
+      // not a log line
+    }
+  }
+  return out;
+}
+
 /** One connection per broker, for Metadata as each broker answers it. */
 async function metadataProbes(brokers) {
   const probes = new Map();
@@ -213,6 +234,11 @@ async function oneRound(size, o) {
     r.controllerFailoverOverSessionS = failoverS - SESSION_TIMEOUT_MS / 1000;
     log(`  ${size}: controller ${controller.id} killed: every partition led by a live broker everywhere at ${round(failoverS, 2)} s`);
     await fresh.closeAll();
+
+    // 7. error-level lines (pino level 50 and above) any broker logged during the round: issue #30 wants none
+    const errors = c.brokers.flatMap((b) => errorLogLines(join(b.o.dir, 'broker.log')).map((line) => `broker ${b.id}: ${line}`));
+    r.errorLogLines = errors.length;
+    log(`  ${size}: error-level log lines: ${errors.length}${errors.length ? `, e.g.\n    ${errors.slice(0, 5).join('\n    ')}` : ''}`);
   } finally {
     await probes.closeAll();
     await admin.close().catch(() => undefined);
@@ -273,6 +299,13 @@ export async function run(opts, report) {
     });
     report.figure({ name: name('RSS per 1,000 partitions'), value: m('rssMiBPer1000'), unit: 'MiB', digits: 1 });
     report.figure({ name: name('open files per 1,000 partitions'), value: m('fdsPer1000'), unit: 'fds', digits: 0 });
+    report.figure({
+      name: name('error-level log lines'),
+      value: rounds.reduce((n, x) => n + x.errorLogLines, 0),
+      unit: 'lines',
+      digits: 0,
+      text: `every broker, all ${rounds.length} round(s)`,
+    });
   }
   report.detail('partitions', all);
   if (o.profile) {
