@@ -14,6 +14,13 @@ const tp = { topic: 't', partition: 0 };
 
 const broker = (id: number): BrokerInfo => testBroker(id, BigInt(100 + id));
 
+/** A state-change logger at info whose lines are kept, parsed. */
+function capturingLog() {
+  const lines: Array<Record<string, unknown>> = [];
+  const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+  return { lines, captured };
+}
+
 async function setup() {
   const zk = new FakeZkClient();
   const kzk = new KafkaZk(zk);
@@ -89,8 +96,7 @@ describe('partition state machine', () => {
   });
 
   it('partition state machine – a batch of N failed elections is one state-change ERROR with count N and a few examples', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const { lines, captured } = capturingLog();
     const env = await setup();
     const psm = new PartitionStateMachine({
       ctx: env.ctx,
@@ -125,8 +131,7 @@ describe('partition state machine', () => {
 
   for (const n of [3, PER_PARTITION_INFO_LIMIT + 1]) {
     it(`partition state machine – a batch of ${n} elections: ${n <= PER_PARTITION_INFO_LIMIT ? 'one info line per partition (the console reads them)' : 'per-partition lines at debug'} and one summary line`, async () => {
-      const lines: Array<Record<string, unknown>> = [];
-      const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+      const { lines, captured } = capturingLog();
       const env = await setup();
       const psm = new PartitionStateMachine({
         ctx: env.ctx,
@@ -155,8 +160,7 @@ describe('partition state machine', () => {
   }
 
   it('partition state machine – elections that all succeed log no failure line', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const { lines, captured } = capturingLog();
     const env = await setup();
     const psm = new PartitionStateMachine({
       ctx: env.ctx,
