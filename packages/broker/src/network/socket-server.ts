@@ -1,11 +1,20 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { latencyTrace } from '../trace/latency-trace.js';
+import type { SecurityProtocol } from '../config/definitions.js';
+import type { KafkaPrincipal } from '../security/kafka-principal.js';
 
 export interface ConnectionInfo {
   id: number;
   remote: string;
   listener: string;
+  /** The listener's security protocol; absent means PLAINTEXT. */
+  securityProtocol?: SecurityProtocol;
+  /**
+   * Who the connection is (set by TLS client authentication or SASL); absent means
+   * User:ANONYMOUS. The authorizer and quotas read it.
+   */
+  principal?: KafkaPrincipal;
   /** Quota throttling (KIP-219): the connection is not read until this time (epoch ms). */
   mutedUntilMs?: number;
 }
