@@ -483,3 +483,25 @@ describe('broker config – errors carry the key', () => {
     expect(e.name).toBe('ConfigError');
   });
 });
+
+describe('broker config – per-listener settings (listener.name.<listener>.)', () => {
+  it('prefers listener.name.<listener>.<config>, then the mechanism level, else the broker-wide value', () => {
+    const c = build({
+      'connections.max.idle.ms': '1000',
+      'listener.name.sasl_ssl.connections.max.idle.ms': '2000',
+      'listener.name.sasl_ssl.ssl.key.password': 'listener-secret',
+      'listener.name.sasl_ssl.scram-sha-512.ssl.key.password': 'mechanism-secret',
+    });
+    expect(c.forListener('SASL_SSL', 'connections.max.idle.ms')).toBe(2000);
+    expect(c.forListener('PLAINTEXT', 'connections.max.idle.ms')).toBe(1000);
+    expect(c.forListener('SASL_SSL', 'ssl.key.password')?.value).toBe('listener-secret');
+    expect(c.forListener('SASL_SSL', 'ssl.key.password', 'SCRAM-SHA-512')?.value).toBe('mechanism-secret');
+    expect(c.forListener('SASL_SSL', 'ssl.key.password', 'PLAIN')?.value).toBe('listener-secret');
+    expect(c.unknownKeys).toEqual([]);
+  });
+
+  it('decodes prefixed values with the config definition and keeps other listener.name keys unknown', () => {
+    expect(() => build({ 'listener.name.sasl_ssl.connections.max.idle.ms': 'soon' })).toThrow(/listener\.name\.sasl_ssl\.connections\.max\.idle\.ms/);
+    expect(build({ 'listener.name.sasl_ssl.no.such.config': 'x' }).unknownKeys).toEqual(['listener.name.sasl_ssl.no.such.config']);
+  });
+});

@@ -9,11 +9,13 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ConfigError } from './errors.js';
-import { isBrokerConfigName, type BrokerConfigName, type BrokerConfigValue, type SecurityProtocol } from './definitions.js';
+import { BROKER_CONFIGS, isBrokerConfigName, type BrokerConfigName, type BrokerConfigValue, type SecurityProtocol } from './definitions.js';
+import { parseValue } from './values.js';
 import { describeBrokerConfig, describeBrokerConfigs, type ConfigDescription } from './describe.js';
 import type { ListenerEndpoint } from './listeners.js';
 import type { MetadataVersion } from '@samsa/server-common';
 import {
+  describeOrigin,
   mergeSettings,
   settingsFromEnv,
   settingsFromOverrides,
@@ -60,6 +62,8 @@ export class BrokerConfig implements ResolvedBrokerConfig {
   readonly #opts: ResolveOptions;
   /** Lower-precedence settings a dynamic config hides, most specific first (for synonyms). */
   readonly #shadowed: ReadonlyMap<string, readonly RawSetting[]>;
+  /** Decoded `listener.name.<listener>.[<mechanism>.]<config>` settings, by listenerKey(). */
+  readonly #listenerValues: ReadonlyMap<string, AnyConfigValue>;
 
   private constructor(settings: ReadonlyMap<string, RawSetting>, opts: ResolveOptions, shadowed: ReadonlyMap<string, readonly RawSetting[]> = new Map()) {
     this.#settings = settings;
@@ -84,7 +88,8 @@ export class BrokerConfig implements ResolvedBrokerConfig {
     this.logFlushIntervalMs = r.logFlushIntervalMs;
     this.interBrokerProtocolVersion = r.interBrokerProtocolVersion;
     this.logMessageFormatVersion = r.logMessageFormatVersion;
-    this.unknownKeys = Object.freeze([...settings.keys()].filter((k) => !isBrokerConfigName(k)));
+    this.#listenerValues = decodeListenerSettings(settings);
+    this.unknownKeys = Object.freeze([...settings.keys()].filter((k) => !isBrokerConfigName(k) && parseListenerKey(k) === undefined));
     this.warnings = Object.freeze(this.unknownKeys.map(unknownConfigWarning));
     Object.freeze(this);
   }
@@ -107,6 +112,21 @@ export class BrokerConfig implements ResolvedBrokerConfig {
     const v = this.#values.get(name);
     if (v === undefined) throw new ConfigError(name, `'${name}' is not a broker configuration.`);
     return v;
+  }
+
+  /**
+   * A config as one listener sees it: Kafka's `listener.name.<listener>.<config>` (listener name
+   * lower-cased) when set, else the broker-wide value. With `mechanism`, the SASL mechanism level
+   * comes first (`listener.name.<listener>.<mechanism>.sasl.jaas.config`, mechanism lower-cased).
+   */
+  forListener<K extends BrokerConfigName>(listenerName: string, name: K, mechanism?: string): BrokerConfigValue<K> {
+    const l = listenerName.toLowerCase();
+    if (mechanism !== undefined) {
+      const v = this.#listenerValues.get(listenerKey(l, mechanism.toLowerCase(), name));
+      if (v !== undefined) return v as BrokerConfigValue<K>;
+    }
+    const v = this.#listenerValues.get(listenerKey(l, '', name));
+    return v !== undefined ? (v as BrokerConfigValue<K>) : this.get(name);
   }
 
   /** Whether the config was supplied (file, environment, override) rather than defaulted. */
@@ -167,6 +187,40 @@ export class BrokerConfig implements ResolvedBrokerConfig {
     settings.set('broker.id', { value: String(id), origin: { kind: 'generated' } });
     return new BrokerConfig(settings, { generatedBrokerId: true });
   }
+}
+
+const LISTENER_PREFIX = 'listener.name.';
+
+function listenerKey(listener: string, mechanism: string, name: string): string {
+  return `${listener}\u0000${mechanism}\u0000${name}`;
+}
+
+/**
+ * `listener.name.<listener>.<config>` or `listener.name.<listener>.<mechanism>.<config>` where
+ * `<config>` is a broker config; undefined for any other key.
+ */
+export function parseListenerKey(key: string): { listener: string; mechanism: string; name: BrokerConfigName } | undefined {
+  if (!key.startsWith(LISTENER_PREFIX)) return undefined;
+  const rest = key.slice(LISTENER_PREFIX.length);
+  const dot = rest.indexOf('.');
+  if (dot <= 0) return undefined;
+  const listener = rest.slice(0, dot).toLowerCase();
+  const tail = rest.slice(dot + 1);
+  if (isBrokerConfigName(tail)) return { listener, mechanism: '', name: tail };
+  const dot2 = tail.indexOf('.');
+  const name = tail.slice(dot2 + 1);
+  if (dot2 > 0 && isBrokerConfigName(name)) return { listener, mechanism: tail.slice(0, dot2).toLowerCase(), name };
+  return undefined;
+}
+
+function decodeListenerSettings(settings: ReadonlyMap<string, RawSetting>): Map<string, AnyConfigValue> {
+  const out = new Map<string, AnyConfigValue>();
+  for (const [key, raw] of settings) {
+    const k = parseListenerKey(key);
+    if (!k) continue;
+    out.set(listenerKey(k.listener, k.mechanism, k.name), parseValue(key, BROKER_CONFIGS[k.name], raw.value, describeOrigin(raw.origin)));
+  }
+  return out;
 }
 
 /**

@@ -15,12 +15,15 @@ import { DOUBLE_MAX, INT_MAX, LONG_MAX } from './values.js';
 import type { ValueOfDef } from './values.js';
 import { freezeTable } from './types.js';
 import type { ConfigDef } from './types.js';
+import { SSL_CONFIGS } from './ssl-definitions.js';
+import { SASL_CONFIGS } from './sasl-definitions.js';
+import { AUTHORIZER_CONFIGS } from './authorizer-definitions.js';
 
 const RO = 'read-only';
 const PB = 'per-broker';
 const CW = 'cluster-wide';
 
-/** Kafka's security protocols. Samsa serves PLAINTEXT only. */
+/** Kafka's security protocols. */
 export const SecurityProtocol = {
   PLAINTEXT: 'PLAINTEXT',
   SSL: 'SSL',
@@ -779,10 +782,10 @@ export const BROKER_CONFIGS = freezeTable({
     doc: 'The maximum number of incremental fetch sessions that we will maintain.',
   },
 
-  // TLS secrets (accepted; Samsa serves PLAINTEXT only)
-  'ssl.keystore.password': { type: 'password', default: null, importance: 'high', dynamic: PB, samsa: 'ignored', doc: 'Password of the key store.' },
-  'ssl.key.password': { type: 'password', default: null, importance: 'high', dynamic: PB, samsa: 'ignored', doc: 'Password of the private key.' },
-  'ssl.truststore.password': { type: 'password', default: null, importance: 'high', dynamic: PB, samsa: 'ignored', doc: 'Password of the trust store.' },
+  // Security: TLS, SASL, the authorizer
+  ...SSL_CONFIGS,
+  ...SASL_CONFIGS,
+  ...AUTHORIZER_CONFIGS,
 
   // Samsa
   'metrics.port': {
