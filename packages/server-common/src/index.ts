@@ -9,6 +9,7 @@
 export * from './admin-utils.js';
 export * from './bounded-parallel.js';
 export * from './coordinator-log.js';
+export * from './jaas.js';
 export * from './java-hash.js';
 export * from './metadata-version.js';
 export * from './properties.js';
