@@ -119,9 +119,7 @@ describe('zk client – digest authentication and secure ACLs against a real ens
     await zk.create('/s5/node', Buffer.from('0'), { mkdirp: true });
     const session = zk.sessionId;
     // the write is issued the moment the connection drops, before the client's first reconnect attempt
-    const write = new Promise<unknown>((resolve) =>
-      zk.on('state', (e) => e === ZkSessionEvent.Disconnected && resolve(zk.set('/s5/node', Buffer.from('1')))),
-    );
+    const write = new Promise<unknown>((resolve) => zk.on('state', (e) => e === ZkSessionEvent.Disconnected && resolve(zk.set('/s5/node', Buffer.from('1')))));
     await follower.kill();
     await follower.restart();
     await write;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JaasParseError, parseJaasFile, parseJvmSystemProperties } from './jaas.js';
-import { CREATOR_ALL_ACL, OPEN_ACL_UNSAFE, ZkPerms, ZkSecurityError, defaultAcls, resolveZkSecurity, zookeeperClientJaas } from './zk-security.js';
+import { CREATOR_ALL_ACL, OPEN_ACL_UNSAFE, ZkPerms, ZkSecurityError, defaultAcls, resolveZkSecurity } from './zk-security.js';
 
 /** A JAAS file as Kafka's documentation writes it for brokers (KafkaServer and Client sections). */
 const KAFKA_DOC_JAAS = `
@@ -36,8 +36,8 @@ describe('JAAS files', () => {
     expect(s.get('KafkaServer')![0]!.options['user_admin']).toBe('admin-secret');
   });
 
-  it('jaas – escaped quotes survive a round trip through zookeeperClientJaas', () => {
-    const text = zookeeperClientJaas('broker', 'p"a\\ss word');
+  it('jaas – backslash escapes in quoted values, as java.io.StreamTokenizer reads them', () => {
+    const text = 'Client { org.apache.zookeeper.server.auth.DigestLoginModule required username="broker" password="p\\"a\\\\ss word"; };';
     expect(parseJaasFile(text).get('Client')![0]!.options).toEqual({ username: 'broker', password: 'p"a\\ss word' });
   });
 
@@ -47,9 +47,11 @@ describe('JAAS files', () => {
   });
 
   it('jaas – -D system properties out of KAFKA_OPTS, quoted or bare', () => {
-    expect(
-      parseJvmSystemProperties('-Xmx1g -Djava.security.auth.login.config=/etc/kafka/jaas.conf -Dzookeeper.sasl.clientconfig="My Client" -Dflag'),
-    ).toEqual({ 'java.security.auth.login.config': '/etc/kafka/jaas.conf', 'zookeeper.sasl.clientconfig': 'My Client', flag: '' });
+    expect(parseJvmSystemProperties('-Xmx1g -Djava.security.auth.login.config=/etc/kafka/jaas.conf -Dzookeeper.sasl.clientconfig="My Client" -Dflag')).toEqual({
+      'java.security.auth.login.config': '/etc/kafka/jaas.conf',
+      'zookeeper.sasl.clientconfig': 'My Client',
+      flag: '',
+    });
     expect(parseJvmSystemProperties(undefined)).toEqual({});
   });
 });
@@ -109,14 +111,22 @@ describe('ZooKeeper ACLs and credentials', () => {
     );
     // a JAAS file without the Client section is no credentials either
     expect(() =>
-      resolveZkSecurity({ setAcl: true, env: env('-Djava.security.auth.login.config=/j.conf'), readFile: files({ '/j.conf': 'KafkaServer { a.B required; };' }) }),
+      resolveZkSecurity({
+        setAcl: true,
+        env: env('-Djava.security.auth.login.config=/j.conf'),
+        readFile: files({ '/j.conf': 'KafkaServer { a.B required; };' }),
+      }),
     ).toThrow(/zookeeper.set.acl is true.*java.security.auth.login.config=\/j.conf/);
   });
 
   it('zk security – set.acl=false and no JAAS: anonymous with open ACLs; tools secure exactly when credentials exist', () => {
     expect(resolveZkSecurity({ setAcl: false, env: {} })).toEqual({ authInfo: [], secureAcls: false });
     expect(resolveZkSecurity({ setAcl: 'ifAuthenticated', env: {} }).secureAcls).toBe(false);
-    const s = resolveZkSecurity({ setAcl: 'ifAuthenticated', env: env('-Djava.security.auth.login.config=/j.conf'), readFile: files({ '/j.conf': KAFKA_DOC_JAAS }) });
+    const s = resolveZkSecurity({
+      setAcl: 'ifAuthenticated',
+      env: env('-Djava.security.auth.login.config=/j.conf'),
+      readFile: files({ '/j.conf': KAFKA_DOC_JAAS }),
+    });
     expect(s.secureAcls).toBe(true);
   });
 
@@ -137,8 +147,8 @@ describe('ZooKeeper ACLs and credentials', () => {
       /digest credentials only/,
     );
     const noPassword = 'Client { org.apache.zookeeper.server.auth.DigestLoginModule required username="u"; };';
-    expect(() => resolveZkSecurity({ setAcl: true, env: env('-Djava.security.auth.login.config=/p.conf'), readFile: files({ '/p.conf': noPassword }) })).toThrow(
-      /needs username and password/,
-    );
+    expect(() =>
+      resolveZkSecurity({ setAcl: true, env: env('-Djava.security.auth.login.config=/p.conf'), readFile: files({ '/p.conf': noPassword }) }),
+    ).toThrow(/needs username and password/);
   });
 });

@@ -141,9 +141,3 @@ export function resolveZkSecurity(o: {
     source: { loginConfig: loginConfig!, contextName, username: creds.username },
   };
 }
-
-/** The text of a JAAS file with a `Client` section giving ZooKeeper digest credentials. */
-export function zookeeperClientJaas(username: string, password: string): string {
-  const q = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  return `Client {\n  ${DIGEST_LOGIN_MODULE} required\n  username=${q(username)}\n  password=${q(password)};\n};\n`;
-}
