@@ -5,6 +5,7 @@ import { srvr } from './four-letter.js';
 import { ZooKeeperEnsemble, ensureZooKeeperInstalled } from './zookeeper.js';
 import { BrokerProcess } from './broker-process.js';
 import { portOpen } from './ports.js';
+import { type ZooKeeperAuthSettings, type ZooKeeperDigestAuth, zookeeperAuthSettings } from './zookeeper-auth.js';
 
 /** What `samsa cluster up` writes to `<dataDir>/cluster.json` while it runs. */
 export interface LocalClusterState {
@@ -24,6 +25,8 @@ export interface LocalClusterState {
       dataDir: string;
       logFile: string;
     }>;
+    /** With `secureZooKeeper`: the JAAS file holding the brokers' ZooKeeper credentials (zookeeper.set.acl=true). */
+    jaasConfig?: string;
   };
   brokers: Array<{ id: number; pid: number | undefined; host: string; port: number; controlPort: number; metricsPort?: number; dir: string }>;
   /** bootstrap.servers for clients. */
@@ -43,6 +46,12 @@ export interface LocalClusterOptions {
   brokerPort: number;
   /** First broker metrics port (9404, 9405, 9406: /metrics, /health, /ready); 0 disables. */
   metricsPort?: number;
+  /**
+   * Secured ZooKeeper: every broker authenticates with these digest credentials (a JAAS `Client`
+   * section in `<dataDir>/secure/zookeeper-client-jaas.conf`, named by KAFKA_OPTS) and runs with
+   * zookeeper.set.acl=true, so only brokers may write the znodes they create.
+   */
+  secureZooKeeper?: ZooKeeperDigestAuth;
   /** Prints each child output line (foreground mode). */
   onLine?: (name: string, line: string) => void;
   log: (msg: string) => void;
@@ -132,6 +141,9 @@ export class LocalCluster {
       }
     }
     this.ensemble = ens;
+    const zkAuth: ZooKeeperAuthSettings | undefined = this.opts.secureZooKeeper
+      ? await zookeeperAuthSettings(resolve(dataDir, 'secure'), this.opts.secureZooKeeper)
+      : undefined;
     for (let i = 0; i < this.opts.brokers; i++) {
       this.brokers.push(
         new BrokerProcess({
@@ -143,6 +155,7 @@ export class LocalCluster {
           dir: resolve(dataDir, `broker-${i}`),
           logToFile: true,
           ...(this.opts.onLine ? { onLine: this.opts.onLine } : {}),
+          ...(zkAuth ? { env: zkAuth.env, overrides: zkAuth.overrides } : {}),
         }),
       );
     }
@@ -163,6 +176,7 @@ export class LocalCluster {
           dataDir: s.config.dataDir,
           logFile: join(s.config.dataDir, '..', `zk-${s.config.id}.log`),
         })),
+        ...(zkAuth ? { jaasConfig: zkAuth.jaasFile } : {}),
       },
       brokers: this.brokers.map((b) => ({
         id: b.id,

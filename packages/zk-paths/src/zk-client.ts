@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import zookeeper from 'node-zookeeper-client';
 import type { Logger } from 'pino';
 import { ZkCode, ZkError, ZkMultiError, isZkError } from './zk-errors.js';
+import { type ZkAcl, type ZkAuthInfo, defaultAcls } from './zk-security.js';
 
 /** Znode creation modes, as ZooKeeper numbers them. */
 export const CreateMode = {
@@ -60,6 +61,13 @@ export interface ZkClientOptions {
   sessionTimeoutMs?: number;
   /** How long to wait for a connection (zookeeper.connection.timeout.ms). Default: the session timeout. */
   connectionTimeoutMs?: number;
+  /** Credentials presented on every connection, before any request (e.g. `digest` `user:password`). */
+  authInfo?: readonly ZkAuthInfo[];
+  /**
+   * Create every znode (parents and the chroot included) with Kafka's secure ACLs (zookeeper.set.acl):
+   * the creator ALL and, outside the sensitive paths, world READ. Default false: open ACLs.
+   */
+  secureAcls?: boolean;
   logger?: Logger;
 }
 
@@ -86,6 +94,33 @@ export function toZkStat(s: RawStat): ZkStat {
     ephemeralOwner: readLong(s.ephemeralOwner),
     dataLength: s.dataLength,
     numChildren: s.numChildren,
+  };
+}
+
+function toLibAcls(acls: readonly ZkAcl[]): zookeeper.ACL[] {
+  return acls.map((a) => new zookeeper.ACL(a.perms, new zookeeper.Id(a.scheme, a.id)));
+}
+
+/**
+ * node-zookeeper-client queues a connection's auth packets behind the requests already waiting (those
+ * sent while it was disconnected), so after a reconnect a write could reach the new server before the
+ * credentials: NOAUTH. This moves them to the front (nothing is sent before the connect response),
+ * and drops those of earlier failed attempts, which the library leaves in the queue.
+ */
+function authFirstOnReconnect(inner: zookeeper.Client): void {
+  type Packet = { request: { header: { type: number } | null } };
+  const AUTH_OP = 100; // ZooKeeper's OpCode.auth
+  const cm = (inner as unknown as { connectionManager?: Record<string, unknown> }).connectionManager;
+  const original = cm?.['onSocketConnected'] as ((this: unknown) => void) | undefined;
+  const queueOf = () => (cm?.['packetQueue'] as { queue?: Packet[] } | undefined)?.queue;
+  if (!cm || !original || !Array.isArray(queueOf())) return;
+  const isAuth = (p: Packet) => p.request.header?.type === AUTH_OP;
+  cm['onSocketConnected'] = function (this: unknown) {
+    const before = queueOf()!;
+    before.splice(0, before.length, ...before.filter((p) => !isAuth(p)));
+    original.call(this);
+    const q = queueOf()!;
+    q.splice(0, q.length, ...q.filter(isAuth), ...q.filter((p) => !isAuth(p)));
   };
 }
 
@@ -150,6 +185,8 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
   readonly connectionTimeoutMs: number;
   readonly hosts: string;
   readonly chroot: string;
+  /** zookeeper.set.acl: znodes are created with Kafka's secure ACLs. */
+  readonly secureAcls: boolean;
 
   private constructor(private readonly opts: ZkClientOptions) {
     super();
@@ -158,6 +195,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
     this.chroot = chroot;
     this.sessionTimeoutMs = opts.sessionTimeoutMs ?? 18_000;
     this.connectionTimeoutMs = opts.connectionTimeoutMs ?? this.sessionTimeoutMs;
+    this.secureAcls = opts.secureAcls ?? false;
     this.log = opts.logger?.child({ component: 'zk-client' });
   }
 
@@ -202,6 +240,8 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
     const gen = ++this.generation;
     const connect = this.chroot ? `${this.hosts}${this.chroot}` : this.hosts;
     const inner = zookeeper.createClient(connect, { sessionTimeout: this.sessionTimeoutMs, spinDelay: 200, retries: 0 });
+    for (const a of this.opts.authInfo ?? []) inner.addAuthInfo(a.scheme, Buffer.from(a.auth));
+    if (this.opts.authInfo?.length) authFirstOnReconnect(inner);
     this.inner = inner;
     let established = false;
     return new Promise<void>((resolve, reject) => {
@@ -392,7 +432,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
     return this.call(
       path,
       false,
-      (c, cb) => c.create(path, data ?? Buffer.alloc(0), mode, cb),
+      (c, cb) => c.create(path, data ?? Buffer.alloc(0), this.aclsFor(path), mode, cb),
       (r) => r[0] as string,
     );
   }
@@ -409,6 +449,22 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
         if (!isZkError(err, ZkCode.NODE_EXISTS)) throw err;
       }
     }
+  }
+
+  /** The ACLs a znode created at `path` gets (Kafka's ZkData.defaultAcls; the path is below the chroot). */
+  private aclsFor(path: string): zookeeper.ACL[] {
+    return toLibAcls(defaultAcls(this.secureAcls, path));
+  }
+
+  /** A znode's ACLs (getACL). */
+  async getAcl(path: string): Promise<ZkAcl[]> {
+    return this.call(
+      path,
+      true,
+      (c, cb) => c.getACL(path, cb),
+      // the library's ACL objects carry `permission` (its typings say `perms`)
+      (r) => (r[0] as zookeeper.ACL[]).map((a) => ({ perms: (a as unknown as { permission: number }).permission, scheme: a.id.scheme, id: a.id.id })),
+    );
   }
 
   async get(path: string): Promise<{ data: Buffer; stat: ZkStat }> {
@@ -599,7 +655,7 @@ export class ZkClient extends EventEmitter<{ state: [ZkSessionEvent] }> {
       for (const op of ops) {
         switch (op.type) {
           case 'create':
-            tx = tx.create(op.path, op.data ?? Buffer.alloc(0), op.mode ?? CreateMode.Persistent);
+            tx = tx.create(op.path, op.data ?? Buffer.alloc(0), this.aclsFor(op.path), op.mode ?? CreateMode.Persistent);
             break;
           case 'set':
             tx = tx.setData(op.path, op.data, op.version ?? -1);

@@ -81,8 +81,7 @@ export const BROKER_CONFIGS = freezeTable({
     default: false,
     importance: 'high',
     dynamic: RO,
-    samsa: 'ignored',
-    doc: 'Use secure ZooKeeper ACLs (Samsa writes open ACLs).',
+    doc: "Create znodes with secure ACLs (Kafka's: the broker's identity gets ALL, everyone READ except on /config/users and /config/brokers). Needs ZooKeeper credentials: a JAAS Client section with DigestLoginModule, named by -Djava.security.auth.login.config in KAFKA_OPTS (docs/security-zookeeper.md).",
   },
 
   // General

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ControllerChannelManager, KafkaController } from '@samsa/controller';
 import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker } from '@samsa/protocol';
-import { ConfigEntityTypeZNode, ConfigType, KafkaZk, ZkClient, ZkCode, ZkSessionEvent, isZkError, type BrokerInfo } from '@samsa/zk-paths';
+import { ConfigEntityTypeZNode, ConfigType, KafkaZk, ZkClient, ZkCode, ZkSessionEvent, isZkError, resolveZkSecurity, type BrokerInfo } from '@samsa/zk-paths';
 import { TopicAdmin } from '../admin/topic-admin.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ControlPlaneServer, type ControlRequestHandler } from '../control/control-server.js';
@@ -164,10 +164,15 @@ export class KafkaServer {
     // first, so /health answers and /ready says why not while the broker starts
     await this.startMetricsServer();
     const zkSettings = cfg.zookeeper;
+    // as Kafka: refuse to start when zookeeper.set.acl=true and no ZooKeeper credentials are configured
+    const zkSecurity = resolveZkSecurity({ setAcl: cfg.get('zookeeper.set.acl') });
+    if (zkSecurity.source) this.log.info({ ...zkSecurity.source, secureAcls: zkSecurity.secureAcls }, 'zookeeper digest authentication');
     this.zk = await ZkClient.connect({
       connectString: zkSettings.connectString,
       sessionTimeoutMs: zkSettings.sessionTimeoutMs,
       connectionTimeoutMs: zkSettings.connectionTimeoutMs,
+      authInfo: zkSecurity.authInfo,
+      secureAcls: zkSecurity.secureAcls,
       logger: this.log,
     });
     this.zk.requestLatencyListener = this.metrics.zkRequestLatency;
