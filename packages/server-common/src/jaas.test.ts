@@ -22,8 +22,8 @@ describe('jaas config – Kafka syntax', () => {
   it('rejects a bad flag, a missing value or ;, and two modules in sasl.jaas.config', () => {
     expect(() => parseJaasConfig('x.Y mandatory;')).toThrow(/control flag/);
     expect(() => parseJaasConfig('x.Y required username=;')).toThrow(/Value not specified for key: username/);
-    expect(() => parseJaasConfig('x.Y required username="a"')).toThrow(/does not end with ';'/);
-    expect(() => parseJaasConfig('x.Y required username="a')).toThrow(/unterminated/);
+    expect(() => parseJaasConfig('x.Y required username="a"')).toThrow(/unexpected end, expected an option name or ';'/);
+    expect(() => parseJaasConfig('x.Y required username="a')).toThrow(/unterminated quoted value/);
     expect(() => parseSingleJaasEntry('a.B required; c.D required;')).toThrow(/contains 2 login modules, should be 1 module/);
   });
 });

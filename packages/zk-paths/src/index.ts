@@ -9,4 +9,4 @@ export * from './zk-api.js';
 export * from './fake-zk-client.js';
 export { PARTITIONS_PER_MULTI, deletePartitionZNodes } from './partition-state-writes.js';
 export * from './zk-security.js';
-export { type JaasLoginModule, JaasParseError, parseJaasFile, parseJvmSystemProperties } from './jaas.js';
+export { type JaasLoginModule, JaasParseError, parseJaasFile, parseJvmSystemProperties } from '@samsa/server-common';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JaasParseError, parseJaasFile, parseJvmSystemProperties } from './jaas.js';
+import { JaasParseError, parseJaasFile, parseJvmSystemProperties } from '@samsa/server-common';
 import { CREATOR_ALL_ACL, OPEN_ACL_UNSAFE, ZkPerms, ZkSecurityError, defaultAcls, resolveZkSecurity } from './zk-security.js';
 
 /** A JAAS file as Kafka's documentation writes it for brokers (KafkaServer and Client sections). */

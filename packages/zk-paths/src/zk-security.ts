@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type JaasLoginModule, parseJaasFile, parseJvmSystemProperties } from './jaas.js';
+import { type JaasLoginModule, parseJaasFile, parseJvmSystemProperties } from '@samsa/server-common';
 import { ConfigEntityTypeZNode, ConfigType, ConsumerPathZNode } from './znodes.js';
 
 /** ZooKeeper's permission bits (ZooDefs.Perms). */

@@ -17,7 +17,13 @@ describe('client security – properties as Kafka tools take them', () => {
 
   it('SASL_SSL with a PEM trust store and SCRAM credentials', () => {
     const s = clientSecurityFromProperties(
-      { 'security.protocol': 'SASL_SSL', 'ssl.truststore.type': 'PEM', 'ssl.truststore.location': '/ca.pem', 'sasl.mechanism': 'SCRAM-SHA-512', 'sasl.jaas.config': SCRAM },
+      {
+        'security.protocol': 'SASL_SSL',
+        'ssl.truststore.type': 'PEM',
+        'ssl.truststore.location': '/ca.pem',
+        'sasl.mechanism': 'SCRAM-SHA-512',
+        'sasl.jaas.config': SCRAM,
+      },
       read,
     );
     expect(s.tls?.ca).toBe('CA-PEM');
@@ -32,7 +38,10 @@ describe('client security – properties as Kafka tools take them', () => {
     expect([pem.tls?.key, pem.tls?.cert, pem.tls?.passphrase]).toEqual(['KEY-AND-CHAIN', 'KEY-AND-CHAIN', 'k']);
     expect(pem.tls?.checkServerIdentity?.('localhost', {} as never)).toBeUndefined();
     expect(pem.sasl).toBeUndefined();
-    const p12 = clientSecurityFromProperties({ 'security.protocol': 'SSL', 'ssl.keystore.type': 'PKCS12', 'ssl.keystore.location': '/client.p12', 'ssl.keystore.password': 'p' }, read);
+    const p12 = clientSecurityFromProperties(
+      { 'security.protocol': 'SSL', 'ssl.keystore.type': 'PKCS12', 'ssl.keystore.location': '/client.p12', 'ssl.keystore.password': 'p' },
+      read,
+    );
     expect([p12.tls?.pfx, p12.tls?.passphrase]).toEqual(['P12', 'p']);
   });
 

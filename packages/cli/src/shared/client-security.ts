@@ -39,7 +39,9 @@ const PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
 export function clientSecurityFromProperties(p: Readonly<Record<string, string>>, read: (path: string) => string | Buffer): ClientSecurityOptions {
   const protocol = (p['security.protocol'] ?? 'PLAINTEXT').trim().toUpperCase();
   if (!(PROTOCOLS as readonly string[]).includes(protocol)) {
-    throw new ClientSecurityConfigError(`Invalid value ${p['security.protocol']} for configuration security.protocol: String must be one of: ${PROTOCOLS.join(', ')}`);
+    throw new ClientSecurityConfigError(
+      `Invalid value ${p['security.protocol']} for configuration security.protocol: String must be one of: ${PROTOCOLS.join(', ')}`,
+    );
   }
   const out: ClientSecurityOptions = {};
   if (protocol === 'SSL' || protocol === 'SASL_SSL') out.tls = tlsOptions(p, read);
@@ -54,7 +56,9 @@ function tlsOptions(p: Readonly<Record<string, string>>, read: (path: string) =>
   const trustInline = p['ssl.truststore.certificates'];
   if (trustFile !== undefined || trustInline !== undefined) {
     if (trustType !== 'PEM') {
-      throw new ClientSecurityConfigError(`ssl.truststore.type ${trustType} is not supported by this client; use PEM (ssl.truststore.location of a PEM file or ssl.truststore.certificates)`);
+      throw new ClientSecurityConfigError(
+        `ssl.truststore.type ${trustType} is not supported by this client; use PEM (ssl.truststore.location of a PEM file or ssl.truststore.certificates)`,
+      );
     }
     o.ca = trustInline ?? read(trustFile as string);
   }
@@ -102,7 +106,9 @@ function saslOptions(p: Readonly<Record<string, string>>): ClientSaslOptions {
   }
   const jaas = p['sasl.jaas.config'];
   if (jaas === undefined) {
-    throw new ClientSecurityConfigError(`Could not find a 'KafkaClient' entry in the JAAS configuration. System property 'java.security.auth.login.config' is not set (set sasl.jaas.config)`);
+    throw new ClientSecurityConfigError(
+      `Could not find a 'KafkaClient' entry in the JAAS configuration. System property 'java.security.auth.login.config' is not set (set sasl.jaas.config)`,
+    );
   }
   let entry;
   try {
