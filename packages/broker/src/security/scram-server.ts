@@ -83,7 +83,8 @@ export class ScramSaslServer implements SaslServer {
     const m = CLIENT_FINAL.exec(msg);
     if (!m) throw new SaslError('Invalid SCRAM client final message format');
     const [, withoutProof, channelBinding, nonce, proofB64] = m as unknown as [string, string, string, string, string];
-    if (nonce !== this.nonce) throw new SaslError('Invalid client nonce in the final client message.');
+    // Kafka checks only that it ends with ours: librdkafka sends its own nonce before the server's
+    if (!nonce.endsWith(this.nonce)) throw new SaslError('Invalid client nonce in the final client message.');
     if (Buffer.from(channelBinding, 'base64').toString('utf8') !== this.gs2Header) throw new SaslError('Invalid channel binding in the final client message.');
     const c = this.credential!;
     const authMessage = `${this.clientFirstBare},${this.serverFirst},${withoutProof}`;
