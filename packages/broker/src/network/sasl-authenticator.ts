@@ -169,7 +169,8 @@ export class SaslServerAuthenticator implements FrameInterceptor {
     const problem = this.complete();
     if (problem) return this.fail(problem, respond(ErrorCode.SASL_AUTHENTICATION_FAILED, problem, Buffer.alloc(0)));
     if (!reauth) this.clientSupportsReauth = d.apiVersion >= 1;
-    const lifetime = this.expiresAt === undefined ? 0 : this.o.settings.reauthMs;
+    // v0 cannot carry it: such a client is just disconnected once the session is over
+    const lifetime = this.expiresAt === undefined || d.apiVersion === 0 ? 0 : this.o.settings.reauthMs;
     return respond(ErrorCode.NONE, null, out, BigInt(lifetime));
   }
 
