@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, inject } from 'vitest';
 import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
-import { Cluster, Connection, findGroupCoordinator } from '@samsa/client';
+import { Cluster, Connection, findGroupCoordinator, type SaslOptions } from '@samsa/client';
 import { API_KEYS } from '@samsa/protocol';
 import { BrokerContainer, ZooKeeperContainers, startNetwork } from './containers.js';
 import type { StartedNetwork } from 'testcontainers';
@@ -43,6 +43,8 @@ export interface ClusterOptions {
   zkServers?: number;
   /** server.properties entries for every broker. */
   overrides?: Record<string, string>;
+  /** SASL credentials for the harness's own connections (a SASL_PLAINTEXT client listener). */
+  sasl?: SaslOptions;
   /** Print broker output (SAMSA_E2E_VERBOSE=1 does it too). */
   verbose?: boolean;
   /** Give every broker a random metrics.port (`broker.metricsUrl`: /metrics, /health, /ready). */
@@ -156,7 +158,7 @@ export class TestCluster {
     );
     // and every broker's metadata cache knows all brokers and the controller (clients such as
     // KafkaJS send CreateTopics to the controller their first Metadata answer names)
-    await Promise.all(c.brokers.map((b) => until(() => metadataComplete(b.address, n), `broker ${b.id} knows the controller`, 30_000, 100)));
+    await Promise.all(c.brokers.map((b) => until(() => metadataComplete(b.address, n, o.sasl), `broker ${b.id} knows the controller`, 30_000, 100)));
   }
 
   get bootstrap(): string {
@@ -266,11 +268,17 @@ export class TestCluster {
 
 /** Polls until `f` returns something truthy. */
 /** True when the broker at `address` answers Metadata with `brokers` brokers and a controller. */
-async function metadataComplete(address: string, brokers: number): Promise<boolean> {
+async function metadataComplete(address: string, brokers: number, sasl?: SaslOptions): Promise<boolean> {
   const i = address.lastIndexOf(':');
   let conn: Connection | undefined;
   try {
-    conn = await Connection.connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)), clientId: 'e2e-harness', requestTimeoutMs: 5_000 });
+    conn = await Connection.connect({
+      host: address.slice(0, i),
+      port: Number(address.slice(i + 1)),
+      clientId: 'e2e-harness',
+      requestTimeoutMs: 5_000,
+      ...(sasl ? { sasl } : {}),
+    });
     const res = await conn.request(
       API_KEYS.Metadata,
       { topics: [], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false },

@@ -18,6 +18,7 @@ import { BatchError, brokerError } from './errors.js';
 import * as groups from './admin-groups.js';
 import * as records from './admin-records.js';
 import * as quotas from './admin-quotas.js';
+import * as scram from './admin-scram.js';
 import * as txns from './admin-transactions.js';
 
 export * from './admin-types.js';
@@ -435,6 +436,16 @@ export class Admin {
     opts?: OperationOptions & { strict?: boolean },
   ): Promise<quotas.DescribedClientQuota[]> {
     return quotas.describeClientQuotas(this.cluster, components, opts);
+  }
+
+  /** AlterUserScramCredentials on the controller (admin-scram.ts): upsert (password) or delete SCRAM credentials. */
+  alterUserScramCredentials(alterations: readonly scram.UserScramCredentialAlteration[], opts?: OperationOptions): Promise<void> {
+    return scram.alterUserScramCredentials(this.cluster, alterations, opts);
+  }
+
+  /** DescribeUserScramCredentials (admin-scram.ts): mechanisms and iterations per user. */
+  describeUserScramCredentials(users?: readonly string[], opts?: OperationOptions): Promise<scram.UserScramCredentialsDescription[]> {
+    return scram.describeUserScramCredentials(this.cluster, users, opts);
   }
 
   /** DeleteRecords to each partition's leader (admin-records.ts); per-partition outcomes. */

@@ -3,6 +3,7 @@ import { formatAddress, parseBootstrapServers, type BrokerAddress } from './addr
 import { Connection, type ConnectionOptions, type RequestOptions, type Response } from './connection.js';
 import { ConnectionError, OperationTimeoutError, isRetriableError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
+import type { SaslOptions } from './sasl/index.js';
 
 export interface ClusterOptions {
   /** bootstrap.servers: `host:port` entries (a comma-separated string or a list). */
@@ -23,6 +24,8 @@ export interface ClusterOptions {
   metadataMaxAgeMs?: number;
   /** ApiVersions version tried first. Default 3. */
   apiVersionsVersion?: number;
+  /** SASL credentials for every connection (SASL_PLAINTEXT listeners). */
+  sasl?: SaslOptions;
   logger?: Logger;
 }
 
@@ -68,6 +71,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class Cluster {
   readonly defaultApiTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** SASL credentials of this cluster's connections (connections made elsewhere reuse them). */
+  readonly sasl: SaslOptions | undefined;
   private readonly bootstrap: BrokerAddress[];
   private readonly log: Logger;
   private readonly connOpts: Omit<ConnectionOptions, 'host' | 'port' | 'nodeId'>;
@@ -97,8 +102,10 @@ export class Cluster {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       requestTimeoutMs: this.requestTimeoutMs,
       apiVersionsVersion: opts.apiVersionsVersion,
+      ...(opts.sasl ? { sasl: opts.sasl } : {}),
       logger: this.log,
     };
+    this.sasl = opts.sasl;
   }
 
   /** The bootstrap servers, parsed. */

@@ -19,6 +19,7 @@ import { formatAddress } from './address.js';
 import { ConnectionError, RequestTimeoutError, UnsupportedApiError } from './errors.js';
 import { FrameSplitter } from './framing.js';
 import { silentLogger, type Logger } from './logger.js';
+import { authenticate, type SaslOptions } from './sasl/index.js';
 
 export const CLIENT_SOFTWARE_NAME = 'samsa-client';
 export const CLIENT_SOFTWARE_VERSION = '0.1.0';
@@ -45,6 +46,8 @@ export interface ConnectionOptions {
   requestTimeoutMs?: number;
   /** Largest response frame accepted. Default 100 MiB. */
   maxFrameBytes?: number;
+  /** SASL authentication after ApiVersions (SASL_PLAINTEXT listeners). */
+  sasl?: SaslOptions;
   logger?: Logger;
 }
 
@@ -167,6 +170,15 @@ export class Connection {
     } catch (err) {
       conn.destroy(new ConnectionError(conn.address, `ApiVersions negotiation with ${conn.describe()} failed`, { cause: err }));
       throw err;
+    }
+    if (opts.sasl) {
+      try {
+        const lifetime = await authenticate((apiKey, body, o) => conn.request(apiKey, body, o), opts.sasl);
+        conn.log.debug({ mechanism: opts.sasl.mechanism, user: opts.sasl.username, sessionLifetimeMs: lifetime }, 'SASL authenticated');
+      } catch (err) {
+        conn.destroy(new ConnectionError(conn.address, `SASL authentication with ${conn.describe()} failed`, { cause: err }));
+        throw err;
+      }
     }
     conn.log.debug({ apiVersionsVersion: conn.apiVersionsVersionUsed, apis: conn.brokerVersions.size }, 'connected');
     return conn;

@@ -11,8 +11,10 @@ export * from './consumer-protocol.js';
 export * from './admin-groups.js';
 export * from './admin-records.js';
 export * from './admin-quotas.js';
+export * from './admin-scram.js';
 export * from './admin-transactions.js';
 export * from './producer/index.js';
 export * from './consumer/assignors/index.js';
 export * from './consumer/index.js';
 // The fake brokers for tests are `@samsa/client/testing`; the verify workload and checker `@samsa/client/verify`.
+export * from './sasl/index.js';

@@ -116,9 +116,14 @@ export class ConfigChangeNotificationHandler {
     const handler = this.handlers[type];
     if (!handler) return;
     const config = await this.kzk.getEntityConfig(type, name);
-    this.log.info({ entityType: type, entityName: name, config }, 'applying dynamic config');
+    this.log.info({ entityType: type, entityName: name, config: type === ConfigType.User ? withoutSecrets(config) : config }, 'applying dynamic config');
     await handler(name, config);
   }
+}
+
+/** A user's config as logged: SCRAM credentials (`SCRAM-SHA-256`, ...) hidden. */
+function withoutSecrets(config: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(config).map(([k, v]) => [k, k.startsWith('SCRAM-') ? '[hidden]' : v]));
 }
 
 function seqOf(child: string): number {

@@ -7,7 +7,7 @@
 import { API_KEYS, type WriteTxnMarkersRequestWritableTxnMarker, type WriteTxnMarkersResponse } from '@samsa/protocol';
 import { TransactionResult, type TxnMarkerEntry, type TxnMarkerResult } from '@samsa/transaction-coordinator';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
-import { BrokerConnection } from '../replica/broker-connection.js';
+import { BrokerConnection, type ConnectHook } from '../replica/broker-connection.js';
 
 /** WriteTxnMarkers v1 (flexible): every Samsa broker serves it. */
 const WRITE_TXN_MARKERS_VERSION = 1;
@@ -19,6 +19,8 @@ export interface TxnMarkerSenderOptions {
   listener: string;
   /** request.timeout.ms of the coordinator's requests */
   requestTimeoutMs: number;
+  /** Runs on each new connection (inter-broker SASL). */
+  onConnect?: ConnectHook;
 }
 
 export class TxnMarkerSender {
@@ -54,7 +56,7 @@ export class TxnMarkerSender {
       conn = undefined;
     }
     if (!conn) {
-      conn = new BrokerConnection(e.host, e.port, `broker-${this.o.brokerId}-txn-markers`, this.o.requestTimeoutMs);
+      conn = new BrokerConnection(e.host, e.port, `broker-${this.o.brokerId}-txn-markers`, this.o.requestTimeoutMs, this.o.onConnect);
       this.connections.set(brokerId, conn);
     }
     return conn.send(API_KEYS.WriteTxnMarkers, WRITE_TXN_MARKERS_VERSION, { markers });

@@ -76,6 +76,21 @@ export interface SocketServerOptions {
   mayOverlap?: (frame: Buffer) => boolean;
   /** Called once a request's response is written out (or right away when there is none). */
   onRequestComplete?: (timing: RequestTiming, sentAt: number) => void;
+  /**
+   * Per connection, something that sees each frame before `handle` (SASL authentication, Kafka's
+   * SaslServerAuthenticator); `close` closes the connection.
+   */
+  interceptor?: (conn: ConnectionInfo, close: () => void) => FrameInterceptor;
+}
+
+/** Sees a connection's frames before the request handler (see SocketServerOptions.interceptor). */
+export interface FrameInterceptor {
+  /** The largest frame accepted now (undefined: socket.request.max.bytes). */
+  maxFrameSize(): number | undefined;
+  /** The answer to a frame it takes itself, or undefined to hand the frame to `handle`. May throw CloseConnection. */
+  intercept(frame: Buffer, timing: RequestTiming): Promise<FrameResponse> | undefined;
+  /** The connection closed. */
+  dispose?(): void;
 }
 
 /** Requests of one connection handled but not yet answered, at most (overlap beyond waits). */
@@ -150,6 +165,7 @@ class Connection {
   private writeTail: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly info: ConnectionInfo;
+  private readonly interceptor: FrameInterceptor | undefined;
   private readonly log: Logger;
   private readonly maxBuffered: number;
   /** Tracing only: bytes received and taken off so far, and [bytes received, arrival time] per chunk. */
@@ -165,6 +181,7 @@ class Connection {
   ) {
     this.info = { id, remote: `${socket.remoteAddress}:${socket.remotePort}`, listener: o.listener };
     this.log = o.logger.child({ connection: id, remote: this.info.remote });
+    this.interceptor = o.interceptor?.(this.info, () => this.close());
     // never below one maximal frame, so a paused connection always holds a complete request
     this.maxBuffered = Math.max(o.maxBufferedBytes ?? 4 * 1024 * 1024, o.maxRequestSize + 4);
     socket.setTimeout(o.idleTimeoutMs);
@@ -176,6 +193,7 @@ class Connection {
     socket.on('error', (err) => this.log.debug({ err }, 'connection error'));
     socket.on('close', () => {
       this.closed = true;
+      this.interceptor?.dispose?.();
       this.onClose();
     });
   }
@@ -202,8 +220,12 @@ class Connection {
   private nextFrame(): Buffer | undefined {
     if (this.buffered < 4) return undefined;
     const size = this.peekSize();
-    if (size < 0 || size > this.o.maxRequestSize) {
-      this.log.warn({ size, max: this.o.maxRequestSize }, 'request size out of range (socket.request.max.bytes); closing connection');
+    const max = this.interceptor?.maxFrameSize() ?? this.o.maxRequestSize;
+    if (size < 0 || size > max) {
+      this.log.warn(
+        { size, max },
+        'request size out of range (socket.request.max.bytes, or sasl.server.max.receive.size before authentication); closing connection',
+      );
       this.close();
       return undefined;
     }
@@ -346,7 +368,13 @@ class Connection {
         };
         this.holdWrites();
         // settled at once: a rejection waiting behind earlier responses is not an unhandled one
-        const result = this.o.handle(frame, this.info, timing, release).then(
+        let handled: Promise<FrameResponse>;
+        try {
+          handled = this.interceptor?.intercept(frame, timing) ?? this.o.handle(frame, this.info, timing, release);
+        } catch (err) {
+          handled = Promise.reject(err as Error);
+        }
+        const result = handled.then(
           (response) => {
             timing.handledAt = performance.now();
             return { response, err: undefined };

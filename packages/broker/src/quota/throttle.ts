@@ -35,9 +35,12 @@ export class ClientQuotas implements RequestThrottler {
   }
 }
 
-/** Without authentication every connection's principal is ANONYMOUS. */
-export function principalOf(_ctx: RequestContext): string {
-  return ANONYMOUS_USER;
+/**
+ * The user whose quotas apply: the connection's principal name (SASL's authenticated user, the
+ * TLS certificate's mapped name), ANONYMOUS without authentication (Kafka's quota entity `user`).
+ */
+export function principalOf(ctx: RequestContext): string {
+  return ctx.conn.principal?.name ?? ANONYMOUS_USER;
 }
 
 /**

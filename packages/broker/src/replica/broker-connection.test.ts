@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeRequest, encodeResponse } from '@samsa/protocol';
-import { BrokerConnection } from './broker-connection.js';
+import { BrokerConnection, type ConnectHook } from './broker-connection.js';
 
 const API_VERSIONS = 18;
 
@@ -16,7 +16,7 @@ afterEach(() => {
  */
 async function connection(
   timeoutMs: number,
-  { silent = () => false, delayMs = 0 }: { silent?: (n: number) => boolean; delayMs?: number } = {},
+  { silent = () => false, delayMs = 0, onConnect }: { silent?: (n: number) => boolean; delayMs?: number; onConnect?: ConnectHook } = {},
 ): Promise<BrokerConnection> {
   const sockets: Socket[] = [];
   let n = 0;
@@ -47,7 +47,7 @@ async function connection(
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
   const addr = srv.address();
-  const conn = new BrokerConnection('127.0.0.1', typeof addr === 'object' && addr ? addr.port : 0, 'test', timeoutMs);
+  const conn = new BrokerConnection('127.0.0.1', typeof addr === 'object' && addr ? addr.port : 0, 'test', timeoutMs, onConnect);
   cleanups.push(() => {
     conn.close();
     sockets.forEach((s) => s.destroy());
@@ -85,5 +85,51 @@ describe('broker connection', () => {
     // re-armed would fire during request 2
     const conn = await connection(200, { delayMs: 120 });
     for (let i = 0; i < 4; i++) expect((await apiVersions(conn)).errorCode).toBe(0);
+  });
+});
+
+describe('broker connection – connect hook (inter-broker SASL)', () => {
+  it('broker connection – the hook runs on each new connection before its first request; a failing hook fails the request; a session lifetime renews the connection', async () => {
+    const seen: string[] = [];
+    let fail = false;
+    let lifetime = 0;
+    const conn = await connection(2_000, {
+      onConnect: async (send) => {
+        seen.push('hook');
+        await send(API_VERSIONS, 0, {} as never);
+        if (fail) throw new Error('SASL authentication failed');
+        return { sessionLifetimeMs: lifetime };
+      },
+    });
+    await apiVersions(conn);
+    await apiVersions(conn);
+    expect(seen).toEqual(['hook']);
+
+    // a lifetime: the connection is replaced (re-authenticated) once 85 % of it has passed
+    conn.close();
+    const renewing = await connection(2_000, {
+      onConnect: async (send) => {
+        seen.push('renew');
+        await send(API_VERSIONS, 0, {} as never);
+        if (fail) throw new Error('SASL authentication failed');
+        return { sessionLifetimeMs: lifetime };
+      },
+    });
+    lifetime = 1000;
+    const t0 = Date.now();
+    const now = vi.spyOn(Date, 'now');
+    try {
+      now.mockReturnValue(t0);
+      await apiVersions(renewing);
+      now.mockReturnValue(t0 + 800);
+      await apiVersions(renewing);
+      expect(seen.filter((s) => s === 'renew')).toHaveLength(1);
+      now.mockReturnValue(t0 + 900);
+      fail = true;
+      await expect(apiVersions(renewing)).rejects.toThrow(/SASL authentication failed/);
+      expect(seen.filter((s) => s === 'renew')).toHaveLength(2);
+    } finally {
+      now.mockRestore();
+    }
   });
 });

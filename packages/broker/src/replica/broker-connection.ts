@@ -1,6 +1,15 @@
 import { connect, type Socket } from 'node:net';
 import { decodeResponse, encodeRequest, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
 
+/** Sends one request on a connection being set up (before other requests may use it). */
+export type ConnectionSend = <K extends ApiKey>(apiKey: K, version: number, body: ApiRequestMap[K]) => Promise<ApiResponseMap[K]>;
+
+/**
+ * Runs on each new connection before its first request (inter-broker SASL: replica/inter-broker-sasl.ts);
+ * resolves with how long the connection may be used (ms, 0: no limit), rejects to drop it.
+ */
+export type ConnectHook = (send: ConnectionSend) => Promise<{ sessionLifetimeMs: number }>;
+
 /**
  * A minimal Kafka-protocol client connection between brokers (replica fetchers): one request in
  * flight at a time, correlation ids checked, a timeout per request, and connection loss failing the
@@ -21,12 +30,17 @@ export class BrokerConnection {
    */
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The socket being set up by `onConnect`. */
+  private connecting: Socket | undefined;
+  /** When to replace the connection (its SASL session ends: KIP-368), epoch ms. */
+  private renewAt = Infinity;
 
   constructor(
     readonly host: string,
     readonly port: number,
     private readonly clientId: string,
     private readonly timeoutMs: number,
+    private readonly onConnect?: ConnectHook,
   ) {}
 
   private async ensure(): Promise<Socket> {
@@ -55,10 +69,27 @@ export class BrokerConnection {
     s.on('close', () => {
       // a socket already replaced (dropped after a timeout) has no request left to fail: the one
       // pending now went out on its successor
-      if (this.socket !== s) return;
-      this.socket = undefined;
+      if (this.socket !== s && this.connecting !== s) return;
+      if (this.socket === s) this.socket = undefined;
       this.failPending(new Error(`connection to ${this.host}:${this.port} closed`));
     });
+    if (this.onConnect) {
+      this.connecting = s;
+      try {
+        const { sessionLifetimeMs } = await this.onConnect((apiKey, version, body) => this.sendOn(s, apiKey, version, body));
+        // renewed before the broker would close it (Kafka's clients re-authenticate at 85-95 %)
+        this.renewAt = sessionLifetimeMs > 0 ? Date.now() + sessionLifetimeMs * 0.85 : Infinity;
+      } catch (err) {
+        s.destroy();
+        throw err;
+      } finally {
+        this.connecting = undefined;
+      }
+      if (this.closed) {
+        s.destroy();
+        throw new Error('connection closed');
+      }
+    }
     this.socket = s;
     return s;
   }
@@ -115,8 +146,17 @@ export class BrokerConnection {
   }
 
   async send<K extends ApiKey>(apiKey: K, version: number, body: ApiRequestMap[K]): Promise<ApiResponseMap[K]> {
-    const live = this.socket;
+    let live = this.socket;
+    if (live && !this.pending && Date.now() >= this.renewAt) {
+      this.socket = undefined;
+      live.destroy();
+      live = undefined;
+    }
     const s = live && !live.destroyed ? live : await this.ensure();
+    return this.sendOn(s, apiKey, version, body);
+  }
+
+  private async sendOn<K extends ApiKey>(s: Socket, apiKey: K, version: number, body: ApiRequestMap[K]): Promise<ApiResponseMap[K]> {
     if (this.pending) throw new Error('a request is already in flight');
     const id = (this.correlationId = (this.correlationId + 1) & 0x7fffffff);
     const frame = await new Promise<Buffer>((resolve, reject) => {
@@ -135,5 +175,6 @@ export class BrokerConnection {
     this.failPending(new Error('connection closed'));
     this.socket?.destroy();
     this.socket = undefined;
+    this.connecting?.destroy();
   }
 }

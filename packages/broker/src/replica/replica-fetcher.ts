@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ErrorCode, errorName, topicPartitionKey, type FetchRequestForgottenTopic, type FetchRequestTopic } from '@samsa/protocol';
-import { BrokerConnection } from './broker-connection.js';
+import { BrokerConnection, type ConnectHook } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
 import { latencyTrace } from '../trace/latency-trace.js';
@@ -25,6 +25,8 @@ export interface FetcherOptions {
   requestTimeoutMs: number;
   /** The follower-side replication throttle (follower.replication.throttled.rate / .replicas). */
   quota?: ReplicationQuotaManager;
+  /** Runs on each new connection to the leader (inter-broker SASL). */
+  onConnect?: ConnectHook;
 }
 
 interface FetchState {
@@ -74,7 +76,13 @@ export class ReplicaFetcher {
     private readonly log: Logger,
   ) {
     this.session = new FetchSessionHandler(log.child({ fetchSessionOf: sourceBrokerId }));
-    this.conn = new BrokerConnection(host, port, `broker-${o.brokerId}-fetcher-${sourceBrokerId}`, Math.max(o.requestTimeoutMs, o.maxWaitMs + 5000));
+    this.conn = new BrokerConnection(
+      host,
+      port,
+      `broker-${o.brokerId}-fetcher-${sourceBrokerId}`,
+      Math.max(o.requestTimeoutMs, o.maxWaitMs + 5000),
+      o.onConnect,
+    );
   }
 
   get size(): number {

@@ -4,6 +4,7 @@
  * this broker's leaderships of its topic's partitions (Kafka's KafkaServer startup of
  * GroupCoordinator and TransactionCoordinator with their onElection/onResignation hooks).
  */
+import { interBrokerConnectHook } from '../replica/inter-broker-sasl.js';
 import type { Logger } from 'pino';
 import type { KafkaZk } from '@samsa/zk-paths';
 import { GROUP_METADATA_TOPIC_NAME, GroupCoordinator } from '@samsa/group-coordinator';
@@ -65,6 +66,7 @@ export async function startCoordinators(o: CoordinatorsOptions): Promise<Coordin
     metadata: o.metadata,
     listener: cfg.interBrokerListenerName,
     requestTimeoutMs: cfg.get('request.timeout.ms'),
+    ...interBrokerConnectHook(cfg),
   });
   const transaction = new TransactionCoordinator({
     brokerId: o.brokerId,

@@ -7,6 +7,7 @@ import { UNLIMITED_RATE, parseThrottledReplicas } from '../replica/replication-q
 import { topicSettingsFrom } from '../config/topic-settings.js';
 import { desanitizeEntityName } from '../admin/client-quota-admin.js';
 import type { ClientQuotas } from '../quota/throttle.js';
+import { withoutCredentials, type ScramCredentialCache } from '../security/scram-credential-cache.js';
 
 export { THROTTLE_RATE_CONFIGS as DYNAMIC_BROKER_CONFIGS, invalidRate } from '../config/dynamic-broker-config.js';
 
@@ -18,6 +19,8 @@ export interface DynamicConfigTargets {
   topicConfigs: Map<string, Record<string, string>>;
   /** Client quota entities (/config/clients, /config/users). */
   quotas?: ClientQuotas;
+  /** SCRAM credentials (the `SCRAM-SHA-*` keys of /config/users/<user>). */
+  credentials?: ScramCredentialCache;
   logger: Logger;
 }
 
@@ -64,6 +67,10 @@ export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
       log.info({ clientId: entity, config }, 'client quota config applied');
     },
     [ConfigType.User]: (sanitized, config) => {
+      if (t.credentials && !sanitized.includes('/')) {
+        const bad = t.credentials.updateUser(desanitizeEntityName(sanitized), config);
+        if (bad.length > 0) log.warn({ user: desanitizeEntityName(sanitized), mechanisms: bad }, 'invalid SCRAM credentials in ZooKeeper ignored');
+      }
       if (!t.quotas) return;
       // znode names are sanitized (Kafka's Sanitizer); `<default>` and `/clients/` stay as they are
       const entity = sanitized
@@ -72,7 +79,7 @@ export function dynamicConfigHandlers(t: DynamicConfigTargets): ConfigHandlers {
         .join('/');
       if (Object.keys(config).length === 0) t.quotas.configs.users.delete(entity);
       else t.quotas.configs.users.set(entity, config);
-      log.info({ user: entity, config }, 'user quota config applied');
+      log.info({ user: entity, config: withoutCredentials(config) }, 'user quota config applied');
     },
     [ConfigType.Broker]: async (entity, config) => {
       const skipped = t.config.update(entity, config);

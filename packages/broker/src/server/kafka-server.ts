@@ -58,6 +58,11 @@ import { MetricsHttpServer } from '../metrics/http-server.js';
 import type { StateChangeRing } from '../metrics/state-change-ring.js';
 import { MetadataCache } from '../metadata/metadata-cache.js';
 import { SocketServer } from '../network/socket-server.js';
+import { saslInterceptorFor } from '../network/sasl-authenticator.js';
+import { ScramCredentialCache } from '../security/scram-credential-cache.js';
+import { validateSaslConfig } from '../security/sasl-config.js';
+import { interBrokerConnectHook } from '../replica/inter-broker-sasl.js';
+import { alterUserScramCredentialsHandler, describeUserScramCredentialsHandler, saslAuthenticateHandler, saslHandshakeHandler } from '../handlers/sasl.js';
 import { ReplicaManager } from '../replica/replica-manager.js';
 import { RequestHandler } from './request-handler.js';
 import type { BrokerServices } from '../handlers/services.js';
@@ -93,6 +98,8 @@ export class KafkaServer {
   private readonly sockets: SocketServer[] = [];
   private controlServer: ControlPlaneServer | undefined;
   private configChanges: ConfigChangeNotificationHandler | undefined;
+  /** SCRAM credentials of every user (/config/users), for SASL listeners. */
+  private readonly scramCredentials = new ScramCredentialCache();
   readonly metadata = new MetadataCache();
   replicaManager: ReplicaManager | undefined;
   groupCoordinator: GroupCoordinator | undefined;
@@ -161,6 +168,7 @@ export class KafkaServer {
   async startup(): Promise<void> {
     const cfg = this.o.config;
     for (const w of cfg.warnings) this.log.warn(w);
+    validateSaslConfig(cfg);
     // first, so /health answers and /ready says why not while the broker starts
     await this.startMetricsServer();
     const zkSettings = cfg.zookeeper;
@@ -255,6 +263,7 @@ export class KafkaServer {
         partitionMaxBytes: cfg.get('replica.fetch.max.bytes'),
         backoffMs: cfg.get('replica.fetch.backoff.ms'),
         requestTimeoutMs: cfg.get('replica.socket.timeout.ms'),
+        ...interBrokerConnectHook(cfg),
       },
       logDirs: cfg.logDirs,
       highWatermarkCheckpointIntervalMs: cfg.get('replica.high.watermark.checkpoint.interval.ms'),
@@ -276,6 +285,7 @@ export class KafkaServer {
         replicaManager: this.replicaManager,
         topicConfigs: this.topicConfigs,
         quotas,
+        credentials: this.scramCredentials,
         logger: this.log,
       }),
       this.log,
@@ -387,6 +397,10 @@ export class KafkaServer {
       deleteRecordsHandler,
       alterClientQuotasHandler,
       describeClientQuotasHandler,
+      saslHandshakeHandler,
+      saslAuthenticateHandler,
+      describeUserScramCredentialsHandler,
+      alterUserScramCredentialsHandler,
     ];
     // the group coordinator's APIs
     const groupHandlers = [
@@ -439,6 +453,7 @@ export class KafkaServer {
         onRequestComplete: this.metrics.requestCompleted,
         // a Produce may start while earlier ones wait for acks=all (appends stay in request order)
         mayOverlap: (frame) => frame.length >= 2 && frame.readInt16BE(0) === PRODUCE_API_KEY,
+        interceptor: saslInterceptorFor(cfg, l.listenerName, this.scramCredentials, this.log),
       });
       this.boundPorts.set(l.listenerName, await server.start());
       this.sockets.push(server);

@@ -6,6 +6,7 @@
  */
 import { KafkaError } from '@samsa/protocol';
 import type { Logger } from '../logger.js';
+import type { SaslOptions } from '../sasl/index.js';
 import type { PartitionAssignor } from './assignors/types.js';
 import type { ConsumerInterceptor } from './interceptors.js';
 import type { Deserializer } from './types.js';
@@ -42,6 +43,8 @@ export interface ConsumerConfigInput {
   'value.deserializer'?: Deserializer<unknown>;
   'interceptor.classes'?: readonly ConsumerInterceptor<unknown, unknown>[];
   logger?: Logger;
+  /** SASL credentials (SASL_PLAINTEXT listeners). */
+  sasl?: SaslOptions;
 }
 
 export type IsolationLevel = 'read_uncommitted' | 'read_committed';

@@ -90,6 +90,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       retryBackoffMaxMs: cfg.retryBackoffMaxMs,
       metadataMaxAgeMs: cfg.metadataMaxAgeMs,
       logger: input.logger,
+      ...(input.sasl ? { sasl: input.sasl } : {}),
     });
     this.assignors = createAssignors(cfg.assignmentStrategy, cfg.assignmentStrategyIsDefault);
     this.subs = new SubscriptionState(cfg.autoOffsetReset);

@@ -6,6 +6,7 @@
  */
 import { KafkaError } from '@samsa/protocol';
 import type { Logger } from '../logger.js';
+import type { SaslOptions } from '../sasl/index.js';
 import type { ProducerInterceptor } from './interceptors.js';
 import type { Partitioner } from './partitioner.js';
 import type { Serializer } from './serializers.js';
@@ -40,6 +41,8 @@ export interface ProducerConfigInput {
   'value.serializer'?: Serializer<unknown>;
   'interceptor.classes'?: readonly ProducerInterceptor<unknown, unknown>[];
   logger?: Logger;
+  /** SASL credentials (SASL_PLAINTEXT listeners). */
+  sasl?: SaslOptions;
 }
 
 export type Acks = -1 | 0 | 1;

@@ -62,6 +62,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       metadataMaxAgeMs: cfg.metadataMaxAgeMs,
       defaultApiTimeoutMs: cfg.maxBlockMs,
       logger: input.logger,
+      ...(input.sasl ? { sasl: input.sasl } : {}),
     });
     this.metadata = new ProducerMetadata(this.cluster, cfg.metadataMaxAgeMs, this.log);
     this.accumulator = new RecordAccumulator({

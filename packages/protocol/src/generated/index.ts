@@ -10,6 +10,8 @@ export * from './alter-configs-request.js';
 export * from './alter-configs-response.js';
 export * from './alter-partition-reassignments-request.js';
 export * from './alter-partition-reassignments-response.js';
+export * from './alter-user-scram-credentials-request.js';
+export * from './alter-user-scram-credentials-response.js';
 export * from './api-versions-request.js';
 export * from './api-versions-response.js';
 export * from './create-partitions-request.js';
@@ -34,6 +36,8 @@ export * from './describe-producers-request.js';
 export * from './describe-producers-response.js';
 export * from './describe-transactions-request.js';
 export * from './describe-transactions-response.js';
+export * from './describe-user-scram-credentials-request.js';
+export * from './describe-user-scram-credentials-response.js';
 export * from './elect-leaders-request.js';
 export * from './elect-leaders-response.js';
 export * from './end-txn-request.js';
@@ -72,6 +76,10 @@ export * from './offset-for-leader-epoch-request.js';
 export * from './offset-for-leader-epoch-response.js';
 export * from './produce-request.js';
 export * from './produce-response.js';
+export * from './sasl-authenticate-request.js';
+export * from './sasl-authenticate-response.js';
+export * from './sasl-handshake-request.js';
+export * from './sasl-handshake-response.js';
 export * from './sync-group-request.js';
 export * from './sync-group-response.js';
 export * from './txn-offset-commit-request.js';
@@ -133,6 +141,10 @@ import type { ListGroupsRequest } from './list-groups-request.js';
 import type { ListGroupsResponse } from './list-groups-response.js';
 import { readListGroupsRequest, writeListGroupsRequest } from './list-groups-request.js';
 import { readListGroupsResponse, writeListGroupsResponse } from './list-groups-response.js';
+import type { SaslHandshakeRequest } from './sasl-handshake-request.js';
+import type { SaslHandshakeResponse } from './sasl-handshake-response.js';
+import { readSaslHandshakeRequest, writeSaslHandshakeRequest } from './sasl-handshake-request.js';
+import { readSaslHandshakeResponse, writeSaslHandshakeResponse } from './sasl-handshake-response.js';
 import type { ApiVersionsRequest } from './api-versions-request.js';
 import type { ApiVersionsResponse } from './api-versions-response.js';
 import { readApiVersionsRequest, writeApiVersionsRequest } from './api-versions-request.js';
@@ -185,6 +197,10 @@ import type { AlterConfigsRequest } from './alter-configs-request.js';
 import type { AlterConfigsResponse } from './alter-configs-response.js';
 import { readAlterConfigsRequest, writeAlterConfigsRequest } from './alter-configs-request.js';
 import { readAlterConfigsResponse, writeAlterConfigsResponse } from './alter-configs-response.js';
+import type { SaslAuthenticateRequest } from './sasl-authenticate-request.js';
+import type { SaslAuthenticateResponse } from './sasl-authenticate-response.js';
+import { readSaslAuthenticateRequest, writeSaslAuthenticateRequest } from './sasl-authenticate-request.js';
+import { readSaslAuthenticateResponse, writeSaslAuthenticateResponse } from './sasl-authenticate-response.js';
 import type { CreatePartitionsRequest } from './create-partitions-request.js';
 import type { CreatePartitionsResponse } from './create-partitions-response.js';
 import { readCreatePartitionsRequest, writeCreatePartitionsRequest } from './create-partitions-request.js';
@@ -221,6 +237,14 @@ import type { AlterClientQuotasRequest } from './alter-client-quotas-request.js'
 import type { AlterClientQuotasResponse } from './alter-client-quotas-response.js';
 import { readAlterClientQuotasRequest, writeAlterClientQuotasRequest } from './alter-client-quotas-request.js';
 import { readAlterClientQuotasResponse, writeAlterClientQuotasResponse } from './alter-client-quotas-response.js';
+import type { DescribeUserScramCredentialsRequest } from './describe-user-scram-credentials-request.js';
+import type { DescribeUserScramCredentialsResponse } from './describe-user-scram-credentials-response.js';
+import { readDescribeUserScramCredentialsRequest, writeDescribeUserScramCredentialsRequest } from './describe-user-scram-credentials-request.js';
+import { readDescribeUserScramCredentialsResponse, writeDescribeUserScramCredentialsResponse } from './describe-user-scram-credentials-response.js';
+import type { AlterUserScramCredentialsRequest } from './alter-user-scram-credentials-request.js';
+import type { AlterUserScramCredentialsResponse } from './alter-user-scram-credentials-response.js';
+import { readAlterUserScramCredentialsRequest, writeAlterUserScramCredentialsRequest } from './alter-user-scram-credentials-request.js';
+import { readAlterUserScramCredentialsResponse, writeAlterUserScramCredentialsResponse } from './alter-user-scram-credentials-response.js';
 import type { DescribeClusterRequest } from './describe-cluster-request.js';
 import type { DescribeClusterResponse } from './describe-cluster-response.js';
 import { readDescribeClusterRequest, writeDescribeClusterRequest } from './describe-cluster-request.js';
@@ -253,6 +277,7 @@ export interface ApiRequestMap {
   14: SyncGroupRequest;
   15: DescribeGroupsRequest;
   16: ListGroupsRequest;
+  17: SaslHandshakeRequest;
   18: ApiVersionsRequest;
   19: CreateTopicsRequest;
   20: DeleteTopicsRequest;
@@ -266,6 +291,7 @@ export interface ApiRequestMap {
   28: TxnOffsetCommitRequest;
   32: DescribeConfigsRequest;
   33: AlterConfigsRequest;
+  36: SaslAuthenticateRequest;
   37: CreatePartitionsRequest;
   42: DeleteGroupsRequest;
   43: ElectLeadersRequest;
@@ -275,6 +301,8 @@ export interface ApiRequestMap {
   47: OffsetDeleteRequest;
   48: DescribeClientQuotasRequest;
   49: AlterClientQuotasRequest;
+  50: DescribeUserScramCredentialsRequest;
+  51: AlterUserScramCredentialsRequest;
   60: DescribeClusterRequest;
   61: DescribeProducersRequest;
   65: DescribeTransactionsRequest;
@@ -296,6 +324,7 @@ export interface ApiResponseMap {
   14: SyncGroupResponse;
   15: DescribeGroupsResponse;
   16: ListGroupsResponse;
+  17: SaslHandshakeResponse;
   18: ApiVersionsResponse;
   19: CreateTopicsResponse;
   20: DeleteTopicsResponse;
@@ -309,6 +338,7 @@ export interface ApiResponseMap {
   28: TxnOffsetCommitResponse;
   32: DescribeConfigsResponse;
   33: AlterConfigsResponse;
+  36: SaslAuthenticateResponse;
   37: CreatePartitionsResponse;
   42: DeleteGroupsResponse;
   43: ElectLeadersResponse;
@@ -318,6 +348,8 @@ export interface ApiResponseMap {
   47: OffsetDeleteResponse;
   48: DescribeClientQuotasResponse;
   49: AlterClientQuotasResponse;
+  50: DescribeUserScramCredentialsResponse;
+  51: AlterUserScramCredentialsResponse;
   60: DescribeClusterResponse;
   61: DescribeProducersResponse;
   65: DescribeTransactionsResponse;
@@ -341,6 +373,7 @@ export const API_KEYS = {
   SyncGroup: 14,
   DescribeGroups: 15,
   ListGroups: 16,
+  SaslHandshake: 17,
   ApiVersions: 18,
   CreateTopics: 19,
   DeleteTopics: 20,
@@ -354,6 +387,7 @@ export const API_KEYS = {
   TxnOffsetCommit: 28,
   DescribeConfigs: 32,
   AlterConfigs: 33,
+  SaslAuthenticate: 36,
   CreatePartitions: 37,
   DeleteGroups: 42,
   ElectLeaders: 43,
@@ -363,6 +397,8 @@ export const API_KEYS = {
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
   AlterClientQuotas: 49,
+  DescribeUserScramCredentials: 50,
+  AlterUserScramCredentials: 51,
   DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
@@ -531,6 +567,17 @@ export const API_TABLE = [
     writeResponse: writeListGroupsResponse,
   },
   {
+    apiKey: 17,
+    name: 'SaslHandshake',
+    minVersion: 0,
+    maxVersion: 1,
+    flexibleFrom: null,
+    readRequest: readSaslHandshakeRequest,
+    writeRequest: writeSaslHandshakeRequest,
+    readResponse: readSaslHandshakeResponse,
+    writeResponse: writeSaslHandshakeResponse,
+  },
+  {
     apiKey: 18,
     name: 'ApiVersions',
     minVersion: 0,
@@ -674,6 +721,17 @@ export const API_TABLE = [
     writeResponse: writeAlterConfigsResponse,
   },
   {
+    apiKey: 36,
+    name: 'SaslAuthenticate',
+    minVersion: 0,
+    maxVersion: 2,
+    flexibleFrom: 2,
+    readRequest: readSaslAuthenticateRequest,
+    writeRequest: writeSaslAuthenticateRequest,
+    readResponse: readSaslAuthenticateResponse,
+    writeResponse: writeSaslAuthenticateResponse,
+  },
+  {
     apiKey: 37,
     name: 'CreatePartitions',
     minVersion: 0,
@@ -771,6 +829,28 @@ export const API_TABLE = [
     writeRequest: writeAlterClientQuotasRequest,
     readResponse: readAlterClientQuotasResponse,
     writeResponse: writeAlterClientQuotasResponse,
+  },
+  {
+    apiKey: 50,
+    name: 'DescribeUserScramCredentials',
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleFrom: 0,
+    readRequest: readDescribeUserScramCredentialsRequest,
+    writeRequest: writeDescribeUserScramCredentialsRequest,
+    readResponse: readDescribeUserScramCredentialsResponse,
+    writeResponse: writeDescribeUserScramCredentialsResponse,
+  },
+  {
+    apiKey: 51,
+    name: 'AlterUserScramCredentials',
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleFrom: 0,
+    readRequest: readAlterUserScramCredentialsRequest,
+    writeRequest: writeAlterUserScramCredentialsRequest,
+    readResponse: readAlterUserScramCredentialsResponse,
+    writeResponse: writeAlterUserScramCredentialsResponse,
   },
   {
     apiKey: 60,
