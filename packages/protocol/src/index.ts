@@ -8,3 +8,4 @@ export * from './errors.js';
 export * from './records/index.js';
 export * from './control/index.js';
 export * from './topic-partition.js';
+export * from './acl.js';

@@ -8,3 +8,4 @@ export * from './kafka-zk.js';
 export * from './zk-api.js';
 export * from './fake-zk-client.js';
 export { PARTITIONS_PER_MULTI, deletePartitionZNodes } from './partition-state-writes.js';
+export * from './acl-znodes.js';

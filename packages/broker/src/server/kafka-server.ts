@@ -52,6 +52,8 @@ import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
 import { produceHandler } from '../handlers/produce.js';
+import { aclHandlers } from '../handlers/acls.js';
+import { startAuthorizer, type AclAuthorizer } from '../security/acl-authorizer.js';
 import { LogManager } from '@samsa/storage';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { MetricsHttpServer } from '../metrics/http-server.js';
@@ -93,6 +95,7 @@ export class KafkaServer {
   private readonly sockets: SocketServer[] = [];
   private controlServer: ControlPlaneServer | undefined;
   private configChanges: ConfigChangeNotificationHandler | undefined;
+  private authorizer: AclAuthorizer | undefined;
   readonly metadata = new MetadataCache();
   replicaManager: ReplicaManager | undefined;
   groupCoordinator: GroupCoordinator | undefined;
@@ -276,6 +279,7 @@ export class KafkaServer {
       this.log,
     );
     await this.configChanges.startup();
+    this.authorizer = await startAuthorizer(cfg, kzk.zk, this.log);
 
     // the coordinators follow this broker's leaderships of __consumer_offsets and __transaction_state
     const producerIds = new ProducerIdManager({ brokerId: this.brokerId, zk: kzk.zk, logger: this.log.child({ component: 'producer-id-manager' }) });
@@ -360,6 +364,7 @@ export class KafkaServer {
       log: this.log,
       metrics: this.metrics,
       ...(txnMarkerRefusal ? { txnMarkerRefusal } : {}),
+      ...(this.authorizer ? { authorizer: this.authorizer } : {}),
     };
     const handlers = [
       produceHandler,
@@ -382,6 +387,7 @@ export class KafkaServer {
       deleteRecordsHandler,
       alterClientQuotasHandler,
       describeClientQuotasHandler,
+      ...aclHandlers,
     ];
     // the group coordinator's APIs
     const groupHandlers = [
@@ -647,6 +653,7 @@ export class KafkaServer {
     await this.controlServer?.stop();
     await this.controller?.shutdown();
     this.configChanges?.shutdown();
+    this.authorizer?.shutdown();
     await this.coordinators?.shutdown();
     await this.replicaManager?.shutdown();
     await this.logs?.shutdown();

@@ -1,0 +1,103 @@
+/**
+ * What request handlers see of authorization (Kafka's org.apache.kafka.server.authorizer.Authorizer),
+ * and the one-call helpers they use. With no authorizer configured every helper allows at the cost
+ * of a null check.
+ */
+import {
+  AclOperation,
+  AclResourceType,
+  CLUSTER_RESOURCE_NAME,
+  KafkaError,
+  type AclBinding,
+  type AclBindingFilter,
+  type AclOperation as AclOperationCode,
+} from '@samsa/protocol';
+import type { RequestContext } from '../api/api-handler.js';
+
+/** One thing a request wants to do (Kafka's Action). */
+export interface AuthAction {
+  operation: AclOperationCode;
+  resourceType: AclResourceType;
+  /** The resource's name (always a LITERAL pattern: the resource itself). */
+  name: string;
+  /** How many times the request refers to the resource (the authorizer log prints it). */
+  resourceRefCount?: number;
+  /** Log an allow at debug (default true); false: at trace. */
+  logIfAllowed?: boolean;
+  /** Log a denial at info (default true); false: at trace (filtered lists such as Metadata's all topics). */
+  logIfDenied?: boolean;
+}
+
+/** A failure for one binding or filter, as the ACL APIs report it. */
+export interface AclApiError {
+  code: number;
+  message: string;
+}
+
+export interface AclDeleteResult {
+  error?: AclApiError;
+  deleted: AclBinding[];
+}
+
+export interface Authorizer {
+  /** One decision per action, in order. */
+  authorize(ctx: RequestContext, actions: readonly AuthAction[]): boolean[];
+  createAcls(bindings: readonly AclBinding[]): Promise<Array<AclApiError | null>>;
+  deleteAcls(filters: readonly AclBindingFilter[]): Promise<AclDeleteResult[]>;
+  acls(filter: AclBindingFilter): AclBinding[];
+}
+
+interface HasAuthorizer {
+  authorizer?: Authorizer | undefined;
+}
+
+/** Whether the request may do `operation` on the resource. */
+export function authorize(
+  services: HasAuthorizer,
+  ctx: RequestContext,
+  operation: AclOperationCode,
+  resourceType: AclResourceType,
+  name: string,
+  opts: Pick<AuthAction, 'logIfAllowed' | 'logIfDenied' | 'resourceRefCount'> = {},
+): boolean {
+  const a = services.authorizer;
+  if (!a) return true;
+  return a.authorize(ctx, [{ operation, resourceType, name, ...opts }])[0] === true;
+}
+
+export function authorizeCluster(
+  services: HasAuthorizer,
+  ctx: RequestContext,
+  operation: AclOperationCode,
+  opts: Pick<AuthAction, 'logIfAllowed' | 'logIfDenied'> = {},
+): boolean {
+  return authorize(services, ctx, operation, AclResourceType.CLUSTER, CLUSTER_RESOURCE_NAME, opts);
+}
+
+/**
+ * The names among `names` the request may do `operation` on (Kafka's filterByAuthorized): each
+ * distinct name is asked once, with its reference count.
+ */
+export function authorizedNames(
+  services: HasAuthorizer,
+  ctx: RequestContext,
+  operation: AclOperationCode,
+  resourceType: AclResourceType,
+  names: Iterable<string>,
+  opts: Pick<AuthAction, 'logIfAllowed' | 'logIfDenied'> = {},
+): Set<string> {
+  const a = services.authorizer;
+  const counts = new Map<string, number>();
+  for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+  if (!a) return new Set(counts.keys());
+  const actions = [...counts].map(([name, resourceRefCount]) => ({ operation, resourceType, name, resourceRefCount, ...opts }));
+  const decisions = a.authorize(ctx, actions);
+  return new Set(actions.filter((_, i) => decisions[i]).map((x) => x.name));
+}
+
+/** Throws CLUSTER_AUTHORIZATION_FAILED unless the request may do `operation` on the cluster. */
+export function requireCluster(services: HasAuthorizer, ctx: RequestContext, operation: AclOperationCode): void {
+  if (!authorizeCluster(services, ctx, operation)) throw new KafkaError('CLUSTER_AUTHORIZATION_FAILED');
+}
+
+export { AclOperation, AclResourceType };
