@@ -74,7 +74,11 @@ export class AclAuthorizer implements Authorizer {
     for (const { pattern, acls } of await this.store.loadAll()) this.cache.set(pattern, acls);
     this.unwatch = this.store.watchChanges(seqs, (p) => this.reload(p));
     this.log.info(
-      { resources: this.cache.patterns().length, superUsers: [...this.settings.superUsers], allowEveryoneIfNoAclFound: this.settings.allowEveryoneIfNoAclFound },
+      {
+        resources: this.cache.patterns().length,
+        superUsers: [...this.settings.superUsers],
+        allowEveryoneIfNoAclFound: this.settings.allowEveryoneIfNoAclFound,
+      },
       'ACL authorizer started',
     );
   }
@@ -198,11 +202,7 @@ function exactPatterns(f: AclBindingFilter): ResourcePattern[] {
 }
 
 /** The authorizer `authorizer.class.name` asks for (started), or undefined when it is empty. */
-export async function startAuthorizer(
-  config: Pick<BrokerConfig, 'get'>,
-  zk: ZkClientApi,
-  logger: Logger,
-): Promise<AclAuthorizer | undefined> {
+export async function startAuthorizer(config: Pick<BrokerConfig, 'get'>, zk: ZkClientApi, logger: Logger): Promise<AclAuthorizer | undefined> {
   if (config.get('authorizer.class.name') === '') return undefined;
   const a = new AclAuthorizer(zk, { superUsers: config.get('super.users'), allowEveryoneIfNoAclFound: config.get('allow.everyone.if.no.acl.found') }, logger);
   await a.startup();

@@ -100,7 +100,8 @@ export class AclCache {
     if (s.superUsers.has(principal)) return { allowed: true, reason: 'super-user' };
     const acls = this.matching(resourceType, name);
     if (acls.length === 0) return { allowed: s.allowEveryoneIfNoAclFound, reason: 'no-acls' };
-    const applies = (a: AccessControlEntry) => (a.principal === principal || a.principal === WILDCARD_PRINCIPAL) && (a.host === host || a.host === WILDCARD_HOST);
+    const applies = (a: AccessControlEntry) =>
+      (a.principal === principal || a.principal === WILDCARD_PRINCIPAL) && (a.host === host || a.host === WILDCARD_HOST);
     // DENY wins; a DENY applies to its operation or ALL, never by implication
     if (acls.some((a) => a.permissionType === AclPermissionType.DENY && (a.operation === op || a.operation === AclOperation.ALL) && applies(a))) {
       return { allowed: false, reason: 'deny-acl' };

@@ -26,7 +26,13 @@ const NOTIFICATION_EXPIRY_MS = 15 * 60_000;
 /** Kafka's AclAuthorizer retries a conflicting conditional update this many times. */
 const MAX_UPDATE_RETRIES = 10;
 
-const RESOURCE_TYPES: readonly AclResourceType[] = [AclResourceType.TOPIC, AclResourceType.GROUP, AclResourceType.CLUSTER, AclResourceType.TRANSACTIONAL_ID, AclResourceType.DELEGATION_TOKEN];
+const RESOURCE_TYPES: readonly AclResourceType[] = [
+  AclResourceType.TOPIC,
+  AclResourceType.GROUP,
+  AclResourceType.CLUSTER,
+  AclResourceType.TRANSACTIONAL_ID,
+  AclResourceType.DELEGATION_TOKEN,
+];
 
 export class AclZkStore {
   constructor(

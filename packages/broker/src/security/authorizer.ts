@@ -101,3 +101,55 @@ export function requireCluster(services: HasAuthorizer, ctx: RequestContext, ope
 }
 
 export { AclOperation, AclResourceType };
+
+/** Throws GROUP_AUTHORIZATION_FAILED unless the request may do `operation` on the group. */
+export function requireGroup(services: HasAuthorizer, ctx: RequestContext, operation: AclOperationCode, groupId: string): void {
+  if (!authorize(services, ctx, operation, AclResourceType.GROUP, groupId)) throw new KafkaError('GROUP_AUTHORIZATION_FAILED');
+}
+
+/** Throws TRANSACTIONAL_ID_AUTHORIZATION_FAILED unless the request may WRITE the transactional id. */
+export function requireTransactionalId(services: HasAuthorizer, ctx: RequestContext, transactionalId: string): void {
+  if (!authorize(services, ctx, AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, transactionalId)) {
+    throw new KafkaError('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+  }
+}
+
+/**
+ * KIP-430's authorized-operations bit field: bit `op` set for each of `ops` the principal may do on
+ * the resource (decisions not logged, as Kafka's authorizedOperations).
+ */
+export function authorizedOperations(
+  services: HasAuthorizer,
+  ctx: RequestContext,
+  resourceType: AclResourceType,
+  name: string,
+  ops: readonly AclOperationCode[],
+): number {
+  let bits = 0;
+  for (const op of ops) if (authorize(services, ctx, op, resourceType, name, { logIfAllowed: false, logIfDenied: false })) bits |= 1 << op;
+  return bits;
+}
+
+const CONFIG_TOPIC = 2;
+const CONFIG_BROKER = 4;
+const CONFIG_BROKER_LOGGER = 8;
+
+/**
+ * DescribeConfigs / AlterConfigs / IncrementalAlterConfigs: `operation` on the topic (else
+ * TOPIC_AUTHORIZATION_FAILED) or, for a broker or broker-logger resource, on the cluster (else
+ * CLUSTER_AUTHORIZATION_FAILED). Other resource types are left to the handler.
+ */
+export function requireConfigResource(
+  services: HasAuthorizer,
+  ctx: RequestContext,
+  operation: AclOperationCode,
+  configResourceType: number,
+  name: string,
+): void {
+  if (!services.authorizer) return;
+  if (configResourceType === CONFIG_TOPIC) {
+    if (!authorize(services, ctx, operation, AclResourceType.TOPIC, name)) throw new KafkaError('TOPIC_AUTHORIZATION_FAILED');
+  } else if (configResourceType === CONFIG_BROKER || configResourceType === CONFIG_BROKER_LOGGER) {
+    requireCluster(services, ctx, operation);
+  }
+}
