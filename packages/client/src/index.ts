@@ -11,6 +11,7 @@ export * from './consumer-protocol.js';
 export * from './admin-groups.js';
 export * from './admin-records.js';
 export * from './admin-quotas.js';
+export * from './admin-acls.js';
 export * from './admin-transactions.js';
 export * from './producer/index.js';
 export * from './consumer/assignors/index.js';
