@@ -1,8 +1,8 @@
+import type { AuthContext } from './authorizer.js';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { AclOperation as Op, AclPatternType, AclPermissionType, AclResourceType, ErrorCode, type AclBinding, type AclBindingFilter } from '@samsa/protocol';
 import { FakeZkClient, FakeZkServer } from '@samsa/zk-paths';
-import type { RequestContext } from '../api/api-handler.js';
 import { AclAuthorizer, hostOf, parseSuperUsers } from './acl-authorizer.js';
 import { userPrincipal } from './kafka-principal.js';
 
@@ -12,11 +12,9 @@ function capturing() {
   return { logger: pino({ level: 'debug' }, stream), lines };
 }
 
-const ctx = (name?: string, remote = '127.0.0.1:50000', apiKey = 0): RequestContext => ({
-  conn: { id: 1, remote, listener: 'PLAINTEXT', ...(name ? { principal: userPrincipal(name) } : {}) },
-  clientId: 'c',
+const ctx = (name?: string, remote = '127.0.0.1:50000', apiKey = 0): AuthContext => ({
+  conn: { remote, ...(name ? { principal: userPrincipal(name) } : {}) },
   apiKey,
-  listener: 'PLAINTEXT',
 });
 
 const binding = (

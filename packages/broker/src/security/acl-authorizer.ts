@@ -21,12 +21,11 @@ import {
   type ResourcePattern,
 } from '@samsa/protocol';
 import type { ZkClientApi, Unwatch } from '@samsa/zk-paths';
-import type { RequestContext } from '../api/api-handler.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ANONYMOUS, parsePrincipal, principalToString } from './kafka-principal.js';
 import { AclCache, patternKey, type AclDecisionSettings } from './acl-cache.js';
 import { AclZkStore } from './acl-zk-store.js';
-import type { AclApiError, AclDeleteResult, AuthAction, Authorizer } from './authorizer.js';
+import type { AclApiError, AclDeleteResult, AuthAction, Authorizer, AuthContext } from './authorizer.js';
 
 export interface AclAuthorizerOptions {
   /** `super.users`: `User:admin;User:broker`. */
@@ -94,7 +93,7 @@ export class AclAuthorizer implements Authorizer {
     this.log.debug({ resource: patternKey(pattern), acls: acls.length }, 'ACLs reloaded after a change notification');
   }
 
-  authorize(ctx: RequestContext, actions: readonly AuthAction[]): boolean[] {
+  authorize(ctx: AuthContext, actions: readonly AuthAction[]): boolean[] {
     const principal = principalToString(ctx.conn.principal ?? ANONYMOUS);
     const host = hostOf(ctx.conn.remote);
     return actions.map((a) => {
@@ -104,7 +103,7 @@ export class AclAuthorizer implements Authorizer {
     });
   }
 
-  private logDecision(ctx: RequestContext, principal: string, host: string, a: AuthAction, allowed: boolean): void {
+  private logDecision(ctx: AuthContext, principal: string, host: string, a: AuthAction, allowed: boolean): void {
     const level = allowed ? (a.logIfAllowed === false ? 'trace' : 'debug') : a.logIfDenied === false ? 'trace' : 'info';
     if (!this.authLog.isLevelEnabled(level)) return;
     const request = ctx.apiKey !== undefined ? (getApi(ctx.apiKey)?.name ?? String(ctx.apiKey)) : 'unknown';

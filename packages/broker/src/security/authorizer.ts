@@ -12,7 +12,14 @@ import {
   type AclBindingFilter,
   type AclOperation as AclOperationCode,
 } from '@samsa/protocol';
-import type { RequestContext } from '../api/api-handler.js';
+import type { KafkaPrincipal } from './kafka-principal.js';
+
+/** What the authorizer reads of a request (AuthContext fits): who, from where, which API. */
+export interface AuthContext {
+  conn: { remote: string; principal?: KafkaPrincipal | undefined };
+  /** The request's API key (the authorizer log names the request). */
+  apiKey?: number | undefined;
+}
 
 /** One thing a request wants to do (Kafka's Action). */
 export interface AuthAction {
@@ -41,7 +48,7 @@ export interface AclDeleteResult {
 
 export interface Authorizer {
   /** One decision per action, in order. */
-  authorize(ctx: RequestContext, actions: readonly AuthAction[]): boolean[];
+  authorize(ctx: AuthContext, actions: readonly AuthAction[]): boolean[];
   createAcls(bindings: readonly AclBinding[]): Promise<Array<AclApiError | null>>;
   deleteAcls(filters: readonly AclBindingFilter[]): Promise<AclDeleteResult[]>;
   acls(filter: AclBindingFilter): AclBinding[];
@@ -54,7 +61,7 @@ interface HasAuthorizer {
 /** Whether the request may do `operation` on the resource. */
 export function authorize(
   services: HasAuthorizer,
-  ctx: RequestContext,
+  ctx: AuthContext,
   operation: AclOperationCode,
   resourceType: AclResourceType,
   name: string,
@@ -67,7 +74,7 @@ export function authorize(
 
 export function authorizeCluster(
   services: HasAuthorizer,
-  ctx: RequestContext,
+  ctx: AuthContext,
   operation: AclOperationCode,
   opts: Pick<AuthAction, 'logIfAllowed' | 'logIfDenied'> = {},
 ): boolean {
@@ -80,7 +87,7 @@ export function authorizeCluster(
  */
 export function authorizedNames(
   services: HasAuthorizer,
-  ctx: RequestContext,
+  ctx: AuthContext,
   operation: AclOperationCode,
   resourceType: AclResourceType,
   names: Iterable<string>,
@@ -96,19 +103,19 @@ export function authorizedNames(
 }
 
 /** Throws CLUSTER_AUTHORIZATION_FAILED unless the request may do `operation` on the cluster. */
-export function requireCluster(services: HasAuthorizer, ctx: RequestContext, operation: AclOperationCode): void {
+export function requireCluster(services: HasAuthorizer, ctx: AuthContext, operation: AclOperationCode): void {
   if (!authorizeCluster(services, ctx, operation)) throw new KafkaError('CLUSTER_AUTHORIZATION_FAILED');
 }
 
 export { AclOperation, AclResourceType };
 
 /** Throws GROUP_AUTHORIZATION_FAILED unless the request may do `operation` on the group. */
-export function requireGroup(services: HasAuthorizer, ctx: RequestContext, operation: AclOperationCode, groupId: string): void {
+export function requireGroup(services: HasAuthorizer, ctx: AuthContext, operation: AclOperationCode, groupId: string): void {
   if (!authorize(services, ctx, operation, AclResourceType.GROUP, groupId)) throw new KafkaError('GROUP_AUTHORIZATION_FAILED');
 }
 
 /** Throws TRANSACTIONAL_ID_AUTHORIZATION_FAILED unless the request may WRITE the transactional id. */
-export function requireTransactionalId(services: HasAuthorizer, ctx: RequestContext, transactionalId: string): void {
+export function requireTransactionalId(services: HasAuthorizer, ctx: AuthContext, transactionalId: string): void {
   if (!authorize(services, ctx, AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, transactionalId)) {
     throw new KafkaError('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
   }
@@ -120,7 +127,7 @@ export function requireTransactionalId(services: HasAuthorizer, ctx: RequestCont
  */
 export function authorizedOperations(
   services: HasAuthorizer,
-  ctx: RequestContext,
+  ctx: AuthContext,
   resourceType: AclResourceType,
   name: string,
   ops: readonly AclOperationCode[],
@@ -139,13 +146,7 @@ const CONFIG_BROKER_LOGGER = 8;
  * TOPIC_AUTHORIZATION_FAILED) or, for a broker or broker-logger resource, on the cluster (else
  * CLUSTER_AUTHORIZATION_FAILED). Other resource types are left to the handler.
  */
-export function requireConfigResource(
-  services: HasAuthorizer,
-  ctx: RequestContext,
-  operation: AclOperationCode,
-  configResourceType: number,
-  name: string,
-): void {
+export function requireConfigResource(services: HasAuthorizer, ctx: AuthContext, operation: AclOperationCode, configResourceType: number, name: string): void {
   if (!services.authorizer) return;
   if (configResourceType === CONFIG_TOPIC) {
     if (!authorize(services, ctx, operation, AclResourceType.TOPIC, name)) throw new KafkaError('TOPIC_AUTHORIZATION_FAILED');

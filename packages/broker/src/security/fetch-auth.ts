@@ -3,13 +3,12 @@
  * cluster (else every partition is TOPIC_AUTHORIZATION_FAILED), a consumer READ on each topic.
  */
 import { AclOperation, AclResourceType } from '@samsa/protocol';
-import type { RequestContext } from '../api/api-handler.js';
-import { authorizeCluster, authorizedNames, type Authorizer } from './authorizer.js';
+import { authorizeCluster, authorizedNames, type Authorizer, type AuthContext } from './authorizer.js';
 
 /** The topics this fetch may not read, or null when it may read them all (no authorizer: always null). */
 export function fetchDeniedTopics(
   services: { authorizer?: Authorizer | undefined },
-  ctx: RequestContext,
+  ctx: AuthContext,
   follower: boolean,
   partitions: ReadonlyArray<{ topic?: string | undefined }>,
 ): Set<string> | null {

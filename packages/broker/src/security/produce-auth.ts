@@ -4,8 +4,7 @@
  * transactional id) IDEMPOTENT_WRITE on the cluster.
  */
 import { AclOperation, AclResourceType, ErrorCode, TRANSACTIONAL_FLAG_MASK, type ProduceRequestTopic } from '@samsa/protocol';
-import type { RequestContext } from '../api/api-handler.js';
-import { authorize, authorizeCluster, type Authorizer } from './authorizer.js';
+import { authorize, authorizeCluster, type Authorizer, type AuthContext } from './authorizer.js';
 
 const BATCH_LENGTH_AT = 8;
 const MAGIC_AT = 16;
@@ -38,7 +37,7 @@ export function produceKinds(topicData: readonly ProduceRequestTopic[]): { trans
 /** The error the whole Produce gets (0: none; the per-topic WRITE check follows). */
 export function produceRequestAuthError(
   services: { authorizer?: Authorizer | undefined },
-  ctx: RequestContext,
+  ctx: AuthContext,
   transactionalId: string | null,
   topicData: readonly ProduceRequestTopic[],
 ): number {
