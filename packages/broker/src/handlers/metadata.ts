@@ -39,10 +39,13 @@ export const metadataHandler: ApiHandler<3, BrokerServices> = {
     // v0: an empty list means all topics; v1+: null means all, empty means none
     const all = body.topics === null || (v === 0 && body.topics.length === 0);
     // all topics: those the principal may not DESCRIBE are left out (their denials logged at trace)
-    const allNames = all ? s.metadata.allTopics() : [];
-    const visible = all ? authorizedNames(s, ctx, AclOperation.DESCRIBE, AclResourceType.TOPIC, allNames, { logIfDenied: false }) : null;
+    let allNames = all ? s.metadata.allTopics() : [];
+    if (all && s.authorizer) {
+      const visible = authorizedNames(s, ctx, AclOperation.DESCRIBE, AclResourceType.TOPIC, allNames, { logIfDenied: false });
+      allNames = allNames.filter((name) => visible.has(name));
+    }
     const requested: Array<{ name: string | null; id: Buffer }> = all
-      ? allNames.filter((name) => visible!.has(name)).map((name) => ({ name, id: ZERO_UUID }))
+      ? allNames.map((name) => ({ name, id: ZERO_UUID }))
       : body.topics!.map((t) => ({ name: t.name, id: t.topicId }));
     const topics: MetadataResponseTopic[] = [];
     for (const t of requested) {

@@ -81,9 +81,16 @@ export function authorizeCluster(
   return authorize(services, ctx, operation, AclResourceType.CLUSTER, CLUSTER_RESOURCE_NAME, opts);
 }
 
+/** The names a request may act on (a Set, or every name when no authorizer is configured). */
+export interface NameSet {
+  has(name: string): boolean;
+}
+
+const EVERY_NAME: NameSet = Object.freeze({ has: () => true });
+
 /**
  * The names among `names` the request may do `operation` on (Kafka's filterByAuthorized): each
- * distinct name is asked once, with its reference count.
+ * distinct name is asked once, with its reference count. Without an authorizer: every name, at no cost.
  */
 export function authorizedNames(
   services: HasAuthorizer,
@@ -92,11 +99,11 @@ export function authorizedNames(
   resourceType: AclResourceType,
   names: Iterable<string>,
   opts: Pick<AuthAction, 'logIfAllowed' | 'logIfDenied'> = {},
-): Set<string> {
+): NameSet {
   const a = services.authorizer;
+  if (!a) return EVERY_NAME;
   const counts = new Map<string, number>();
   for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
-  if (!a) return new Set(counts.keys());
   const actions = [...counts].map(([name, resourceRefCount]) => ({ operation, resourceType, name, resourceRefCount, ...opts }));
   const decisions = a.authorize(ctx, actions);
   return new Set(actions.filter((_, i) => decisions[i]).map((x) => x.name));
