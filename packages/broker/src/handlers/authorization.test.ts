@@ -12,6 +12,7 @@ import { alterConfigsHandler } from './alter-configs.js';
 import { alterPartitionReassignmentsHandler } from './alter-partition-reassignments.js';
 import { createPartitionsHandler } from './create-partitions.js';
 import { deleteGroupsHandler } from './delete-groups.js';
+import { describeClusterHandler } from './describe-cluster.js';
 import { deleteRecordsHandler } from './delete-records.js';
 import { deleteTopicsHandler } from './delete-topics.js';
 import { describeClientQuotasHandler } from './describe-client-quotas.js';
@@ -334,5 +335,28 @@ describe('handler authorization', () => {
 
   it.each(CASES)('handler authorization – %s refused with its authorization error', async (_name, h, version, body, read, expected) => {
     expect(read(await call(h, version, body, denyAll))).toBe(expected);
+  });
+});
+
+describe('handler authorization – authorized operations (KIP-430)', () => {
+  it('handler authorization – DescribeGroups and DescribeCluster report the operations the ACLs allow', async () => {
+    const a = new AclAuthorizer(new FakeZkClient(new FakeZkServer()), { superUsers: '', allowEveryoneIfNoAclFound: false }, pino({ enabled: false }));
+    await a.startup();
+    const allow = (resourceType: AclResourceType, name: string, operation: Op) => ({
+      pattern: { resourceType, name, patternType: AclPatternType.LITERAL },
+      entry: { principal: 'User:ANONYMOUS', host: '*', operation, permissionType: AclPermissionType.ALLOW },
+    });
+    await a.createAcls([allow(AclResourceType.GROUP, 'g1', Op.READ), allow(AclResourceType.CLUSTER, 'kafka-cluster', Op.ALTER)]);
+    const s = {
+      ...services(a),
+      clusterId: 'c',
+      metadata: { aliveBrokers: () => [], controllerId: 0 },
+      groupCoordinator: { handleDescribeGroup: () => ({ error: 0, summary: { state: 'Empty', protocolType: '', protocol: '', members: [] } }) },
+    } as unknown as BrokerServices;
+    const groups = await call(describeGroupsHandler, 3, { groups: ['g1'], includeAuthorizedOperations: true }, s);
+    // READ implies DESCRIBE; no DELETE
+    expect((groups as { groups: Array<{ authorizedOperations: number }> }).groups[0]!.authorizedOperations).toBe((1 << Op.READ) | (1 << Op.DESCRIBE));
+    const cluster = await call(describeClusterHandler, 0, { includeClusterAuthorizedOperations: true }, s);
+    expect(cluster.clusterAuthorizedOperations).toBe((1 << Op.ALTER) | (1 << Op.DESCRIBE));
   });
 });
