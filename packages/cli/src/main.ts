@@ -18,6 +18,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['transactions', async () => (await import('./commands/transactions/transactions.js')).registerTransactionsCommand],
   ['delete-records', async () => (await import('./commands/delete-records/delete-records.js')).registerDeleteRecordsCommand],
   ['configs', async () => (await import('./commands/configs/configs.js')).registerConfigsCommand],
+  ['acls', async () => (await import('./commands/acls/acls.js')).registerAclsCommand],
   ['broker', async () => (await import('./commands/broker/broker.js')).registerBrokerCommands],
   ['console-producer', async () => (await import('./commands/console-producer/console-producer.js')).registerConsoleProducerCommand],
   ['producer-perf-test', async () => (await import('./commands/producer-perf-test/producer-perf-test.js')).registerProducerPerfTestCommand],

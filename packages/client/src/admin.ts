@@ -5,6 +5,8 @@ import {
   topicPartitionKey,
   uuidToBase64,
   ZERO_UUID,
+  type AclBinding,
+  type AclBindingFilter,
   type ApiKey,
   type ApiResponseMap,
   type CreateTopicsRequestCreatableTopic,
@@ -19,6 +21,7 @@ import * as groups from './admin-groups.js';
 import * as records from './admin-records.js';
 import * as quotas from './admin-quotas.js';
 import * as scram from './admin-scram.js';
+import * as acls from './admin-acls.js';
 import * as txns from './admin-transactions.js';
 
 export * from './admin-types.js';
@@ -446,6 +449,21 @@ export class Admin {
   /** DescribeUserScramCredentials (admin-scram.ts): mechanisms and iterations per user. */
   describeUserScramCredentials(users?: readonly string[], opts?: OperationOptions): Promise<scram.UserScramCredentialsDescription[]> {
     return scram.describeUserScramCredentials(this.cluster, users, opts);
+  }
+
+  /** CreateAcls (admin-acls.ts); rejects with a BatchError naming each binding that failed. */
+  createAcls(bindings: readonly AclBinding[], opts?: OperationOptions): Promise<void> {
+    return acls.createAcls(this.cluster, bindings, opts);
+  }
+
+  /** DescribeAcls (admin-acls.ts): the ACLs matching the filter. */
+  describeAcls(filter: AclBindingFilter, opts?: OperationOptions): Promise<AclBinding[]> {
+    return acls.describeAcls(this.cluster, filter, opts);
+  }
+
+  /** DeleteAcls (admin-acls.ts): per filter, the ACLs deleted. */
+  deleteAcls(filters: readonly AclBindingFilter[], opts?: OperationOptions): Promise<AclBinding[][]> {
+    return acls.deleteAcls(this.cluster, filters, opts);
   }
 
   /** DeleteRecords to each partition's leader (admin-records.ts); per-partition outcomes. */

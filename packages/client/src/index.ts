@@ -12,6 +12,7 @@ export * from './admin-groups.js';
 export * from './admin-records.js';
 export * from './admin-quotas.js';
 export * from './admin-scram.js';
+export * from './admin-acls.js';
 export * from './admin-transactions.js';
 export * from './producer/index.js';
 export * from './consumer/assignors/index.js';

@@ -9,3 +9,4 @@ export * from './records/index.js';
 export * from './control/index.js';
 export * from './topic-partition.js';
 export * from './sasl-client.js';
+export * from './acl.js';

@@ -10,3 +10,4 @@ export * from './fake-zk-client.js';
 export { PARTITIONS_PER_MULTI, deletePartitionZNodes } from './partition-state-writes.js';
 export * from './zk-security.js';
 export { type JaasLoginModule, JaasParseError, parseJaasFile, parseJvmSystemProperties } from '@samsa/server-common';
+export * from './acl-znodes.js';

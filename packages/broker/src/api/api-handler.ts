@@ -9,6 +9,8 @@ import type { ConnectionInfo, RequestTiming } from '../network/socket-server.js'
 export interface RequestContext {
   conn: ConnectionInfo;
   clientId: string | null;
+  /** The request's API key (the authorizer log names the request). */
+  apiKey?: number;
   /** Listener the request arrived on (Metadata answers with that listener's endpoints). */
   listener: string;
   /**

@@ -1,6 +1,7 @@
-import { ErrorCode, type AddPartitionsToTxnResponse, type TopicPartition } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, type AddPartitionsToTxnResponse, type TopicPartition } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames, requireTransactionalId } from '../security/authorizer.js';
 
 function answer(topics: ReadonlyArray<{ name: string; partitions: ReadonlyArray<[number, number]> }>): AddPartitionsToTxnResponse {
   return {
@@ -21,23 +22,33 @@ function answer(topics: ReadonlyArray<{ name: string; partitions: ReadonlyArray<
  */
 export const addPartitionsToTxnHandler: ApiHandler<24, BrokerServices> = {
   apiKey: 24,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
+    requireTransactionalId(s, ctx, b.transactionalId);
+    const writable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.WRITE,
+      AclResourceType.TOPIC,
+      b.topics.map((t) => t.name),
+    );
     const partitions: TopicPartition[] = [];
     let missing = false;
     for (const t of b.topics) {
       for (const p of t.partitions) {
-        if (!s.metadata.partition(t.name, p)) missing = true;
+        if (!writable.has(t.name) || !s.metadata.partition(t.name, p)) missing = true;
         partitions.push({ topic: t.name, partition: p });
       }
     }
     if (missing) {
-      return answer(
-        b.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => [p, s.metadata.partition(t.name, p) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]),
-        })),
-      );
+      // unauthorized topics, then unknown partitions; the rest is not attempted
+      const codeOf = (topic: string, p: number) =>
+        !writable.has(topic)
+          ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+          : s.metadata.partition(topic, p)
+            ? ErrorCode.OPERATION_NOT_ATTEMPTED
+            : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      return answer(b.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => [p, codeOf(t.name, p)]) })));
     }
     const error = await s.transactionCoordinator.handleAddPartitionsToTransaction(b.transactionalId, b.producerId, b.producerEpoch, partitions, req.apiVersion);
     return answer(b.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => [p, error]) })));

@@ -1,7 +1,8 @@
-import { ErrorCode, errorCodeOf, type AlterClientQuotasResponseEntryData } from '@samsa/protocol';
+import { AclOperation, ErrorCode, errorCodeOf, type AlterClientQuotasResponseEntryData } from '@samsa/protocol';
 import { alterClientQuotaEntity } from '../admin/client-quota-admin.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireCluster } from '../security/authorizer.js';
 
 /**
  * AlterClientQuotas (KIP-546), ZooKeeper mode: each entry's ops are applied to its entity's quota
@@ -11,7 +12,8 @@ import type { BrokerServices } from './services.js';
  */
 export const alterClientQuotasHandler: ApiHandler<49, BrokerServices> = {
   apiKey: 49,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
+    requireCluster(s, ctx, AclOperation.ALTER_CONFIGS);
     const entries: AlterClientQuotasResponseEntryData[] = [];
     for (const e of req.body.entries) {
       const res: AlterClientQuotasResponseEntryData = {

@@ -1,7 +1,8 @@
-import { ErrorCode, errorCodeOf, type AlterConfigsResponseResourceResponse } from '@samsa/protocol';
+import { AclOperation, ErrorCode, errorCodeOf, type AlterConfigsResponseResourceResponse } from '@samsa/protocol';
 import { alterResourceConfig } from './config-admin.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireConfigResource } from '../security/authorizer.js';
 
 /**
  * AlterConfigs (the legacy API, replaced by IncrementalAlterConfigs): each resource's dynamic
@@ -10,11 +11,12 @@ import type { BrokerServices } from './services.js';
  */
 export const alterConfigsHandler: ApiHandler<33, BrokerServices> = {
   apiKey: 33,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const responses: AlterConfigsResponseResourceResponse[] = [];
     for (const r of req.body.resources) {
       const res = { errorCode: 0, errorMessage: null as string | null, resourceType: r.resourceType, resourceName: r.resourceName };
       try {
+        requireConfigResource(s, ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName);
         const next = Object.fromEntries(r.configs.filter((c) => c.value !== null).map((c) => [c.name, c.value as string]));
         await alterResourceConfig(s, r.resourceType, r.resourceName, () => next, req.body.validateOnly);
       } catch (err) {

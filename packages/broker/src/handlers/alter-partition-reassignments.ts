@@ -1,4 +1,5 @@
 import {
+  AclOperation,
   ErrorCode,
   topicPartitionKey,
   type AlterPartitionReassignmentsResponse,
@@ -6,6 +7,7 @@ import {
 } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireCluster } from '../security/authorizer.js';
 
 function response(
   errorCode: number,
@@ -25,8 +27,9 @@ function response(
  */
 export const alterPartitionReassignmentsHandler: ApiHandler<45, BrokerServices> = {
   apiKey: 45,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
+    requireCluster(s, ctx, AclOperation.ALTER);
     const allowRfChange = req.apiVersion >= 1 ? b.allowReplicationFactorChange : true;
     if (!s.controller.isActive) return response(ErrorCode.NOT_CONTROLLER, null, [], allowRfChange);
     const results = new Map<string, { errorCode: number; message: string | null }>();

@@ -1,6 +1,7 @@
-import { ErrorCode, errorCodeOf, type CreatePartitionsResponseTopicResult } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, errorCodeOf, type CreatePartitionsResponseTopicResult } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames } from '../security/authorizer.js';
 
 /**
  * CreatePartitions (controller only, NOT_CONTROLLER elsewhere): new partitions are assigned and
@@ -9,7 +10,7 @@ import type { BrokerServices } from './services.js';
  */
 export const createPartitionsHandler: ApiHandler<37, BrokerServices> = {
   apiKey: 37,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
     const res = (name: string, errorCode: number, errorMessage: string | null = null): CreatePartitionsResponseTopicResult => ({
       name,
@@ -20,10 +21,15 @@ export const createPartitionsHandler: ApiHandler<37, BrokerServices> = {
     const counts = new Map<string, number>();
     for (const t of b.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results: CreatePartitionsResponseTopicResult[] = [];
+    const alterable = authorizedNames(s, ctx, AclOperation.ALTER, AclResourceType.TOPIC, counts.keys());
     const grown: Array<{ name: string; partitions: number }> = [];
     for (const t of b.topics) {
       if ((counts.get(t.name) ?? 0) > 1) {
         results.push(res(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic in request.'));
+        continue;
+      }
+      if (!alterable.has(t.name)) {
+        results.push(res(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'The topic authorization is failed.'));
         continue;
       }
       try {

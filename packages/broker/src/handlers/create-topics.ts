@@ -1,9 +1,10 @@
-import { ErrorCode, KafkaError, errorCodeOf, type CreateTopicsResponseCreatableTopicResult } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, KafkaError, errorCodeOf, type CreateTopicsResponseCreatableTopicResult } from '@samsa/protocol';
 import { topicIdFromString } from '@samsa/zk-paths';
 import { ConfigSource } from '../config/types.js';
 import { describeTopicConfigs, parseTopicConfigs } from '../config/topic-config.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizeCluster, authorizedNames } from '../security/authorizer.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 
@@ -18,9 +19,15 @@ function result(name: string, errorCode: number, errorMessage: string | null = n
  */
 export const createTopicsHandler: ApiHandler<19, BrokerServices> = {
   apiKey: 19,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
     if (!s.controller.isActive) return { throttleTimeMs: 0, topics: b.topics.map((t) => result(t.name, ErrorCode.NOT_CONTROLLER)) };
+    // CREATE on the cluster, else on each topic; the answer's configs need DESCRIBE_CONFIGS
+    const names = b.topics.map((t) => t.name);
+    const creatable = authorizeCluster(s, ctx, AclOperation.CREATE, { logIfDenied: false })
+      ? new Set(names)
+      : authorizedNames(s, ctx, AclOperation.CREATE, AclResourceType.TOPIC, names);
+    const describable = authorizedNames(s, ctx, AclOperation.DESCRIBE_CONFIGS, AclResourceType.TOPIC, names, { logIfDenied: false });
     const seen = new Map<string, number>();
     for (const t of b.topics) seen.set(t.name, (seen.get(t.name) ?? 0) + 1);
     const results: CreateTopicsResponseCreatableTopicResult[] = [];
@@ -28,6 +35,10 @@ export const createTopicsHandler: ApiHandler<19, BrokerServices> = {
     for (const t of b.topics) {
       if ((seen.get(t.name) ?? 0) > 1) {
         results.push(result(t.name, ErrorCode.INVALID_REQUEST, `Create topics request from client contains duplicate topic: ${t.name}`));
+        continue;
+      }
+      if (!creatable.has(t.name)) {
+        results.push(result(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
         continue;
       }
       try {
@@ -53,6 +64,10 @@ export const createTopicsHandler: ApiHandler<19, BrokerServices> = {
           configSource: ConfigSource[d.source],
           isSensitive: d.sensitive,
         }));
+        if (!describable.has(t.name)) {
+          res.configs = [];
+          res.topicConfigErrorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+        }
         if (!b.validateOnly) created.push({ name: t.name, partitions: r.numPartitions });
         results.push(res);
       } catch (err) {

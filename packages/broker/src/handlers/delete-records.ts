@@ -1,7 +1,8 @@
-import { ErrorCode, errorCodeOf, KafkaError, topicPartitionKey, type DeleteRecordsResponseTopicResult } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, errorCodeOf, KafkaError, topicPartitionKey, type DeleteRecordsResponseTopicResult } from '@samsa/protocol';
 import { DelayedDeleteRecords, type DeleteRecordsPartitionStatus } from '../replica/delayed-delete-records.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames } from '../security/authorizer.js';
 
 /** DeleteRecords' "up to the high watermark" offset. */
 const HIGH_WATERMARK = -1n;
@@ -16,14 +17,22 @@ const HIGH_WATERMARK = -1n;
  */
 export const deleteRecordsHandler: ApiHandler<21, BrokerServices> = {
   apiKey: 21,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const rm = s.replicaManager;
     const answers = new Map<string, { errorCode: number; lowWatermark: bigint }>();
     const waiting: DeleteRecordsPartitionStatus[] = [];
     const id = (t: string, p: number) => `${t}\u0000${p}`;
+    const deletable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.DELETE,
+      AclResourceType.TOPIC,
+      req.body.topics.map((t) => t.name),
+    );
     for (const t of req.body.topics) {
       for (const p of t.partitions) {
         try {
+          if (!deletable.has(t.name)) throw new KafkaError('TOPIC_AUTHORIZATION_FAILED');
           const partition = rm.getPartition(t.name, p.partitionIndex);
           if (!partition) throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
           // hosted here, log not attached yet (LeaderAndIsr in progress): a leadership question, as in Kafka

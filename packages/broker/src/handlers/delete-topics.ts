@@ -1,7 +1,8 @@
-import { ErrorCode, errorCodeOf, type DeleteTopicsResponseDeletableTopicResult } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, errorCodeOf, type DeleteTopicsResponseDeletableTopicResult } from '@samsa/protocol';
 import { DeleteTopicsTopicZNode, ZkCode, isZkError, topicIdFromString } from '@samsa/zk-paths';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorize } from '../security/authorizer.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 
@@ -12,7 +13,7 @@ const ZERO_UUID = Buffer.alloc(16);
  */
 export const deleteTopicsHandler: ApiHandler<20, BrokerServices> = {
   apiKey: 20,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const v = req.apiVersion;
     const wanted: Array<{ name: string | null; id: Buffer }> =
       v >= 6 ? req.body.topics.map((t) => ({ name: t.name, id: t.topicId })) : req.body.topicNames.map((n) => ({ name: n, id: ZERO_UUID }));
@@ -36,6 +37,10 @@ export const deleteTopicsHandler: ApiHandler<20, BrokerServices> = {
       const idBytes = id ? topicIdFromString(id) : ZERO_UUID;
       if (!s.settings.deleteTopicEnable) {
         results.push(res(name, idBytes, ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.'));
+        continue;
+      }
+      if (!authorize(s, ctx, AclOperation.DELETE, AclResourceType.TOPIC, name)) {
+        results.push(res(name, idBytes, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
         continue;
       }
       try {

@@ -1,7 +1,8 @@
-import { ErrorCode, errorCodeOf } from '@samsa/protocol';
+import { AclOperation, ErrorCode, errorCodeOf } from '@samsa/protocol';
 import { describeClientQuotas } from '../admin/client-quota-admin.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireCluster } from '../security/authorizer.js';
 
 /**
  * DescribeClientQuotas (KIP-546), ZooKeeper mode: the quota entities under /config/users,
@@ -10,7 +11,8 @@ import type { BrokerServices } from './services.js';
  */
 export const describeClientQuotasHandler: ApiHandler<48, BrokerServices> = {
   apiKey: 48,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
+    requireCluster(s, ctx, AclOperation.DESCRIBE_CONFIGS);
     try {
       const found = await describeClientQuotas(s.kzk, req.body.components, req.body.strict);
       return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, entries: found.map((f) => ({ entity: f.entity, values: f.values })) };

@@ -1,9 +1,22 @@
+import { AclOperation, AclResourceType, CLUSTER_RESOURCE_NAME } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedOperations } from '../security/authorizer.js';
+
+/** Kafka's cluster operations (what KIP-430 reports for the cluster resource). */
+const CLUSTER_OPERATIONS = [
+  AclOperation.CREATE,
+  AclOperation.ALTER,
+  AclOperation.DESCRIBE,
+  AclOperation.CLUSTER_ACTION,
+  AclOperation.DESCRIBE_CONFIGS,
+  AclOperation.ALTER_CONFIGS,
+  AclOperation.IDEMPOTENT_WRITE,
+];
 
 export const describeClusterHandler: ApiHandler<60, BrokerServices> = {
   apiKey: 60,
-  async handle(_req, ctx, s) {
+  async handle(req, ctx, s) {
     const brokers = [];
     for (const b of s.metadata.aliveBrokers()) {
       const e = s.metadata.endpoint(b.id, ctx.listener);
@@ -17,7 +30,9 @@ export const describeClusterHandler: ApiHandler<60, BrokerServices> = {
       clusterId: s.clusterId,
       controllerId: s.metadata.controllerId,
       brokers,
-      clusterAuthorizedOperations: -2147483648,
+      clusterAuthorizedOperations: req.body.includeClusterAuthorizedOperations
+        ? authorizedOperations(s, ctx, AclResourceType.CLUSTER, CLUSTER_RESOURCE_NAME, CLUSTER_OPERATIONS)
+        : -2147483648,
     };
   },
   errorResponse(_req, code) {

@@ -1,4 +1,4 @@
-import { KafkaError, errorCodeOf, type DescribeConfigsResponseResourceResult, type DescribeConfigsResponseResult } from '@samsa/protocol';
+import { AclOperation, KafkaError, errorCodeOf, type DescribeConfigsResponseResourceResult, type DescribeConfigsResponseResult } from '@samsa/protocol';
 import { CONFIG_TYPE_CODES, ConfigSource } from '../config/types.js';
 import type { ConfigDescription } from '../config/describe.js';
 import { DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
@@ -7,6 +7,7 @@ import { THROTTLE_RATE_CONFIGS } from '../config/dynamic-broker-config.js';
 import { describeTopicConfigs, parseTopicConfigs } from '../config/topic-config.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireConfigResource } from '../security/authorizer.js';
 
 const TOPIC = 2;
 const BROKER = 4;
@@ -68,13 +69,14 @@ function describeBroker(s: BrokerServices, name: string): ConfigDescription[] {
  */
 export const describeConfigsHandler: ApiHandler<32, BrokerServices> = {
   apiKey: 32,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const v = req.apiVersion;
     const b = req.body;
     const results: DescribeConfigsResponseResult[] = [];
     for (const r of b.resources) {
       const base = { resourceType: r.resourceType, resourceName: r.resourceName };
       try {
+        requireConfigResource(s, ctx, AclOperation.DESCRIBE_CONFIGS, r.resourceType, r.resourceName);
         let described: readonly ConfigDescription[];
         if (r.resourceType === TOPIC) {
           if (!(await s.kzk.topicExists(r.resourceName))) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic ${r.resourceName} does not exist`);

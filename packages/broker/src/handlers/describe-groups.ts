@@ -1,10 +1,11 @@
-import type { DescribeGroupsResponseGroup } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, type DescribeGroupsResponseGroup } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorize, authorizedOperations } from '../security/authorizer.js';
 
 const NO_OPS = -2147483648;
 /** Without an authorizer Kafka reports every operation a group supports: READ(3), DELETE(6), DESCRIBE(8). */
-const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+const GROUP_OPERATIONS = [AclOperation.READ, AclOperation.DELETE, AclOperation.DESCRIBE];
 
 /**
  * DescribeGroups v0–v5: state, protocol type, selected protocol and members; member metadata and
@@ -13,9 +14,10 @@ const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
  */
 export const describeGroupsHandler: ApiHandler<15, BrokerServices> = {
   apiKey: 15,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const includeOps = req.apiVersion >= 3 && req.body.includeAuthorizedOperations;
     const groups: DescribeGroupsResponseGroup[] = req.body.groups.map((groupId) => {
+      if (!authorize(s, ctx, AclOperation.DESCRIBE, AclResourceType.GROUP, groupId)) return describeGroupsError(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED);
       const { error, summary } = s.groupCoordinator.handleDescribeGroup(groupId);
       return {
         errorCode: error,
@@ -31,23 +33,16 @@ export const describeGroupsHandler: ApiHandler<15, BrokerServices> = {
           memberMetadata: m.metadata,
           memberAssignment: m.assignment,
         })),
-        authorizedOperations: includeOps && error === 0 ? GROUP_OPERATIONS : NO_OPS,
+        authorizedOperations: includeOps && error === 0 ? authorizedOperations(s, ctx, AclResourceType.GROUP, groupId, GROUP_OPERATIONS) : NO_OPS,
       };
     });
     return { throttleTimeMs: 0, groups };
   },
   errorResponse(req, code) {
-    return {
-      throttleTimeMs: 0,
-      groups: req.body.groups.map((groupId) => ({
-        errorCode: code,
-        groupId,
-        groupState: '',
-        protocolType: '',
-        protocolData: '',
-        members: [],
-        authorizedOperations: NO_OPS,
-      })),
-    };
+    return { throttleTimeMs: 0, groups: req.body.groups.map((groupId) => describeGroupsError(groupId, code)) };
   },
 };
+
+function describeGroupsError(groupId: string, errorCode: number): DescribeGroupsResponseGroup {
+  return { errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: NO_OPS };
+}

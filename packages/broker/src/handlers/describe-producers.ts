@@ -1,8 +1,9 @@
 import type { DescribeProducersResponsePartition, DescribeProducersResponseProducerState } from '@samsa/protocol';
-import { ErrorCode } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode } from '@samsa/protocol';
 import type { ProducerStateEntry } from '@samsa/storage';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames } from '../security/authorizer.js';
 
 /** Kafka's ProducerStateEntry as DescribeProducers reports it (UnifiedLog.activeProducers). */
 export function activeProducerState(e: ProducerStateEntry): DescribeProducersResponseProducerState {
@@ -31,10 +32,18 @@ function partitionError(partitionIndex: number, errorCode: number): DescribeProd
  */
 export const describeProducersHandler: ApiHandler<61, BrokerServices> = {
   apiKey: 61,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
+    const readable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.READ,
+      AclResourceType.TOPIC,
+      req.body.topics.map((t) => t.name),
+    );
     const topics = req.body.topics.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((p): DescribeProducersResponsePartition => {
+        if (!readable.has(t.name)) return partitionError(p, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         const log = s.replicaManager.getPartition(t.name, p)?.log;
         if (!log) return partitionError(p, s.metadata.partition(t.name, p) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         return { ...partitionError(p, ErrorCode.NONE), activeProducers: [...log.producerState.activeProducers.values()].map(activeProducerState) };

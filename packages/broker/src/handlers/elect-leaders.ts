@@ -1,6 +1,7 @@
-import { ErrorCode, type ElectLeadersResponseReplicaElectionResult } from '@samsa/protocol';
+import { AclOperation, ErrorCode, type ElectLeadersResponseReplicaElectionResult } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireCluster } from '../security/authorizer.js';
 
 /**
  * ElectLeaders (KIP-460): preferred (v0 always) or unclean elections run by the controller's event
@@ -8,8 +9,9 @@ import type { BrokerServices } from './services.js';
  */
 export const electLeadersHandler: ApiHandler<43, BrokerServices> = {
   apiKey: 43,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
+    requireCluster(s, ctx, AclOperation.ALTER);
     const type = (req.apiVersion === 0 ? 0 : b.electionType) as 0 | 1;
     if (type !== 0 && type !== 1) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, replicaElectionResults: [] };
     if (!s.controller.isActive) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };

@@ -9,6 +9,7 @@ import { FetchSessionCache, type CachedPartition } from '../fetch-session/fetch-
 import type { Partition } from '../replica/partition.js';
 import { latencyTrace } from '../trace/latency-trace.js';
 import { SlabPool } from '../network/slab-pool.js';
+import { fetchDeniedTopics } from '../security/fetch-auth.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 const EPOCH_END = { epoch: -1, endOffset: -1n };
@@ -100,6 +101,7 @@ function answerPartitions(
   results: ReadResult[],
   session: FetchContext | null,
   readCommittedOf: (r: ReadResult) => boolean,
+  denied: ReadonlySet<string> | null,
 ): FetchAnswer[] {
   const out: FetchAnswer[] = [];
   let next = 0;
@@ -108,7 +110,9 @@ function answerPartitions(
     let r: ReadResult | undefined;
     let errorCode: number = ErrorCode.UNKNOWN_TOPIC_ID;
     let slice: RecordSlice | undefined;
-    if (name !== undefined) {
+    if (name !== undefined && denied?.has(name)) {
+      errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    } else if (name !== undefined) {
       r = results[next++];
       if (!r || r.topic !== name || r.partition !== p.partition) {
         r = undefined;
@@ -167,8 +171,10 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
     if (session.errorCode !== 0) return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: 0, responses: [], nodeEndpoints: [] };
     const partitions = session.partitions;
     // the read entries are the partitions themselves (those whose topic id names a topic here)
+    // READ on each topic (consumers), CLUSTER_ACTION (followers): denied topics are answered, not read
+    const denied = fetchDeniedTopics(s, ctx, follower, partitions);
     const entries: CachedPartition[] = [];
-    for (const p of partitions) if (p.topic !== undefined) entries.push(p);
+    for (const p of partitions) if (p.topic !== undefined && !denied?.has(p.topic)) entries.push(p);
     const readEntries = entries as FetchEntry[];
     // isolation_level (v4+): 1 = READ_COMMITTED, up to the last stable offset; followers read to the log end
     const readCommitted = !follower && v >= 4 && b.isolationLevel === 1;
@@ -235,10 +241,10 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       // Kafka's getThrottledResponse: an incremental fetch gets no partitions (its session unchanged)
       const t = session.throttledResponse();
       if (t) ({ errorCode, sessionId } = t);
-      else answered = answerPartitions(partitions, results, null, committed);
+      else answered = answerPartitions(partitions, results, null, committed, denied);
     } else {
       errorCode = session.beginResponse();
-      if (errorCode === 0) answered = answerPartitions(partitions, results, session, committed);
+      if (errorCode === 0) answered = answerPartitions(partitions, results, session, committed, denied);
       sessionId = session.endResponse();
     }
     // record data: read from the segments once, into buffers the response writes by reference

@@ -1,8 +1,9 @@
-import { ErrorCode, errorByCode, type FindCoordinatorResponse, type FindCoordinatorResponseCoordinator } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, errorByCode, type FindCoordinatorResponse, type FindCoordinatorResponseCoordinator } from '@samsa/protocol';
 import { GROUP_METADATA_TOPIC_NAME, offsetsTopicConfigs, offsetsTopicReplicationFactor } from '@samsa/group-coordinator';
 import { TRANSACTION_STATE_TOPIC_NAME } from '@samsa/transaction-coordinator';
-import type { ApiHandler } from '../api/api-handler.js';
+import type { ApiHandler, RequestContext } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorize } from '../security/authorizer.js';
 
 /** Kafka's CoordinatorType. */
 const CoordinatorType = { GROUP: 0, TRANSACTION: 1, SHARE: 2 } as const;
@@ -73,7 +74,15 @@ const transactionStateTopic =
   });
 
 /** Kafka's KafkaApis.getCoordinator for one key. */
-function coordinatorFor(s: BrokerServices, listener: string, keyType: number, key: string): Answer {
+function coordinatorFor(s: BrokerServices, ctx: RequestContext, keyType: number, key: string): Answer {
+  const listener = ctx.listener;
+  // DESCRIBE on the group / transactional id the coordinator is asked for
+  if (keyType === CoordinatorType.GROUP && !authorize(s, ctx, AclOperation.DESCRIBE, AclResourceType.GROUP, key)) {
+    return noNode(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  }
+  if (keyType === CoordinatorType.TRANSACTION && !authorize(s, ctx, AclOperation.DESCRIBE, AclResourceType.TRANSACTIONAL_ID, key)) {
+    return noNode(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  }
   let topic: string;
   let partition: number;
   let create: (live: number) => InternalTopic;
@@ -123,13 +132,13 @@ export const findCoordinatorHandler: ApiHandler<10, BrokerServices> = {
     const keyType = v >= 1 ? req.body.keyType : CoordinatorType.GROUP;
     if (v >= 4) {
       const coordinators: FindCoordinatorResponseCoordinator[] = req.body.coordinatorKeys.map((key) => {
-        const a = coordinatorFor(s, ctx.listener, keyType, key);
+        const a = coordinatorFor(s, ctx, keyType, key);
         return { key, nodeId: a.nodeId, host: a.host, port: a.port, errorCode: a.error, errorMessage: null };
       });
       // v4+ carries only `coordinators`; the v0-3 fields keep their defaults
       return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host: '', port: 0, coordinators };
     }
-    const a = coordinatorFor(s, ctx.listener, keyType, req.body.key);
+    const a = coordinatorFor(s, ctx, keyType, req.body.key);
     if (a.error !== ErrorCode.NONE) return this.errorResponse(req, a.error);
     const r: FindCoordinatorResponse = {
       throttleTimeMs: 0,

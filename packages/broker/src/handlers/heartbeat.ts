@@ -1,5 +1,7 @@
+import { AclOperation } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireGroup } from '../security/authorizer.js';
 import { checkStaticMembershipSupported } from './static-membership.js';
 
 /**
@@ -8,8 +10,9 @@ import { checkStaticMembershipSupported } from './static-membership.js';
  */
 export const heartbeatHandler: ApiHandler<12, BrokerServices> = {
   apiKey: 12,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
+    requireGroup(s, ctx, AclOperation.READ, b.groupId);
     checkStaticMembershipSupported(s, req.apiVersion >= 3 ? b.groupInstanceId : null);
     const errorCode = s.groupCoordinator.handleHeartbeat(b.groupId, b.memberId, req.apiVersion >= 3 ? b.groupInstanceId : null, b.generationId);
     return { throttleTimeMs: 0, errorCode };

@@ -1,4 +1,5 @@
 import {
+  AclOperation,
   ErrorCode,
   KafkaError,
   errorCodeOf,
@@ -8,6 +9,7 @@ import {
 import { alterResourceConfig } from './config-admin.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireConfigResource } from '../security/authorizer.js';
 const OP = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
 /** Applies SET / DELETE / APPEND / SUBTRACT (the last two on list configs) to `current`. */
@@ -56,11 +58,12 @@ function applyOps(current: Record<string, string>, r: IncrementalAlterConfigsReq
  */
 export const incrementalAlterConfigsHandler: ApiHandler<44, BrokerServices> = {
   apiKey: 44,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const responses: IncrementalAlterConfigsResponseResourceResponse[] = [];
     for (const r of req.body.resources) {
       const res = { errorCode: 0, errorMessage: null as string | null, resourceType: r.resourceType, resourceName: r.resourceName };
       try {
+        requireConfigResource(s, ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName);
         await alterResourceConfig(s, r.resourceType, r.resourceName, (current, isList) => applyOps(current, r, isList), req.body.validateOnly);
       } catch (err) {
         res.errorCode = errorCodeOf(err);

@@ -1,6 +1,7 @@
-import { ErrorCode, type InitProducerIdResponse } from '@samsa/protocol';
+import { AclOperation, ErrorCode, type InitProducerIdResponse } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireCluster, requireTransactionalId } from '../security/authorizer.js';
 
 const answer = (errorCode: number, producerId = -1n, producerEpoch = -1): InitProducerIdResponse => ({
   throttleTimeMs: 0,
@@ -24,8 +25,11 @@ const answer = (errorCode: number, producerId = -1n, producerEpoch = -1): InitPr
  */
 export const initProducerIdHandler: ApiHandler<22, BrokerServices> = {
   apiKey: 22,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const { transactionalId, transactionTimeoutMs, producerId, producerEpoch } = req.body;
+    // WRITE on the transactional id; an idempotent producer (no id) IDEMPOTENT_WRITE on the cluster (Kafka 2.8)
+    if (transactionalId !== null) requireTransactionalId(s, ctx, transactionalId);
+    else requireCluster(s, ctx, AclOperation.IDEMPOTENT_WRITE);
     if ((producerId === -1n) !== (producerEpoch === -1)) return answer(ErrorCode.INVALID_REQUEST);
     if (transactionalId !== null) {
       const expected = producerId === -1n ? null : { producerId, producerEpoch };

@@ -1,7 +1,8 @@
-import type { JoinGroupResponse } from '@samsa/protocol';
+import { AclOperation, type JoinGroupResponse } from '@samsa/protocol';
 import { UNKNOWN_MEMBER_ID, clientHostOf, joinError, type JoinGroupResult } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireGroup } from '../security/authorizer.js';
 import { checkStaticMembershipSupported } from './static-membership.js';
 
 function response(r: JoinGroupResult, version: number): JoinGroupResponse {
@@ -31,6 +32,7 @@ export const joinGroupHandler: ApiHandler<11, BrokerServices> = {
     const b = req.body;
     const v = req.apiVersion;
     const groupInstanceId = v >= 5 ? b.groupInstanceId : null;
+    requireGroup(s, ctx, AclOperation.READ, b.groupId);
     checkStaticMembershipSupported(s, groupInstanceId);
     return new Promise((resolve) => {
       // a join answered later waited in the rebalance purgatory: Kafka's remote time

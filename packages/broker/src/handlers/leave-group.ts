@@ -1,7 +1,8 @@
-import { ErrorCode, type LeaveGroupResponse } from '@samsa/protocol';
+import { AclOperation, ErrorCode, type LeaveGroupResponse } from '@samsa/protocol';
 import type { LeaveGroupResult } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireGroup } from '../security/authorizer.js';
 
 /** Kafka's LeaveGroupResponse(data, version): before v3 one error (the top-level one, else the member's). */
 function response(r: LeaveGroupResult, version: number): LeaveGroupResponse {
@@ -22,8 +23,9 @@ function response(r: LeaveGroupResult, version: number): LeaveGroupResponse {
  */
 export const leaveGroupHandler: ApiHandler<13, BrokerServices> = {
   apiKey: 13,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
+    requireGroup(s, ctx, AclOperation.READ, b.groupId);
     const v = req.apiVersion;
     const members =
       v >= 3

@@ -1,6 +1,7 @@
-import { KafkaError, errorCodeOf, type ListOffsetsResponsePartition } from '@samsa/protocol';
+import { AclOperation, AclResourceType, KafkaError, errorCodeOf, type ListOffsetsResponsePartition } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames } from '../security/authorizer.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -17,14 +18,22 @@ function part(partitionIndex: number, errorCode: number): ListOffsetsResponsePar
  */
 export const listOffsetsHandler: ApiHandler<2, BrokerServices> = {
   apiKey: 2,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const v = req.apiVersion;
     const topics = [];
+    const describable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.DESCRIBE,
+      AclResourceType.TOPIC,
+      req.body.topics.map((t) => t.name),
+    );
     for (const t of req.body.topics) {
       const partitions: ListOffsetsResponsePartition[] = [];
       for (const p of t.partitions) {
         const partition = s.replicaManager.getPartition(t.name, p.partitionIndex);
         try {
+          if (!describable.has(t.name)) throw new KafkaError('TOPIC_AUTHORIZATION_FAILED');
           if (!partition) throw new KafkaError(s.metadata.hasTopic(t.name) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
           // hosted here but its log not attached yet (LeaderAndIsr in progress; the metadata cache may
           // not know the topic yet either): a leadership question, as Kafka's localLogOrException.

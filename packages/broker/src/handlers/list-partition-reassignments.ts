@@ -1,6 +1,7 @@
-import { ErrorCode, type ListPartitionReassignmentsResponseOngoingTopicReassignment } from '@samsa/protocol';
+import { AclOperation, ErrorCode, type ListPartitionReassignmentsResponseOngoingTopicReassignment } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireCluster } from '../security/authorizer.js';
 
 /**
  * ListPartitionReassignments (KIP-455): the controller's ongoing reassignments — all of them, or
@@ -9,7 +10,8 @@ import type { BrokerServices } from './services.js';
  */
 export const listPartitionReassignmentsHandler: ApiHandler<46, BrokerServices> = {
   apiKey: 46,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
+    requireCluster(s, ctx, AclOperation.DESCRIBE);
     if (!s.controller.isActive) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, topics: [] };
     const asked = req.body.topics === null ? null : req.body.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
     const { errorCode, reassignments } = await s.controller.listPartitionReassignments(asked, req.body.timeoutMs);

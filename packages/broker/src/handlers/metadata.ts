@@ -1,4 +1,5 @@
-import { ErrorCode, KafkaError, type MetadataResponseTopic } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, KafkaError, type MetadataResponseTopic } from '@samsa/protocol';
+import { authorize, authorizeCluster, authorizedNames } from '../security/authorizer.js';
 import { topicIdFromString } from '@samsa/zk-paths';
 import { INTERNAL_TOPICS, validateTopicName } from '../admin/topic-admin.js';
 import type { ApiHandler } from '../api/api-handler.js';
@@ -37,8 +38,14 @@ export const metadataHandler: ApiHandler<3, BrokerServices> = {
     }
     // v0: an empty list means all topics; v1+: null means all, empty means none
     const all = body.topics === null || (v === 0 && body.topics.length === 0);
+    // all topics: those the principal may not DESCRIBE are left out (their denials logged at trace)
+    let allNames = all ? s.metadata.allTopics() : [];
+    if (all && s.authorizer) {
+      const visible = authorizedNames(s, ctx, AclOperation.DESCRIBE, AclResourceType.TOPIC, allNames, { logIfDenied: false });
+      allNames = allNames.filter((name) => visible.has(name));
+    }
     const requested: Array<{ name: string | null; id: Buffer }> = all
-      ? s.metadata.allTopics().map((name) => ({ name, id: ZERO_UUID }))
+      ? allNames.map((name) => ({ name, id: ZERO_UUID }))
       : body.topics!.map((t) => ({ name: t.name, id: t.topicId }));
     const topics: MetadataResponseTopic[] = [];
     for (const t of requested) {
@@ -52,6 +59,10 @@ export const metadataHandler: ApiHandler<3, BrokerServices> = {
           continue;
         }
       }
+      if (!all && !authorize(s, ctx, AclOperation.DESCRIBE, AclResourceType.TOPIC, name)) {
+        topics.push(errorTopic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, t.id));
+        continue;
+      }
       if (!s.metadata.hasTopic(name)) {
         try {
           validateTopicName(name);
@@ -61,6 +72,13 @@ export const metadataHandler: ApiHandler<3, BrokerServices> = {
         }
         const allow = v < 4 || body.allowAutoTopicCreation;
         if (!all && allow && s.settings.autoCreateTopicsEnable && !INTERNAL_TOPICS.has(name)) {
+          // auto-creation needs CREATE on the cluster or on the topic
+          const mayCreate =
+            authorizeCluster(s, ctx, AclOperation.CREATE, { logIfDenied: false }) || authorize(s, ctx, AclOperation.CREATE, AclResourceType.TOPIC, name);
+          if (!mayCreate) {
+            topics.push(errorTopic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+            continue;
+          }
           try {
             await s.topicAdmin.autoCreate(name);
             topics.push(errorTopic(name, ErrorCode.LEADER_NOT_AVAILABLE));

@@ -1,7 +1,8 @@
-import { ErrorCode, type OffsetCommitResponseTopic, type TopicPartition } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, type OffsetCommitResponseTopic, type TopicPartition } from '@samsa/protocol';
 import type { OffsetAndMetadata } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames, requireGroup } from '../security/authorizer.js';
 import { checkStaticMembershipSupported } from './static-membership.js';
 import { PartitionErrors } from './partition-results.js';
 
@@ -18,9 +19,17 @@ export const zkConsumerOffsetPath = (group: string, topic: string, partition: nu
  */
 export const offsetCommitHandler: ApiHandler<8, BrokerServices> = {
   apiKey: 8,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
+    requireGroup(s, ctx, AclOperation.READ, b.groupId);
+    const readable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.READ,
+      AclResourceType.TOPIC,
+      b.topics.map((t) => t.name),
+    );
     checkStaticMembershipSupported(s, v >= 7 ? b.groupInstanceId : null);
     const now = Date.now();
     const results = new PartitionErrors();
@@ -29,6 +38,10 @@ export const offsetCommitHandler: ApiHandler<8, BrokerServices> = {
     const offsets: Array<[TopicPartition, OffsetAndMetadata]> = [];
     for (const t of b.topics) {
       for (const p of t.partitions) {
+        if (!readable.has(t.name)) {
+          set(t.name, p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          continue;
+        }
         if (!s.metadata.partition(t.name, p.partitionIndex)) {
           set(t.name, p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           continue;

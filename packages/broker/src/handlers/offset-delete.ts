@@ -1,6 +1,7 @@
-import { ErrorCode, type OffsetDeleteResponseTopic, type TopicPartition } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, type OffsetDeleteResponseTopic, type TopicPartition } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames, requireGroup } from '../security/authorizer.js';
 
 /**
  * OffsetDelete v0 (KIP-496): deletes a group's committed offsets of the requested partitions.
@@ -11,13 +12,22 @@ import type { BrokerServices } from './services.js';
  */
 export const offsetDeleteHandler: ApiHandler<47, BrokerServices> = {
   apiKey: 47,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
+    requireGroup(s, ctx, AclOperation.DELETE, req.body.groupId);
+    const readable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.READ,
+      AclResourceType.TOPIC,
+      req.body.topics.map((t) => t.name),
+    );
     const results: Array<[TopicPartition, number]> = [];
     const known: TopicPartition[] = [];
     for (const t of req.body.topics) {
       for (const p of t.partitions) {
         const tp = { topic: t.name, partition: p.partitionIndex };
-        if (s.metadata.partition(tp.topic, tp.partition)) known.push(tp);
+        if (!readable.has(t.name)) results.push([tp, ErrorCode.TOPIC_AUTHORIZATION_FAILED]);
+        else if (s.metadata.partition(tp.topic, tp.partition)) known.push(tp);
         else results.push([tp, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
       }
     }

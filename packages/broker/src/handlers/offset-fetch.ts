@@ -1,7 +1,8 @@
-import { ErrorCode, type OffsetFetchResponseGroup, type OffsetFetchResponseTopic, type TopicPartition } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, type OffsetFetchResponseGroup, type OffsetFetchResponseTopic, type TopicPartition } from '@samsa/protocol';
 import type { PartitionData } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorize, authorizedNames, requireGroup } from '../security/authorizer.js';
 import { zkConsumerOffsetPath } from './offset-commit.js';
 
 type Requested = Array<{ name: string; partitionIndexes: number[] }> | null;
@@ -38,10 +39,11 @@ function byTopic(results: Array<[TopicPartition, PartitionData]>): Array<{
  */
 export const offsetFetchHandler: ApiHandler<9, BrokerServices> = {
   apiKey: 9,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
     const requireStable = v >= 7 && b.requireStable;
+    if (v < 8) requireGroup(s, ctx, AclOperation.DESCRIBE, b.groupId);
     if (v === 0) {
       const results: Array<[TopicPartition, PartitionData]> = [];
       for (const tp of flatten(b.topics ?? [])) {
@@ -60,10 +62,28 @@ export const offsetFetchHandler: ApiHandler<9, BrokerServices> = {
       }
       return { throttleTimeMs: 0, topics: byTopic(results), errorCode: 0, groups: [] };
     }
-    const fetch = (groupId: string, topics: Requested) =>
-      s.groupCoordinator.handleFetchOffsets(groupId, requireStable, topics === null ? null : flatten(topics));
+    // DESCRIBE on each topic: named partitions of other topics are TOPIC_AUTHORIZATION_FAILED, "all" leaves them out
+    const fetch = (groupId: string, topics: Requested) => {
+      const describable = authorizedNames(s, ctx, AclOperation.DESCRIBE, AclResourceType.TOPIC, topics?.map((t) => t.name) ?? [], {
+        logIfDenied: topics !== null,
+      });
+      const allowed = topics?.filter((t) => describable.has(t.name)) ?? null;
+      const r = s.groupCoordinator.handleFetchOffsets(groupId, requireStable, allowed === null ? null : flatten(allowed));
+      if (r.error !== ErrorCode.NONE) return r;
+      if (topics === null) {
+        const seen = authorizedNames(s, ctx, AclOperation.DESCRIBE, AclResourceType.TOPIC, new Set(r.offsets.map(([tp]) => tp.topic)), { logIfDenied: false });
+        return { ...r, offsets: r.offsets.filter(([tp]) => seen.has(tp.topic)) };
+      }
+      const denied = flatten(topics.filter((t) => !describable.has(t.name))).map((tp): [TopicPartition, PartitionData] => [
+        tp,
+        { offset: -1n, leaderEpoch: -1, metadata: '', error: ErrorCode.TOPIC_AUTHORIZATION_FAILED },
+      ]);
+      return denied.length === 0 ? r : { ...r, offsets: [...r.offsets, ...denied] };
+    };
     if (v >= 8) {
       const groups: OffsetFetchResponseGroup[] = b.groups.map((g) => {
+        if (!authorize(s, ctx, AclOperation.DESCRIBE, AclResourceType.GROUP, g.groupId))
+          return { groupId: g.groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
         const r = fetch(g.groupId, g.topics);
         return { groupId: g.groupId, topics: r.error === ErrorCode.NONE ? byTopic(r.offsets) : [], errorCode: r.error };
       });

@@ -1,6 +1,7 @@
-import { KafkaError, errorCodeOf, type OffsetForLeaderEpochResponsePartition } from '@samsa/protocol';
+import { AclOperation, AclResourceType, KafkaError, errorCodeOf, type OffsetForLeaderEpochResponsePartition } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames, requireCluster } from '../security/authorizer.js';
 
 const part = (partition: number, errorCode: number): OffsetForLeaderEpochResponsePartition => ({ errorCode, partition, leaderEpoch: -1, endOffset: -1n });
 
@@ -11,11 +12,21 @@ const part = (partition: number, errorCode: number): OffsetForLeaderEpochRespons
  */
 export const offsetForLeaderEpochHandler: ApiHandler<23, BrokerServices> = {
   apiKey: 23,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
+    // a follower's request (v3+ replica_id >= 0) needs CLUSTER_ACTION; every topic needs DESCRIBE
+    if (req.apiVersion >= 3 && req.body.replicaId >= 0) requireCluster(s, ctx, AclOperation.CLUSTER_ACTION);
+    const describable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.DESCRIBE,
+      AclResourceType.TOPIC,
+      req.body.topics.map((t) => t.topic),
+    );
     const topics = req.body.topics.map((t) => ({
       topic: t.topic,
       partitions: t.partitions.map((p) => {
         try {
+          if (!describable.has(t.topic)) throw new KafkaError('TOPIC_AUTHORIZATION_FAILED');
           const partition = s.replicaManager.getPartition(t.topic, p.partition);
           if (!partition) throw new KafkaError(s.metadata.hasTopic(t.topic) ? 'NOT_LEADER_OR_FOLLOWER' : 'UNKNOWN_TOPIC_OR_PARTITION');
           // hosted here, log not attached yet (LeaderAndIsr in progress): a leadership question, as in Kafka

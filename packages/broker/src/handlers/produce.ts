@@ -1,4 +1,6 @@
-import type { ProduceResponseTopic } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, KafkaError, type ProduceResponseTopic } from '@samsa/protocol';
+import { authorizedNames } from '../security/authorizer.js';
+import { produceRequestAuthError } from '../security/produce-auth.js';
 import { AppendOrigin, answerAll } from '../replica/produce-response.js';
 import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../api/api-handler.js';
@@ -17,7 +19,22 @@ const PRODUCE_KIP219_VERSION = 6;
 export const produceHandler: ApiHandler<0, BrokerServices> = {
   apiKey: 0,
   async handle(req, ctx, s) {
-    const { acks, timeoutMs, topicData } = req.body;
+    const { acks, timeoutMs } = req.body;
+    // authorization (Kafka's order: transactional id / idempotence, then WRITE per topic)
+    const requestAuthError = produceRequestAuthError(s, ctx, req.body.transactionalId, req.body.topicData);
+    if (requestAuthError !== 0) throw new KafkaError(requestAuthError);
+    const writable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.WRITE,
+      AclResourceType.TOPIC,
+      req.body.topicData.map((t) => t.name),
+    );
+    const topicData = req.body.topicData.filter((t) => writable.has(t.name));
+    const unauthorized = answerAll(
+      req.body.topicData.filter((t) => !writable.has(t.name)),
+      ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    );
     // producer_byte_rate (Kafka's quotas.produce), on the request's record bytes
     let throttleTimeMs = 0;
     if (s.quotas) {
@@ -26,12 +43,16 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
       throttleTimeMs = s.quotas.produce.recordAndGetThrottleTimeMs(principalOf(ctx), ctx.clientId ?? '', bytes);
     }
     let waitStarted = 0;
-    const responses = await new Promise<ProduceResponseTopic[]>((resolve) =>
-      s.replicaManager.appendRecords(timeoutMs, acks, AppendOrigin.Client, req.apiVersion, topicData, resolve, () => {
-        waitStarted = performance.now();
-        if (throttleTimeMs <= 0) ctx.release?.();
-      }),
-    );
+    const appended =
+      topicData.length === 0
+        ? []
+        : await new Promise<ProduceResponseTopic[]>((resolve) =>
+            s.replicaManager.appendRecords(timeoutMs, acks, AppendOrigin.Client, req.apiVersion, topicData, resolve, () => {
+              waitStarted = performance.now();
+              if (throttleTimeMs <= 0) ctx.release?.();
+            }),
+          );
+    const responses = unauthorized.length === 0 ? appended : [...unauthorized, ...appended];
     if (waitStarted > 0 && ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
     if (acks === 0) {
       // no response to carry a throttle time: the channel is muted instead, and Kafka does not

@@ -12,6 +12,7 @@ import type { TopicMetricsSink } from '../metrics/topic-metrics.js';
 import type { ClientQuotas } from '../quota/throttle.js';
 import type { TxnMarkerRefusal } from './txn-marker-refusal.js';
 import type { FetchManager } from '../fetch-session/fetch-manager.js';
+import type { Authorizer } from '../security/authorizer.js';
 
 /** The broker settings request handlers read (resolved from server.properties and defaults). */
 export interface HandlerSettings {
@@ -46,6 +47,8 @@ export interface BrokerServices {
   log: Logger;
   /** Per-topic traffic counters (BrokerTopicMetrics); absent when metrics are off. */
   metrics?: TopicMetricsSink;
+  /** The ACL authorizer (authorizer.class.name); absent: every request is allowed. */
+  authorizer?: Authorizer;
   /** Test-only: marker writes this broker refuses (SAMSA_TEST_REFUSE_TXN_MARKERS); absent normally. */
   txnMarkerRefusal?: TxnMarkerRefusal;
 }

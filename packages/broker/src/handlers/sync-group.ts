@@ -1,7 +1,8 @@
-import { ErrorCode, type SyncGroupResponse } from '@samsa/protocol';
+import { AclOperation, ErrorCode, type SyncGroupResponse } from '@samsa/protocol';
 import { syncError, type SyncGroupResult } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { requireGroup } from '../security/authorizer.js';
 import { checkStaticMembershipSupported } from './static-membership.js';
 
 const response = (r: SyncGroupResult): SyncGroupResponse => ({
@@ -22,6 +23,7 @@ export const syncGroupHandler: ApiHandler<14, BrokerServices> = {
   handle(req, ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
+    requireGroup(s, ctx, AclOperation.READ, b.groupId);
     checkStaticMembershipSupported(s, v >= 3 ? b.groupInstanceId : null);
     if (v >= 5 && (b.protocolType === null || b.protocolName === null)) return Promise.resolve(response(syncError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)));
     return new Promise((resolve) => {

@@ -1,7 +1,8 @@
-import { ErrorCode, type TopicPartition } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, type TopicPartition } from '@samsa/protocol';
 import type { OffsetAndMetadata } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
+import { authorizedNames, requireGroup, requireTransactionalId } from '../security/authorizer.js';
 import { PartitionErrors } from './partition-results.js';
 
 /**
@@ -15,14 +16,27 @@ import { PartitionErrors } from './partition-results.js';
  */
 export const txnOffsetCommitHandler: ApiHandler<28, BrokerServices> = {
   apiKey: 28,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
     const b = req.body;
     const v = req.apiVersion;
+    requireTransactionalId(s, ctx, b.transactionalId);
+    requireGroup(s, ctx, AclOperation.READ, b.groupId);
+    const readable = authorizedNames(
+      s,
+      ctx,
+      AclOperation.READ,
+      AclResourceType.TOPIC,
+      b.topics.map((t) => t.name),
+    );
     const results = new PartitionErrors();
     const now = Date.now();
     const offsets: Array<[TopicPartition, OffsetAndMetadata]> = [];
     for (const t of b.topics) {
       for (const p of t.partitions) {
+        if (!readable.has(t.name)) {
+          results.set(t.name, p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          continue;
+        }
         if (!s.metadata.partition(t.name, p.partitionIndex)) {
           results.set(t.name, p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           continue;

@@ -3,6 +3,8 @@ import { GROUP_METADATA_TOPIC_NAME } from '@samsa/group-coordinator';
 import type { ApiHandler } from '../api/api-handler.js';
 import { AppendOrigin } from '../replica/produce-response.js';
 import type { BrokerServices } from './services.js';
+import { requireCluster } from '../security/authorizer.js';
+import { AclOperation } from '@samsa/protocol';
 import { PartitionErrors } from './partition-results.js';
 
 /** Coordinator appends are not validated as a client's are; the version only has to be a current one. */
@@ -19,7 +21,8 @@ const MARKER_PRODUCE_VERSION = 9;
  */
 export const writeTxnMarkersHandler: ApiHandler<27, BrokerServices> = {
   apiKey: 27,
-  async handle(req, _ctx, s) {
+  async handle(req, ctx, s) {
+    requireCluster(s, ctx, AclOperation.CLUSTER_ACTION);
     const timeoutMs = s.config.get('request.timeout.ms');
     const results = await Promise.all(
       req.body.markers.map(

@@ -52,6 +52,8 @@ import { listOffsetsHandler } from '../handlers/list-offsets.js';
 import { metadataHandler } from '../handlers/metadata.js';
 import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
 import { produceHandler } from '../handlers/produce.js';
+import { aclHandlers } from '../handlers/acls.js';
+import { startAuthorizer, type AclAuthorizer } from '../security/acl-authorizer.js';
 import { LogManager } from '@samsa/storage';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { MetricsHttpServer } from '../metrics/http-server.js';
@@ -100,6 +102,7 @@ export class KafkaServer {
   private configChanges: ConfigChangeNotificationHandler | undefined;
   /** SCRAM credentials of every user (/config/users), for SASL listeners. */
   private readonly scramCredentials = new ScramCredentialCache();
+  private authorizer: AclAuthorizer | undefined;
   readonly metadata = new MetadataCache();
   replicaManager: ReplicaManager | undefined;
   groupCoordinator: GroupCoordinator | undefined;
@@ -291,6 +294,7 @@ export class KafkaServer {
       this.log,
     );
     await this.configChanges.startup();
+    this.authorizer = await startAuthorizer(cfg, kzk.zk, this.log);
 
     // the coordinators follow this broker's leaderships of __consumer_offsets and __transaction_state
     const producerIds = new ProducerIdManager({ brokerId: this.brokerId, zk: kzk.zk, logger: this.log.child({ component: 'producer-id-manager' }) });
@@ -375,6 +379,7 @@ export class KafkaServer {
       log: this.log,
       metrics: this.metrics,
       ...(txnMarkerRefusal ? { txnMarkerRefusal } : {}),
+      ...(this.authorizer ? { authorizer: this.authorizer } : {}),
     };
     const handlers = [
       produceHandler,
@@ -401,6 +406,7 @@ export class KafkaServer {
       saslAuthenticateHandler,
       describeUserScramCredentialsHandler,
       alterUserScramCredentialsHandler,
+      ...aclHandlers,
     ];
     // the group coordinator's APIs
     const groupHandlers = [
@@ -667,6 +673,7 @@ export class KafkaServer {
     await this.controlServer?.stop();
     await this.controller?.shutdown();
     this.configChanges?.shutdown();
+    this.authorizer?.shutdown();
     await this.coordinators?.shutdown();
     await this.replicaManager?.shutdown();
     await this.logs?.shutdown();

@@ -71,7 +71,14 @@ export class RequestHandler<S> {
     }
     const handler = this.handlers.get(d.apiKey);
     if (!handler) throw new CloseConnection(`api ${d.api.name} is not served by this broker`);
-    const ctx: RequestContext = { conn, clientId: d.header.clientId, listener: conn.listener, ...(timing ? { timing } : {}), ...(release ? { release } : {}) };
+    const ctx: RequestContext = {
+      conn,
+      clientId: d.header.clientId,
+      apiKey: d.apiKey,
+      listener: conn.listener,
+      ...(timing ? { timing } : {}),
+      ...(release ? { release } : {}),
+    };
     let body: unknown;
     const t0 = performance.now();
     const remote0 = timing?.remoteMs ?? 0;

@@ -14,16 +14,22 @@ export * from './alter-user-scram-credentials-request.js';
 export * from './alter-user-scram-credentials-response.js';
 export * from './api-versions-request.js';
 export * from './api-versions-response.js';
+export * from './create-acls-request.js';
+export * from './create-acls-response.js';
 export * from './create-partitions-request.js';
 export * from './create-partitions-response.js';
 export * from './create-topics-request.js';
 export * from './create-topics-response.js';
+export * from './delete-acls-request.js';
+export * from './delete-acls-response.js';
 export * from './delete-groups-request.js';
 export * from './delete-groups-response.js';
 export * from './delete-records-request.js';
 export * from './delete-records-response.js';
 export * from './delete-topics-request.js';
 export * from './delete-topics-response.js';
+export * from './describe-acls-request.js';
+export * from './describe-acls-response.js';
 export * from './describe-client-quotas-request.js';
 export * from './describe-client-quotas-response.js';
 export * from './describe-cluster-request.js';
@@ -189,6 +195,18 @@ import type { TxnOffsetCommitRequest } from './txn-offset-commit-request.js';
 import type { TxnOffsetCommitResponse } from './txn-offset-commit-response.js';
 import { readTxnOffsetCommitRequest, writeTxnOffsetCommitRequest } from './txn-offset-commit-request.js';
 import { readTxnOffsetCommitResponse, writeTxnOffsetCommitResponse } from './txn-offset-commit-response.js';
+import type { DescribeAclsRequest } from './describe-acls-request.js';
+import type { DescribeAclsResponse } from './describe-acls-response.js';
+import { readDescribeAclsRequest, writeDescribeAclsRequest } from './describe-acls-request.js';
+import { readDescribeAclsResponse, writeDescribeAclsResponse } from './describe-acls-response.js';
+import type { CreateAclsRequest } from './create-acls-request.js';
+import type { CreateAclsResponse } from './create-acls-response.js';
+import { readCreateAclsRequest, writeCreateAclsRequest } from './create-acls-request.js';
+import { readCreateAclsResponse, writeCreateAclsResponse } from './create-acls-response.js';
+import type { DeleteAclsRequest } from './delete-acls-request.js';
+import type { DeleteAclsResponse } from './delete-acls-response.js';
+import { readDeleteAclsRequest, writeDeleteAclsRequest } from './delete-acls-request.js';
+import { readDeleteAclsResponse, writeDeleteAclsResponse } from './delete-acls-response.js';
 import type { DescribeConfigsRequest } from './describe-configs-request.js';
 import type { DescribeConfigsResponse } from './describe-configs-response.js';
 import { readDescribeConfigsRequest, writeDescribeConfigsRequest } from './describe-configs-request.js';
@@ -289,6 +307,9 @@ export interface ApiRequestMap {
   26: EndTxnRequest;
   27: WriteTxnMarkersRequest;
   28: TxnOffsetCommitRequest;
+  29: DescribeAclsRequest;
+  30: CreateAclsRequest;
+  31: DeleteAclsRequest;
   32: DescribeConfigsRequest;
   33: AlterConfigsRequest;
   36: SaslAuthenticateRequest;
@@ -336,6 +357,9 @@ export interface ApiResponseMap {
   26: EndTxnResponse;
   27: WriteTxnMarkersResponse;
   28: TxnOffsetCommitResponse;
+  29: DescribeAclsResponse;
+  30: CreateAclsResponse;
+  31: DeleteAclsResponse;
   32: DescribeConfigsResponse;
   33: AlterConfigsResponse;
   36: SaslAuthenticateResponse;
@@ -385,6 +409,9 @@ export const API_KEYS = {
   EndTxn: 26,
   WriteTxnMarkers: 27,
   TxnOffsetCommit: 28,
+  DescribeAcls: 29,
+  CreateAcls: 30,
+  DeleteAcls: 31,
   DescribeConfigs: 32,
   AlterConfigs: 33,
   SaslAuthenticate: 36,
@@ -697,6 +724,39 @@ export const API_TABLE = [
     writeRequest: writeTxnOffsetCommitRequest,
     readResponse: readTxnOffsetCommitResponse,
     writeResponse: writeTxnOffsetCommitResponse,
+  },
+  {
+    apiKey: 29,
+    name: 'DescribeAcls',
+    minVersion: 0,
+    maxVersion: 2,
+    flexibleFrom: 2,
+    readRequest: readDescribeAclsRequest,
+    writeRequest: writeDescribeAclsRequest,
+    readResponse: readDescribeAclsResponse,
+    writeResponse: writeDescribeAclsResponse,
+  },
+  {
+    apiKey: 30,
+    name: 'CreateAcls',
+    minVersion: 0,
+    maxVersion: 2,
+    flexibleFrom: 2,
+    readRequest: readCreateAclsRequest,
+    writeRequest: writeCreateAclsRequest,
+    readResponse: readCreateAclsResponse,
+    writeResponse: writeCreateAclsResponse,
+  },
+  {
+    apiKey: 31,
+    name: 'DeleteAcls',
+    minVersion: 0,
+    maxVersion: 2,
+    flexibleFrom: 2,
+    readRequest: readDeleteAclsRequest,
+    writeRequest: writeDeleteAclsRequest,
+    readResponse: readDeleteAclsResponse,
+    writeResponse: writeDeleteAclsResponse,
   },
   {
     apiKey: 32,
