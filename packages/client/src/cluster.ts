@@ -23,6 +23,8 @@ export interface ClusterOptions {
   metadataMaxAgeMs?: number;
   /** ApiVersions version tried first. Default 3. */
   apiVersionsVersion?: number;
+  /** Connect with TLS (security.protocol SSL / SASL_SSL): Node's TLS options (ConnectionOptions.tls). */
+  tls?: ConnectionOptions['tls'];
   logger?: Logger;
 }
 
@@ -97,8 +99,14 @@ export class Cluster {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       requestTimeoutMs: this.requestTimeoutMs,
       apiVersionsVersion: opts.apiVersionsVersion,
+      ...(opts.tls ? { tls: opts.tls } : {}),
       logger: this.log,
     };
+  }
+
+  /** The TLS options connections use, when the cluster is reached over TLS. */
+  get tls(): ConnectionOptions['tls'] {
+    return this.connOpts.tls;
   }
 
   /** The bootstrap servers, parsed. */

@@ -4,3 +4,4 @@ export * from './managed-process.js';
 export * from './zookeeper.js';
 export * from './local-cluster.js';
 export * from './broker-process.js';
+export * from './secure/certs.js';

@@ -114,11 +114,11 @@ describe('broker config – listener validation', () => {
     expectError({ 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER' }, 'listener.security.protocol.map', /'CONTROLLER' is not NAME:PROTOCOL/);
   });
 
-  it('broker config – TLS and SASL listeners are refused: Samsa serves PLAINTEXT only', () => {
+  it('broker config – SASL listeners are refused: Samsa serves PLAINTEXT and SSL only', () => {
     expectError(
-      { listeners: 'PLAINTEXT://:9092,CONTROLLER://:19092,SSL://:9093' },
+      { listeners: 'PLAINTEXT://:9092,CONTROLLER://:19092,SASL_SSL://:9093' },
       'listeners',
-      /listener SSL uses security protocol SSL, but Samsa serves PLAINTEXT only/,
+      /listener SASL_SSL uses security protocol SASL_SSL, but Samsa serves PLAINTEXT and SSL only/,
     );
   });
 

@@ -115,8 +115,8 @@ export function resolveBrokerConfig(
   const listeners = parseListeners(get('listeners'), securityProtocolMap, { key: 'listeners', requireDistinctPorts: true });
   if (listeners.length === 0) throw fail('listeners', 'at least one listener is needed');
   for (const l of listeners) {
-    if (l.securityProtocol !== 'PLAINTEXT') {
-      throw fail('listeners', `listener ${l.listenerName} uses security protocol ${l.securityProtocol}, but Samsa serves PLAINTEXT only`);
+    if (l.securityProtocol !== 'PLAINTEXT' && l.securityProtocol !== 'SSL') {
+      throw fail('listeners', `listener ${l.listenerName} uses security protocol ${l.securityProtocol}, but Samsa serves PLAINTEXT and SSL only`);
     }
   }
   const advertisedRaw = get('advertised.listeners');

@@ -4,6 +4,7 @@
  * TransactionMarkerChannelManager network client). Connections to brokers that left the cluster
  * or moved are replaced.
  */
+import type { ConnectionOptions } from 'node:tls';
 import { API_KEYS, type WriteTxnMarkersRequestWritableTxnMarker, type WriteTxnMarkersResponse } from '@samsa/protocol';
 import { TransactionResult, type TxnMarkerEntry, type TxnMarkerResult } from '@samsa/transaction-coordinator';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
@@ -19,6 +20,8 @@ export interface TxnMarkerSenderOptions {
   listener: string;
   /** request.timeout.ms of the coordinator's requests */
   requestTimeoutMs: number;
+  /** TLS towards the inter-broker listener (SSL / SASL_SSL), else plaintext. */
+  tls?: ConnectionOptions;
 }
 
 export class TxnMarkerSender {
@@ -54,7 +57,7 @@ export class TxnMarkerSender {
       conn = undefined;
     }
     if (!conn) {
-      conn = new BrokerConnection(e.host, e.port, `broker-${this.o.brokerId}-txn-markers`, this.o.requestTimeoutMs);
+      conn = new BrokerConnection(e.host, e.port, `broker-${this.o.brokerId}-txn-markers`, this.o.requestTimeoutMs, this.o.tls);
       this.connections.set(brokerId, conn);
     }
     return conn.send(API_KEYS.WriteTxnMarkers, WRITE_TXN_MARKERS_VERSION, { markers });

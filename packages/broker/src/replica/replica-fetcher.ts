@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ConnectionOptions } from 'node:tls';
 import { ErrorCode, errorName, topicPartitionKey, type FetchRequestForgottenTopic, type FetchRequestTopic } from '@samsa/protocol';
 import { BrokerConnection } from './broker-connection.js';
 import type { Partition } from './partition.js';
@@ -25,6 +26,8 @@ export interface FetcherOptions {
   requestTimeoutMs: number;
   /** The follower-side replication throttle (follower.replication.throttled.rate / .replicas). */
   quota?: ReplicationQuotaManager;
+  /** TLS towards the leaders' inter-broker listener (SSL / SASL_SSL), else plaintext. */
+  tls?: ConnectionOptions;
 }
 
 interface FetchState {
@@ -74,7 +77,7 @@ export class ReplicaFetcher {
     private readonly log: Logger,
   ) {
     this.session = new FetchSessionHandler(log.child({ fetchSessionOf: sourceBrokerId }));
-    this.conn = new BrokerConnection(host, port, `broker-${o.brokerId}-fetcher-${sourceBrokerId}`, Math.max(o.requestTimeoutMs, o.maxWaitMs + 5000));
+    this.conn = new BrokerConnection(host, port, `broker-${o.brokerId}-fetcher-${sourceBrokerId}`, Math.max(o.requestTimeoutMs, o.maxWaitMs + 5000), o.tls);
   }
 
   get size(): number {

@@ -4,6 +4,7 @@
  * this broker's leaderships of its topic's partitions (Kafka's KafkaServer startup of
  * GroupCoordinator and TransactionCoordinator with their onElection/onResignation hooks).
  */
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { KafkaZk } from '@samsa/zk-paths';
 import { GROUP_METADATA_TOPIC_NAME, GroupCoordinator } from '@samsa/group-coordinator';
@@ -22,6 +23,8 @@ export interface CoordinatorsOptions {
   metadata: MetadataCache;
   producerIds: { generateProducerId(): Promise<bigint> };
   logger: Logger;
+  /** TLS towards the inter-broker listener (transaction markers), when it is SSL / SASL_SSL. */
+  interBrokerTls?: ConnectionOptions;
 }
 
 export interface Coordinators {
@@ -65,6 +68,7 @@ export async function startCoordinators(o: CoordinatorsOptions): Promise<Coordin
     metadata: o.metadata,
     listener: cfg.interBrokerListenerName,
     requestTimeoutMs: cfg.get('request.timeout.ms'),
+    ...(o.interBrokerTls ? { tls: o.interBrokerTls } : {}),
   });
   const transaction = new TransactionCoordinator({
     brokerId: o.brokerId,

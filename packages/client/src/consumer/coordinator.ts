@@ -152,6 +152,7 @@ export abstract class GroupMembership {
           nodeId: node.nodeId,
           clientId: this.opts.clientId,
           requestTimeoutMs: this.opts.requestTimeoutMs,
+          ...(this.cluster.tls ? { tls: this.cluster.tls } : {}),
           logger: this.log,
         });
         const conn = await this.coordinatorConn;

@@ -61,6 +61,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       retryBackoffMaxMs: cfg.retryBackoffMaxMs,
       metadataMaxAgeMs: cfg.metadataMaxAgeMs,
       defaultApiTimeoutMs: cfg.maxBlockMs,
+      ...(input.tls ? { tls: input.tls } : {}),
       logger: input.logger,
     });
     this.metadata = new ProducerMetadata(this.cluster, cfg.metadataMaxAgeMs, this.log);
