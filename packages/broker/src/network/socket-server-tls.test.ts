@@ -183,6 +183,33 @@ describe('socket server tls', () => {
     expect(Date.now() - t0).toBeLessThan(5_000);
   });
 
+  it('socket server tls – 200 garbage handshakes (random bytes, truncated and corrupted TLS records) are all closed quickly; the listener keeps serving', async () => {
+    const { port } = await start({ 'ssl.client.auth': 'requested' });
+    const hello = Buffer.from([0x16, 0x03, 0x01, 0x00, 0xc8, 0x01, 0x00, 0x00, 0xc4, 0x03, 0x03]);
+    const t0 = Date.now();
+    let seed = 7;
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff);
+    for (let batch = 0; batch < 10; batch++) {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const s = netConnect({ host: '127.0.0.1', port });
+          s.on('error', () => undefined);
+          await new Promise((r) => s.once('connect', r));
+          const junk = Buffer.from(Array.from({ length: 1 + (rnd() % 600) }, () => rnd() & 0xff));
+          // half start like a ClientHello record, then go wrong
+          s.end(i % 2 === 0 ? Buffer.concat([hello, junk]) : junk);
+          // read what the server answers (alerts): a socket with unread data never gets to 'close'
+          s.resume();
+          // 'close' after our FIN means the server closed its side too
+          await closed(s);
+        }),
+      );
+    }
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(servers[0]!.connectionCount).toBe(0);
+    expect(await roundTrip(await tlsClient(port), 'alive')).toBe('alive');
+  });
+
   it('socket server tls – on a SASL_SSL listener the certificate does not set the principal (SASL does)', async () => {
     const { port, seen } = await start({ 'ssl.client.auth': 'required' }, 'SASL_SSL');
     await roundTrip(await tlsClient(port, asClient('alice')), 'x');
