@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { describe, inject } from 'vitest';
 import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient } from '@samsa/zk-paths';
@@ -56,6 +57,14 @@ export interface ClusterOptions {
    * each in its own network namespace (test-e2e/netns.ts).
    */
   placement?: ClusterPlacement;
+  /**
+   * Security protocol of each broker's client listener (which is also the inter-broker one) and of
+   * its CONTROLLER listener (processes backend); the ssl.* settings go in `overrides`.
+   */
+  securityProtocol?: 'PLAINTEXT' | 'SSL';
+  controlSecurityProtocol?: 'PLAINTEXT' | 'SSL';
+  /** TLS options of the harness's own client connections (readiness, coordinatorOf) to an SSL client listener. */
+  clientTls?: TlsConnectionOptions;
 }
 
 /** Hosts, fixed ports and network namespaces for a cluster's processes (see ClusterOptions.placement). */
@@ -71,6 +80,8 @@ export class TestCluster {
   /** A host directory for the test's files (and, on the processes backend, the brokers' homes). */
   dir = '';
   private network: StartedNetwork | undefined;
+  /** ClusterOptions.clientTls. */
+  clientTls: TlsConnectionOptions | undefined;
 
   static async start(o: ClusterOptions = {}): Promise<TestCluster> {
     const c = new TestCluster();
@@ -86,6 +97,7 @@ export class TestCluster {
 
   private async launch(o: ClusterOptions): Promise<void> {
     const c = this as TestCluster;
+    c.clientTls = o.clientTls;
     const n = o.brokers ?? 3;
     const verbose = o.verbose ?? process.env['SAMSA_E2E_VERBOSE'] === '1';
     if (onContainers) {
@@ -140,6 +152,8 @@ export class TestCluster {
             zookeeperConnect: c.zk.connectString('/samsa'),
             dir: join(c.dir, `broker-${i}`),
             overrides: o.overrides ?? {},
+            ...(o.securityProtocol ? { securityProtocol: o.securityProtocol } : {}),
+            ...(o.controlSecurityProtocol ? { controlSecurityProtocol: o.controlSecurityProtocol } : {}),
             logToFile: true,
             ...(o.env ? { env: o.env } : {}),
             ...(verbose ? { onLine: (name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`) } : {}),
@@ -158,7 +172,9 @@ export class TestCluster {
     );
     // and every broker's metadata cache knows all brokers and the controller (clients such as
     // KafkaJS send CreateTopics to the controller their first Metadata answer names)
-    await Promise.all(c.brokers.map((b) => until(() => metadataComplete(b.address, n, o.sasl), `broker ${b.id} knows the controller`, 30_000, 100)));
+    await Promise.all(
+      c.brokers.map((b) => until(() => metadataComplete(b.address, n, o.sasl, c.clientTls), `broker ${b.id} knows the controller`, 30_000, 100)),
+    );
   }
 
   get bootstrap(): string {
@@ -231,7 +247,7 @@ export class TestCluster {
 
   /** The broker coordinating `groupId` (FindCoordinator). */
   async coordinatorOf(groupId: string): Promise<number> {
-    const cluster = new Cluster({ bootstrapServers: this.bootstrap, clientId: 'samsa-e2e-harness' });
+    const cluster = new Cluster({ bootstrapServers: this.bootstrap, clientId: 'samsa-e2e-harness', ...(this.clientTls ? { tls: this.clientTls } : {}) });
     try {
       return (await cluster.retry('FindCoordinator', () => findGroupCoordinator(cluster, groupId), { timeoutMs: 30_000 })).nodeId;
     } finally {
@@ -268,7 +284,7 @@ export class TestCluster {
 
 /** Polls until `f` returns something truthy. */
 /** True when the broker at `address` answers Metadata with `brokers` brokers and a controller. */
-async function metadataComplete(address: string, brokers: number, sasl?: SaslOptions): Promise<boolean> {
+async function metadataComplete(address: string, brokers: number, sasl?: SaslOptions, tls?: TlsConnectionOptions): Promise<boolean> {
   const i = address.lastIndexOf(':');
   let conn: Connection | undefined;
   try {
@@ -278,6 +294,7 @@ async function metadataComplete(address: string, brokers: number, sasl?: SaslOpt
       clientId: 'e2e-harness',
       requestTimeoutMs: 5_000,
       ...(sasl ? { sasl } : {}),
+      ...(tls ? { tls } : {}),
     });
     const res = await conn.request(
       API_KEYS.Metadata,

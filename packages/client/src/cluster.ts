@@ -26,6 +26,8 @@ export interface ClusterOptions {
   apiVersionsVersion?: number;
   /** SASL credentials for every connection (SASL_PLAINTEXT listeners). */
   sasl?: SaslOptions;
+  /** Connect with TLS (security.protocol SSL / SASL_SSL): Node's TLS options (ConnectionOptions.tls). */
+  tls?: ConnectionOptions['tls'];
   logger?: Logger;
 }
 
@@ -103,9 +105,15 @@ export class Cluster {
       requestTimeoutMs: this.requestTimeoutMs,
       apiVersionsVersion: opts.apiVersionsVersion,
       ...(opts.sasl ? { sasl: opts.sasl } : {}),
+      ...(opts.tls ? { tls: opts.tls } : {}),
       logger: this.log,
     };
     this.sasl = opts.sasl;
+  }
+
+  /** The TLS options connections use, when the cluster is reached over TLS. */
+  get tls(): ConnectionOptions['tls'] {
+    return this.connOpts.tls;
   }
 
   /** The bootstrap servers, parsed. */

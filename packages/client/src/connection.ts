@@ -1,4 +1,5 @@
 import net from 'node:net';
+import tls from 'node:tls';
 import {
   API_KEYS,
   ErrorCode,
@@ -48,6 +49,12 @@ export interface ConnectionOptions {
   maxFrameBytes?: number;
   /** SASL authentication after ApiVersions (SASL_PLAINTEXT listeners). */
   sasl?: SaslOptions;
+  /**
+   * Connect with TLS (listeners of security protocol SSL / SASL_SSL): Node's TLS options, e.g.
+   * `{ ca: [caPem] }`, plus `key`/`cert` for mutual TLS. The broker's host name is checked against
+   * its certificate unless `checkServerIdentity` says otherwise.
+   */
+  tls?: tls.ConnectionOptions;
   logger?: Logger;
 }
 
@@ -562,12 +569,13 @@ function openSocket(opts: ConnectionOptions): Promise<net.Socket> {
   const address = formatAddress(opts);
   const timeoutMs = opts.connectTimeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: opts.host, port: opts.port });
+    const secure = opts.tls;
+    const socket = secure ? tls.connect({ ...secure, host: opts.host, port: opts.port }) : net.connect({ host: opts.host, port: opts.port });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new ConnectionError(address, `Connection to ${address} timed out after ${timeoutMs} ms`));
     }, timeoutMs);
-    socket.once('connect', () => {
+    socket.once(secure ? 'secureConnect' : 'connect', () => {
       clearTimeout(timer);
       socket.removeAllListeners('error');
       socket.setNoDelay(true);

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import {
   ControlFrameDecoder,
@@ -19,6 +20,11 @@ export interface ChannelManagerOptions {
   /** controller.socket.timeout.ms: per-request timeout before the connection is reset and the request resent. */
   requestTimeoutMs?: number;
   retryBackoffMs?: number;
+  /**
+   * Client-side TLS options for brokers whose registered control-plane endpoint is SSL or SASL_SSL
+   * (the broker builds them from the listener's ssl.* settings); other endpoints are plaintext.
+   */
+  tls?: ConnectionOptions;
 }
 
 export function toProtoBroker(b: BrokerInfo): Broker {
@@ -103,8 +109,10 @@ class BrokerQueue {
     readonly brokerId: number,
     private readonly host: string,
     private readonly port: number,
-    private readonly o: Required<Omit<ChannelManagerOptions, 'logger' | 'listenerName'>>,
+    private readonly o: Required<Omit<ChannelManagerOptions, 'logger' | 'listenerName' | 'tls'>>,
     private readonly log: Logger,
+    /** Connect with TLS (the endpoint's security protocol is SSL / SASL_SSL). */
+    private readonly tls?: ConnectionOptions,
   ) {}
 
   push(p: Pending): void {
@@ -132,9 +140,10 @@ class BrokerQueue {
   private connect(): void {
     this.connecting = true;
     this.decoder = new ControlFrameDecoder();
-    const s = connect({ host: this.host, port: this.port, noDelay: true });
+    const tls = this.tls;
+    const s = tls ? tlsConnect({ ...tls, host: this.host, port: this.port }).setNoDelay(true) : connect({ host: this.host, port: this.port, noDelay: true });
     this.socket = s;
-    s.on('connect', () => {
+    s.on(tls ? 'secureConnect' : 'connect', () => {
       this.connecting = false;
       this.pump();
     });
@@ -208,9 +217,10 @@ export class ControllerChannelManager implements BrokerChannel {
       return;
     }
     const host = e.host === '' || e.host === '0.0.0.0' ? '127.0.0.1' : e.host;
+    const tls = e.securityProtocol === 'SSL' || e.securityProtocol === 'SASL_SSL' ? (this.o.tls ?? {}) : undefined;
     this.queues.set(
       b.id,
-      new BrokerQueue(b.id, host, e.port, { requestTimeoutMs: this.o.requestTimeoutMs ?? 30_000, retryBackoffMs: this.o.retryBackoffMs ?? 100 }, this.log),
+      new BrokerQueue(b.id, host, e.port, { requestTimeoutMs: this.o.requestTimeoutMs ?? 30_000, retryBackoffMs: this.o.retryBackoffMs ?? 100 }, this.log, tls),
     );
   }
 

@@ -10,10 +10,18 @@ export const SAMSA_BIN = fileURLToPath(new URL('../../cli/bin/samsa.js', import.
 export interface BrokerProcessOptions {
   id: number;
   host?: string;
-  /** Client (PLAINTEXT) port. */
+  /** Client port (listener PLAINTEXT, or the one `securityProtocol` names). */
   port: number;
   /** Control-plane (CONTROLLER) port. */
   controlPort: number;
+  /**
+   * Security protocol of the client listener, which is also the inter-broker listener; the
+   * listener is named after it (`SSL://host:port`). Default PLAINTEXT. The ssl.* / sasl.* settings
+   * go in `overrides`.
+   */
+  securityProtocol?: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+  /** Security protocol of the CONTROLLER listener. Default PLAINTEXT. */
+  controlSecurityProtocol?: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
   /** metrics.port: HTTP /metrics, /health, /ready (unset or <= 0: disabled). */
   metricsPort?: number;
   zookeeperConnect: string;
@@ -81,12 +89,15 @@ export class BrokerProcess {
 
   /** The broker's server.properties for this process. */
   properties(): Record<string, string> {
+    const sp = this.o.securityProtocol ?? 'PLAINTEXT';
+    const listeners = `${sp}://${this.host}:${this.o.port},CONTROLLER://${this.host}:${this.o.controlPort}`;
     return {
       'broker.id': String(this.o.id),
-      listeners: `PLAINTEXT://${this.host}:${this.o.port},CONTROLLER://${this.host}:${this.o.controlPort}`,
-      'advertised.listeners': `PLAINTEXT://${this.host}:${this.o.port},CONTROLLER://${this.host}:${this.o.controlPort}`,
-      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+      listeners,
+      'advertised.listeners': listeners,
+      'listener.security.protocol.map': `${sp}:${sp},CONTROLLER:${this.o.controlSecurityProtocol ?? 'PLAINTEXT'}`,
       'control.plane.listener.name': 'CONTROLLER',
+      ...(sp !== 'PLAINTEXT' ? { 'security.inter.broker.protocol': sp } : {}),
       'log.dirs': join(resolve(this.o.dir), 'logs'),
       'zookeeper.connect': this.o.zookeeperConnect,
       'zookeeper.session.timeout.ms': '6000',

@@ -5,3 +5,4 @@ export * from './zookeeper.js';
 export * from './local-cluster.js';
 export * from './broker-process.js';
 export * from './zookeeper-auth.js';
+export * from './secure/certs.js';

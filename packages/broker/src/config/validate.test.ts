@@ -114,12 +114,20 @@ describe('broker config – listener validation', () => {
     expectError({ 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER' }, 'listener.security.protocol.map', /'CONTROLLER' is not NAME:PROTOCOL/);
   });
 
-  it('broker config – TLS listeners are refused: Samsa serves PLAINTEXT and SASL_PLAINTEXT only', () => {
-    expectError(
-      { listeners: 'PLAINTEXT://:9092,CONTROLLER://:19092,SSL://:9093' },
-      'listeners',
-      /listener SSL uses security protocol SSL, but Samsa serves PLAINTEXT and SASL_PLAINTEXT only/,
-    );
+  it('broker config – every Kafka security protocol may be a listener', () => {
+    const c = buildBrokerConfig({
+      properties: {
+        ...ZK,
+        listeners: 'PLAINTEXT://:9092,CONTROLLER://:19092,SSL://:9093,SASL_PLAINTEXT://:9094,SASL_SSL://:9095',
+      },
+    });
+    expect(c.listeners.map((l) => `${l.listenerName}:${l.securityProtocol}`)).toEqual([
+      'PLAINTEXT:PLAINTEXT',
+      'CONTROLLER:PLAINTEXT',
+      'SSL:SSL',
+      'SASL_PLAINTEXT:SASL_PLAINTEXT',
+      'SASL_SSL:SASL_SSL',
+    ]);
   });
 
   it('broker config – advertised listener names must be among listeners', () => {

@@ -114,11 +114,6 @@ export function resolveBrokerConfig(
   const securityProtocolMap = parseSecurityProtocolMap(get('listener.security.protocol.map'));
   const listeners = parseListeners(get('listeners'), securityProtocolMap, { key: 'listeners', requireDistinctPorts: true });
   if (listeners.length === 0) throw fail('listeners', 'at least one listener is needed');
-  for (const l of listeners) {
-    if (l.securityProtocol !== 'PLAINTEXT' && l.securityProtocol !== 'SASL_PLAINTEXT') {
-      throw fail('listeners', `listener ${l.listenerName} uses security protocol ${l.securityProtocol}, but Samsa serves PLAINTEXT and SASL_PLAINTEXT only`);
-    }
-  }
   const advertisedRaw = get('advertised.listeners');
   const advertisedListeners =
     advertisedRaw === null ? listeners : parseListeners(advertisedRaw, securityProtocolMap, { key: 'advertised.listeners', requireDistinctPorts: false });

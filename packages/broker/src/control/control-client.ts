@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import {
   ControlFrameDecoder,
   decodeControlMessage,
@@ -19,9 +20,11 @@ export function sendControlRequest<T extends ControlMessageType>(
   type: T,
   body: ControlMessageBodies[T],
   timeoutMs: number,
+  /** Connect with TLS (the listener's protocol is SSL): the client-side options (security/ssl-factory.ts clientTls). */
+  tls?: ConnectionOptions,
 ): Promise<ControlMessage> {
   return new Promise((resolve, reject) => {
-    const s = connect({ host, port, noDelay: true });
+    const s = tls ? tlsConnect({ ...tls, host, port }).setNoDelay(true) : connect({ host, port, noDelay: true });
     const decoder = new ControlFrameDecoder();
     let settled = false;
     const settle = (f: () => void): void => {
@@ -38,7 +41,7 @@ export function sendControlRequest<T extends ControlMessageType>(
         }),
       timeoutMs,
     );
-    s.on('connect', () => s.write(encodeControlMessage(1, type, body)));
+    s.on(tls ? 'secureConnect' : 'connect', () => s.write(encodeControlMessage(1, type, body)));
     s.on('data', (d: Buffer) => {
       try {
         const frames = decoder.push(d);

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import type { Logger } from 'pino';
 import {
   ControlFrameDecoder,
@@ -13,6 +14,7 @@ import {
   type StopReplicaRequest,
   type UpdateMetadataRequest,
 } from '@samsa/protocol';
+import type { ServerTls } from '../security/ssl-factory.js';
 
 /** What the broker does with each control request. Throwing KafkaError answers with its code. */
 export interface ControlRequestHandler {
@@ -38,10 +40,22 @@ export class ControlPlaneServer {
     private readonly port: number,
     private readonly handler: ControlRequestHandler,
     private readonly log: Logger,
+    /** The listener's TLS server context when its security protocol is SSL. */
+    private readonly tls?: ServerTls,
   ) {}
 
   async start(): Promise<number> {
-    const server = createServer({ noDelay: true }, (s) => this.accept(s));
+    const tls = this.tls;
+    const server = tls
+      ? createTlsServer({ ...tls.options, noDelay: true, handshakeTimeout: 10_000 }, (s) => this.accept(s))
+      : createServer({ noDelay: true }, (s) => this.accept(s));
+    if (tls) {
+      server.on('tlsClientError', (err, s) => {
+        this.log.info({ listener: 'control-plane', remote: `${s.remoteAddress}:${s.remotePort}`, err: err.message }, 'TLS handshake failed; connection closed');
+        // Node leaves the socket open after some failures (a handshake timeout)
+        s.destroy();
+      });
+    }
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -4,6 +4,7 @@
  * TransactionMarkerChannelManager network client). Connections to brokers that left the cluster
  * or moved are replaced.
  */
+import type { ConnectionOptions } from 'node:tls';
 import { API_KEYS, type WriteTxnMarkersRequestWritableTxnMarker, type WriteTxnMarkersResponse } from '@samsa/protocol';
 import { TransactionResult, type TxnMarkerEntry, type TxnMarkerResult } from '@samsa/transaction-coordinator';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
@@ -21,6 +22,8 @@ export interface TxnMarkerSenderOptions {
   requestTimeoutMs: number;
   /** Runs on each new connection (inter-broker SASL). */
   onConnect?: ConnectHook;
+  /** TLS towards the inter-broker listener (SSL / SASL_SSL), else plaintext. */
+  tls?: ConnectionOptions;
 }
 
 export class TxnMarkerSender {
@@ -56,7 +59,7 @@ export class TxnMarkerSender {
       conn = undefined;
     }
     if (!conn) {
-      conn = new BrokerConnection(e.host, e.port, `broker-${this.o.brokerId}-txn-markers`, this.o.requestTimeoutMs, this.o.onConnect);
+      conn = new BrokerConnection(e.host, e.port, `broker-${this.o.brokerId}-txn-markers`, this.o.requestTimeoutMs, this.o.onConnect, this.o.tls);
       this.connections.set(brokerId, conn);
     }
     return conn.send(API_KEYS.WriteTxnMarkers, WRITE_TXN_MARKERS_VERSION, { markers });

@@ -1,8 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { latencyTrace } from '../trace/latency-trace.js';
 import type { SecurityProtocol } from '../config/definitions.js';
 import type { KafkaPrincipal } from '../security/kafka-principal.js';
+import type { ServerTls } from '../security/ssl-factory.js';
+import { tlsPeerPrincipal } from '../security/tls-principal.js';
 
 export interface ConnectionInfo {
   id: number;
@@ -57,6 +60,12 @@ export interface RequestTiming {
 
 export interface SocketServerOptions {
   listener: string;
+  /** The listener's security protocol (ConnectionInfo.securityProtocol). Default PLAINTEXT. */
+  securityProtocol?: SecurityProtocol;
+  /** Serve TLS (SSL and SASL_SSL listeners): the listener's server context (security/ssl-factory.ts). */
+  tls?: ServerTls;
+  /** A TLS handshake not done within this time closes the connection. Default 10 000 ms. */
+  tlsHandshakeTimeoutMs?: number;
   host: string;
   port: number;
   /** socket.request.max.bytes: larger frames close the connection. */
@@ -112,7 +121,22 @@ export class SocketServer {
   constructor(private readonly o: SocketServerOptions) {}
 
   async start(): Promise<number> {
-    const server = createServer({ noDelay: true }, (s) => this.accept(s));
+    const tls = this.o.tls;
+    const server = tls
+      ? createTlsServer({ ...tls.options, noDelay: true, handshakeTimeout: this.o.tlsHandshakeTimeoutMs ?? 10_000 }, (s) => this.acceptTls(s, tls))
+      : createServer({ noDelay: true }, (s) => this.accept(s));
+    if (tls) {
+      // a failed handshake (a plaintext client, garbage, an untrusted certificate, a timeout) closes
+      // only that connection; Node destroys the socket
+      server.on('tlsClientError', (err, s) => {
+        this.o.logger.info(
+          { listener: this.o.listener, remote: `${s.remoteAddress}:${s.remotePort}`, err: err.message },
+          'TLS handshake failed; connection closed',
+        );
+        // Node leaves the socket open after some failures (a handshake timeout)
+        s.destroy();
+      });
+    }
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -131,9 +155,23 @@ export class SocketServer {
     return this.connections.size;
   }
 
-  private accept(socket: Socket): void {
-    const conn = new Connection(this.nextId++, socket, this.o, () => this.connections.delete(conn));
+  private accept(socket: Socket, principal?: KafkaPrincipal): void {
+    const conn = new Connection(this.nextId++, socket, this.o, () => this.connections.delete(conn), principal);
     this.connections.add(conn);
+  }
+
+  /** A connection whose TLS handshake completed: its principal from the client certificate (SSL). */
+  private acceptTls(socket: TLSSocket, tls: ServerTls): void {
+    const peer = tlsPeerPrincipal(socket, tls);
+    if ('error' in peer) {
+      this.o.logger.info(
+        { listener: this.o.listener, remote: `${socket.remoteAddress}:${socket.remotePort}`, reason: peer.error },
+        'TLS client authentication failed; connection closed',
+      );
+      socket.destroy();
+      return;
+    }
+    this.accept(socket, this.o.securityProtocol === 'SSL' ? peer.principal : undefined);
   }
 
   async stop(): Promise<void> {
@@ -178,8 +216,15 @@ class Connection {
     private readonly socket: Socket,
     private readonly o: SocketServerOptions,
     private readonly onClose: () => void,
+    principal?: KafkaPrincipal,
   ) {
-    this.info = { id, remote: `${socket.remoteAddress}:${socket.remotePort}`, listener: o.listener };
+    this.info = {
+      id,
+      remote: `${socket.remoteAddress}:${socket.remotePort}`,
+      listener: o.listener,
+      ...(o.securityProtocol ? { securityProtocol: o.securityProtocol } : {}),
+      ...(principal ? { principal } : {}),
+    };
     this.log = o.logger.child({ connection: id, remote: this.info.remote });
     this.interceptor = o.interceptor?.(this.info, () => this.close());
     // never below one maximal frame, so a paused connection always holds a complete request

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { decodeResponse, encodeRequest, type ApiKey, type ApiRequestMap, type ApiResponseMap } from '@samsa/protocol';
 
 /** Sends one request on a connection being set up (before other requests may use it). */
@@ -41,12 +42,15 @@ export class BrokerConnection {
     private readonly clientId: string,
     private readonly timeoutMs: number,
     private readonly onConnect?: ConnectHook,
+    /** Connect with TLS (the inter-broker listener is SSL or SASL_SSL): the client-side options. */
+    private readonly tls?: ConnectionOptions,
   ) {}
 
   private async ensure(): Promise<Socket> {
     if (this.socket && !this.socket.destroyed) return this.socket;
     if (this.closed) throw new Error('connection closed');
-    const s = connect({ host: this.host, port: this.port, noDelay: true });
+    const tls = this.tls;
+    const s = tls ? tlsConnect({ ...tls, host: this.host, port: this.port }).setNoDelay(true) : connect({ host: this.host, port: this.port, noDelay: true });
     this.buf = Buffer.alloc(0);
     this.chunks.length = 0;
     this.buffered = 0;
@@ -55,7 +59,7 @@ export class BrokerConnection {
         s.destroy();
         reject(new Error(`connect to ${this.host}:${this.port} timed out`));
       }, this.timeoutMs);
-      s.once('connect', () => {
+      s.once(tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         resolve();
       });

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ConnectionOptions } from 'node:tls';
 import { ErrorCode, errorName, topicPartitionKey, type FetchRequestForgottenTopic, type FetchRequestTopic } from '@samsa/protocol';
 import { BrokerConnection, type ConnectHook } from './broker-connection.js';
 import type { Partition } from './partition.js';
@@ -27,6 +28,8 @@ export interface FetcherOptions {
   quota?: ReplicationQuotaManager;
   /** Runs on each new connection to the leader (inter-broker SASL). */
   onConnect?: ConnectHook;
+  /** TLS towards the leaders' inter-broker listener (SSL / SASL_SSL), else plaintext. */
+  tls?: ConnectionOptions;
 }
 
 interface FetchState {

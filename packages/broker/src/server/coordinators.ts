@@ -5,6 +5,7 @@
  * GroupCoordinator and TransactionCoordinator with their onElection/onResignation hooks).
  */
 import { interBrokerConnectHook } from '../replica/inter-broker-sasl.js';
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { KafkaZk } from '@samsa/zk-paths';
 import { GROUP_METADATA_TOPIC_NAME, GroupCoordinator } from '@samsa/group-coordinator';
@@ -23,6 +24,8 @@ export interface CoordinatorsOptions {
   metadata: MetadataCache;
   producerIds: { generateProducerId(): Promise<bigint> };
   logger: Logger;
+  /** TLS towards the inter-broker listener (transaction markers), when it is SSL / SASL_SSL. */
+  interBrokerTls?: ConnectionOptions;
 }
 
 export interface Coordinators {
@@ -67,6 +70,7 @@ export async function startCoordinators(o: CoordinatorsOptions): Promise<Coordin
     listener: cfg.interBrokerListenerName,
     requestTimeoutMs: cfg.get('request.timeout.ms'),
     ...interBrokerConnectHook(cfg),
+    ...(o.interBrokerTls ? { tls: o.interBrokerTls } : {}),
   });
   const transaction = new TransactionCoordinator({
     brokerId: o.brokerId,

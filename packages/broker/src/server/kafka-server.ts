@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { ControllerChannelManager, KafkaController } from '@samsa/controller';
 import { ControlMessageType, ErrorCode, KafkaError, type Broker as ProtoBroker } from '@samsa/protocol';
@@ -9,6 +10,8 @@ import type { GroupCoordinator } from '@samsa/group-coordinator';
 import { startCoordinators, type Coordinators } from './coordinators.js';
 import { ProducerIdManager } from '../producer-state/producer-id-manager.js';
 import { sendControlRequest } from '../control/control-client.js';
+import { brokerTls } from '../security/broker-tls.js';
+import { usesTls } from '../security/ssl-factory.js';
 import { alterPartitionReassignmentsHandler } from '../handlers/alter-partition-reassignments.js';
 import { apiVersionsHandler } from '../handlers/api-versions.js';
 import { listPartitionReassignmentsHandler } from '../handlers/list-partition-reassignments.js';
@@ -99,6 +102,8 @@ export class KafkaServer {
   private controller: KafkaController | undefined;
   private readonly sockets: SocketServer[] = [];
   private controlServer: ControlPlaneServer | undefined;
+  /** Client side towards SSL control-plane listeners (ControlledShutdown to the controller). */
+  private controlPlaneTls: ConnectionOptions | undefined;
   private configChanges: ConfigChangeNotificationHandler | undefined;
   /** SCRAM credentials of every user (/config/users), for SASL listeners. */
   private readonly scramCredentials = new ScramCredentialCache();
@@ -172,6 +177,9 @@ export class KafkaServer {
     const cfg = this.o.config;
     for (const w of cfg.warnings) this.log.warn(w);
     validateSaslConfig(cfg);
+    // key and trust stores read (and checked) before anything starts
+    const tls = brokerTls(cfg);
+    this.controlPlaneTls = tls.controlPlane;
     // first, so /health answers and /ready says why not while the broker starts
     await this.startMetricsServer();
     const zkSettings = cfg.zookeeper;
@@ -267,6 +275,7 @@ export class KafkaServer {
         backoffMs: cfg.get('replica.fetch.backoff.ms'),
         requestTimeoutMs: cfg.get('replica.socket.timeout.ms'),
         ...interBrokerConnectHook(cfg),
+        ...(tls.interBroker ? { tls: tls.interBroker } : {}),
       },
       logDirs: cfg.logDirs,
       highWatermarkCheckpointIntervalMs: cfg.get('replica.high.watermark.checkpoint.interval.ms'),
@@ -306,6 +315,7 @@ export class KafkaServer {
       metadata: this.metadata,
       producerIds,
       logger: this.log,
+      ...(tls.interBroker ? { interBrokerTls: tls.interBroker } : {}),
     });
     const coordinator = this.coordinators.group;
     this.groupCoordinator = coordinator;
@@ -315,6 +325,7 @@ export class KafkaServer {
       listenerName: cfg.controlPlaneListenerName,
       logger: this.log,
       requestTimeoutMs: cfg.get('controller.socket.timeout.ms'),
+      tls: tls.controlPlane,
     });
     this.controller = new KafkaController({
       brokerId: this.brokerId,
@@ -445,11 +456,20 @@ export class KafkaServer {
 
     // control plane first, so the controller can reach us as soon as we are registered
     const cp = cfg.controlPlaneListener;
-    this.controlServer = new ControlPlaneServer(cp.host, cp.port, this.controlHandler(), this.log.child({ component: 'control-plane' }));
+    this.controlServer = new ControlPlaneServer(
+      cp.host,
+      cp.port,
+      this.controlHandler(),
+      this.log.child({ component: 'control-plane' }),
+      tls.servers.get(cp.listenerName),
+    );
     this.boundPorts.set(cp.listenerName, await this.controlServer.start());
     for (const l of cfg.dataPlaneListeners) {
+      const listenerTls = tls.servers.get(l.listenerName);
       const server = new SocketServer({
         listener: l.listenerName,
+        securityProtocol: l.securityProtocol,
+        ...(listenerTls ? { tls: listenerTls } : {}),
         host: l.host,
         port: l.port,
         maxRequestSize: cfg.get('socket.request.max.bytes'),
@@ -644,6 +664,7 @@ export class KafkaServer {
             ControlMessageType.CONTROLLED_SHUTDOWN_REQUEST,
             { brokerId: this.brokerId, brokerEpoch: this.brokerEpoch },
             cfg.get('controller.socket.timeout.ms'),
+            usesTls(e.securityProtocol) ? this.controlPlaneTls : undefined,
           );
           if (m.type !== ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE) throw new Error(`unexpected control answer ${m.type}`);
           errorCode = m.body.errorCode;

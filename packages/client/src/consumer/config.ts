@@ -4,6 +4,7 @@
  * `consumer.properties` file maps one to one. Values may be strings (properties files,
  * `--consumer-property`) or numbers/booleans.
  */
+import type { ConnectionOptions } from 'node:tls';
 import { KafkaError } from '@samsa/protocol';
 import type { Logger } from '../logger.js';
 import type { SaslOptions } from '../sasl/index.js';
@@ -42,6 +43,8 @@ export interface ConsumerConfigInput {
   'key.deserializer'?: Deserializer<unknown>;
   'value.deserializer'?: Deserializer<unknown>;
   'interceptor.classes'?: readonly ConsumerInterceptor<unknown, unknown>[];
+  /** Connect with TLS (security.protocol SSL / SASL_SSL): Node's TLS options, e.g. `{ ca: [caPem] }` (ConnectionOptions.tls). */
+  tls?: ConnectionOptions;
   logger?: Logger;
   /** SASL credentials (SASL_PLAINTEXT listeners). */
   sasl?: SaslOptions;

@@ -89,6 +89,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       retryBackoffMs: cfg.retryBackoffMs,
       retryBackoffMaxMs: cfg.retryBackoffMaxMs,
       metadataMaxAgeMs: cfg.metadataMaxAgeMs,
+      ...(input.tls ? { tls: input.tls } : {}),
       logger: input.logger,
       ...(input.sasl ? { sasl: input.sasl } : {}),
     });

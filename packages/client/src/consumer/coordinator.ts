@@ -153,6 +153,7 @@ export abstract class GroupMembership {
           clientId: this.opts.clientId,
           requestTimeoutMs: this.opts.requestTimeoutMs,
           ...(this.cluster.sasl ? { sasl: this.cluster.sasl } : {}),
+          ...(this.cluster.tls ? { tls: this.cluster.tls } : {}),
           logger: this.log,
         });
         const conn = await this.coordinatorConn;

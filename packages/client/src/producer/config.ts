@@ -4,6 +4,7 @@
  * on), so a Java `producer.properties` file maps one to one. Values may be given as strings (from
  * properties files / `--producer-property`) or as numbers/booleans.
  */
+import type { ConnectionOptions } from 'node:tls';
 import { KafkaError } from '@samsa/protocol';
 import type { Logger } from '../logger.js';
 import type { SaslOptions } from '../sasl/index.js';
@@ -40,6 +41,8 @@ export interface ProducerConfigInput {
   'key.serializer'?: Serializer<unknown>;
   'value.serializer'?: Serializer<unknown>;
   'interceptor.classes'?: readonly ProducerInterceptor<unknown, unknown>[];
+  /** Connect with TLS (security.protocol SSL / SASL_SSL): Node's TLS options, e.g. `{ ca: [caPem] }` (ConnectionOptions.tls). */
+  tls?: ConnectionOptions;
   logger?: Logger;
   /** SASL credentials (SASL_PLAINTEXT listeners). */
   sasl?: SaslOptions;

@@ -61,6 +61,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       retryBackoffMaxMs: cfg.retryBackoffMaxMs,
       metadataMaxAgeMs: cfg.metadataMaxAgeMs,
       defaultApiTimeoutMs: cfg.maxBlockMs,
+      ...(input.tls ? { tls: input.tls } : {}),
       logger: input.logger,
       ...(input.sasl ? { sasl: input.sasl } : {}),
     });
