@@ -1,10 +1,12 @@
 /**
  * The Admin client of the admin tools (topics, consumer-groups, leader-election,
- * reassign-partitions, delete-records, configs): the tool's own defaults, then the embedder's
- * `adminOptions`, then the settings of the --command-config properties file.
+ * reassign-partitions, delete-records, configs, acls, transactions, ...): the tool's own defaults,
+ * then the embedder's `adminOptions`, then the settings of the --command-config properties file,
+ * its security settings (security.protocol, ssl.*, sasl.*) included.
  */
 import { readFileSync } from 'node:fs';
 import { Admin, type AdminOptions } from '@samsa/client';
+import { clientSecurityFromProperties } from './client-security.js';
 import { readPropertiesFile } from './properties.js';
 
 /** Injection points shared by the admin tools (tests and embedders). */
@@ -13,7 +15,10 @@ export interface AdminToolDeps {
   createAdmin?: (opts: AdminOptions) => Admin;
   /** Admin options applied under the --command-config ones (e.g. shorter timeouts in tests). */
   adminOptions?: Partial<AdminOptions>;
-  /** Reads files named on the command line (--command-config, JSON files). Default: fs.readFileSync(path, 'utf8'). */
+  /**
+   * Reads files named on the command line (--command-config, JSON files, the trust and key stores
+   * --command-config names). Default: fs.readFileSync(path, 'utf8') (the stores: their bytes).
+   */
   readFile?: (path: string) => string;
 }
 
@@ -63,9 +68,12 @@ export function adminOptionsFromProperties(p: Record<string, string>): Partial<A
 
 /**
  * The tool's Admin: `defaults` (bootstrap servers, client id, the tool's timeouts), then
- * `deps.adminOptions`, then the --command-config `properties`.
+ * `deps.adminOptions`, then the --command-config `properties` (their `tls` / `sasl` too). A
+ * setting this client cannot take throws (CommandConfigError, ClientSecurityConfigError), before
+ * any Admin is built.
  */
 export function openAdmin(defaults: AdminOptions, deps: AdminToolDeps, properties: Record<string, string> = {}): Admin {
-  const opts: AdminOptions = { ...defaults, ...deps.adminOptions, ...adminOptionsFromProperties(properties) };
+  const security = clientSecurityFromProperties(properties, deps.readFile ?? ((p: string) => readFileSync(p)));
+  const opts: AdminOptions = { ...defaults, ...deps.adminOptions, ...adminOptionsFromProperties(properties), ...security };
   return (deps.createAdmin ?? ((o: AdminOptions) => new Admin(o)))(opts);
 }

@@ -5,6 +5,7 @@
  * (PlainLoginModule / ScramLoginModule with username and password). They become our client's
  * `tls` and `sasl` connection options.
  */
+import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { parseSingleJaasEntry } from '@samsa/server-common';
 
@@ -34,9 +35,13 @@ const PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
 
 /**
  * The `tls` / `sasl` options for the properties `p` (none for PLAINTEXT). `read` reads the files
- * the properties name (trust store, key store). Throws ClientSecurityConfigError.
+ * the properties name (trust store, key store; default: their bytes from disk). Throws
+ * ClientSecurityConfigError.
  */
-export function clientSecurityFromProperties(p: Readonly<Record<string, string>>, read: (path: string) => string | Buffer): ClientSecurityOptions {
+export function clientSecurityFromProperties(
+  p: Readonly<Record<string, string>>,
+  read: (path: string) => string | Buffer = (path) => readFileSync(path),
+): ClientSecurityOptions {
   const protocol = (p['security.protocol'] ?? 'PLAINTEXT').trim().toUpperCase();
   if (!(PROTOCOLS as readonly string[]).includes(protocol)) {
     throw new ClientSecurityConfigError(
@@ -44,7 +49,15 @@ export function clientSecurityFromProperties(p: Readonly<Record<string, string>>
     );
   }
   const out: ClientSecurityOptions = {};
-  if (protocol === 'SSL' || protocol === 'SASL_SSL') out.tls = tlsOptions(p, read);
+  // Kafka's SSL engine factory: a store that cannot be read is a configuration error
+  const readStore = (path: string): string | Buffer => {
+    try {
+      return read(path);
+    } catch (err) {
+      throw new ClientSecurityConfigError(`Failed to load SSL store ${path}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  if (protocol === 'SSL' || protocol === 'SASL_SSL') out.tls = tlsOptions(p, readStore);
   if (protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL') out.sasl = saslOptions(p);
   return out;
 }

@@ -20,7 +20,7 @@
  * `lost` then counts only acknowledged records of committed transactions.
  */
 import { topicPartitionKey } from '@samsa/protocol';
-import { Cluster } from '../cluster.js';
+import { Cluster, type ClusterOptions } from '../cluster.js';
 import { Admin } from '../admin.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { readTopic, type PartitionRead } from './fetch-reader.js';
@@ -36,6 +36,8 @@ export interface CheckOptions {
   /** Deadline for the read and the replicas catching up. Default 120 s. */
   timeoutMs?: number;
   logger?: Logger;
+  /** TLS and SASL of the reader's connections (a secured listener). */
+  security?: Pick<ClusterOptions, 'tls' | 'sasl'>;
 }
 
 export interface PartitionReport {
@@ -107,7 +109,13 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
   const w = o.acked;
   const until = new Map<number, number>();
   for (const a of w.acked) if (a.offset + 1 > (until.get(a.partition) ?? 0)) until.set(a.partition, a.offset + 1);
-  const cluster = new Cluster({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify-checker', logger: o.logger, requestTimeoutMs: 30_000 });
+  const cluster = new Cluster({
+    bootstrapServers: o.bootstrap,
+    clientId: 'samsa-verify-checker',
+    logger: o.logger,
+    requestTimeoutMs: 30_000,
+    ...(o.security ?? {}),
+  });
   let reads: PartitionRead[];
   let reference: PartitionRead[] | undefined;
   let replicasOf = new Map<number, number[]>();

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
+import type { ProducerConfigInput } from '../producer/config.js';
 import { Producer } from '../producer/producer.js';
 import { TransactionState } from '../producer/transaction-manager.js';
 
@@ -45,6 +46,8 @@ export interface WorkloadOptions {
   runId?: string;
   /** Write in transactions of `size` records, aborting every `abortEvery`-th (0: none). */
   transactional?: { size: number; abortEvery: number };
+  /** TLS and SASL of the producers' connections (a secured listener). */
+  security?: { tls?: ProducerConfigInput['tls']; sasl?: ProducerConfigInput['sasl'] };
 }
 
 /** One transaction of the transactional workload: sequences firstSeq .. firstSeq + count - 1 of a worker. */
@@ -173,6 +176,7 @@ export function startWorkload(o: WorkloadOptions): Workload {
       'value.serializer': { serialize: (_t: string, v: string | null) => (v === null ? null : Buffer.from(v, 'utf8')) },
       ...(txn ? { 'transactional.id': `samsa-verify-${runId}-${i}`, 'transaction.timeout.ms': 20_000 } : {}),
       ...(o.producerConfig ?? {}),
+      ...(o.security ?? {}),
       ...(o.logger ? { logger: o.logger } : {}),
     } as never);
   const producers = Array.from({ length: n }, (_, i) => newProducer(i));

@@ -172,6 +172,7 @@ export async function executeAclsCommand(raw: RawAclsOptions, io: AclsIo, deps: 
   let filters: Array<AclBindingFilter['patternFilter']>;
   let aces: AccessControlEntry[];
   let props: Record<string, string>;
+  let admin: ReturnType<typeof openAdmin>;
   try {
     filters = resourceFilters(raw);
     aces = entries(raw);
@@ -192,14 +193,10 @@ export async function executeAclsCommand(raw: RawAclsOptions, io: AclsIo, deps: 
     }
     if (raw.remove && filters.length === 0)
       throw new AclsUsageError('You must provide at least one resource: --topic <topic> or --cluster or --group <group> or --transactional-id <id>');
+    admin = openAdmin({ bootstrapServers: raw.bootstrapServer, clientId: 'samsa-acls', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 }, deps, props);
   } catch (err) {
     return fail(errorMessage(err));
   }
-  const admin = openAdmin(
-    { bootstrapServers: raw.bootstrapServer, clientId: 'samsa-acls', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 },
-    deps,
-    props,
-  );
   const list = async () => {
     const patterns = filters.length > 0 ? filters : [ANY_PATTERN];
     const found: AclBinding[] = [];

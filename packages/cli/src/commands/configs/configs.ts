@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { ConfigResourceType, ConfigSource, KafkaError, type Admin, type ClientQuotaFilterComponent, type ConfigEntry } from '@samsa/client';
-import { ConfigError, javaDouble, parseTopicConfigs } from '@samsa/broker';
+import { ConfigError, javaDouble, parseTopicConfigs, sanitizeEntityName } from '@samsa/broker';
 import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
 import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
 import { javaToString } from '../../shared/java-errors.js';
+import { ScramConfigError, alterUserScram, describeUserScram, isScramConfig, scramAlterations, scramCredentialsForZk } from './configs-scram.js';
 import { commandBuilder, printer, registerCommand, runCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 
 /**
@@ -14,7 +15,9 @@ import { commandBuilder, printer, registerCommand, runCommand, type CommandBuild
  * (producer_byte_rate, consumer_byte_rate, request_percentage) go through AlterClientQuotas /
  * DescribeClientQuotas with --bootstrap-server; a (user, client-id) entity is named with
  * `--entity-type users --entity-name u --entity-type clients --entity-name c` or Kafka's
- * `--user u --client c` (`--user-defaults`, `--client-defaults`).
+ * `--user u --client c` (`--user-defaults`, `--client-defaults`). Users' SCRAM credentials
+ * (`SCRAM-SHA-256=[iterations=8192,password=...]`) go through AlterUserScramCredentials /
+ * DescribeUserScramCredentials, or straight to /config/users with --zookeeper (configs-scram.ts).
  */
 
 export type ConfigsIo = CommandIo;
@@ -142,16 +145,38 @@ export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsI
     const quotaEntity = types.includes('users') || types.includes('clients');
     if (raw.zookeeper !== undefined) {
       // a (user, client-id) entity is users/<user>/clients/<client-id>
-      const zname = types.length === 2 ? `${names[types.indexOf('users')] ?? ''}/clients/${names[types.indexOf('clients')] ?? ''}` : names[0];
+      // user and client-id names are sanitized in ZooKeeper (Kafka's Sanitizer); <default> stays
+      const zk = (n: string | undefined) => (n === undefined || n === DEFAULT_ENTITY ? n : sanitizeEntityName(n));
+      const zname =
+        types.length === 2
+          ? `${zk(names[types.indexOf('users')]) ?? ''}/clients/${zk(names[types.indexOf('clients')]) ?? ''}`
+          : quotaEntity
+            ? zk(names[0])
+            : names[0];
       if (types.length === 2 && names.some((n) => n === undefined))
         throw new ConfigsUsageError('--entity-name or --entity-default must be specified for both users and clients');
-      return await viaZookeeper(raw.zookeeper, types.length === 2 ? 'users' : type, zname, raw.alter ? { add, del } : null, println);
+      // ConfigCommand.preProcessScramCredentials: a user's SCRAM keys become stored credentials
+      const zadd = raw.alter && types.length === 1 && type === 'users' ? scramCredentialsForZk(add) : add;
+      return await viaZookeeper(raw.zookeeper, types.length === 2 ? 'users' : type, zname, raw.alter ? { add: zadd, del } : null, println);
     }
+    // a users --alter changes quotas or SCRAM credentials, never both (ConfigCommand's checks)
+    const scram =
+      raw.alter && quotaEntity ? scramAlterations(types, names[0] === DEFAULT_ENTITY ? undefined : names[0], add, del, (k) => k in QUOTA_CONFIGS) : undefined;
+    const scramUser = scram && (scram.upserts.length > 0 || scram.deletes.length > 0) ? names[0] : undefined;
     const admin = openAdmin(
       { bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-configs', defaultApiTimeoutMs: 30_000, requestTimeoutMs: 15_000 },
       deps,
       readCommandConfig(raw.commandConfig, fileReader(deps)),
     );
+    if (scramUser !== undefined) {
+      try {
+        await alterUserScram(admin, scramUser, scram!);
+      } finally {
+        await admin.close().catch(() => undefined);
+      }
+      println(`Completed updating config for user ${scramUser}.`);
+      return 0;
+    }
     if (quotaEntity) return await quotasViaBootstrap(admin, types, names, raw.alter ? { add, del } : null, println);
     const name = names[0];
     try {
@@ -199,7 +224,7 @@ export async function executeConfigsCommand(raw: RawConfigsOptions, io: ConfigsI
       await admin.close().catch(() => undefined);
     }
   } catch (err) {
-    if (err instanceof ConfigsUsageError) {
+    if (err instanceof ConfigsUsageError || err instanceof ScramConfigError) {
       io.err(`${err.message}\n`);
       return 1;
     }
@@ -249,7 +274,8 @@ async function viaZookeeper(
           throw err;
         }
       }
-      if (type === 'clients' || type === 'users') validateQuotas(next);
+      if (type === 'clients' || type === 'users')
+        validateQuotas(Object.fromEntries(Object.entries(next).filter(([k]) => !(type === 'users' && isScramConfig(k)))));
       await kzk.changeEntityConfig(ztype, name!, next);
       println(`Completed updating config for entity: ${singular(type)} '${name}'.`);
       return 0;
@@ -329,6 +355,8 @@ async function quotasViaBootstrap(
         .join(', ');
       println(`Quota configs for ${entityStr} are ${values}`);
     }
+    // SCRAM credentials only for users alone, not for the default user (ConfigCommand)
+    if (!types.includes('clients') && !names.includes(DEFAULT_ENTITY)) await describeUserScram(admin, names[0], println);
     return 0;
   } finally {
     await admin.close().catch(() => undefined);

@@ -70,18 +70,17 @@ export async function executeDeleteRecordsCommand(raw: RawDeleteRecordsOptions, 
   if (missing.length > 0) return fail(`Missing required option(s): ${missing.join(', ')}`);
   const read = fileReader(deps);
   let entries: DeleteRecordsRequestEntry[];
-  let props: Record<string, string> = {};
+  let admin: ReturnType<typeof openAdmin>;
   try {
     entries = parseOffsetJson(read(raw.offsetJsonFile!));
-    props = readCommandConfig(raw.commandConfig, read);
+    admin = openAdmin(
+      { bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-delete-records', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 },
+      deps,
+      readCommandConfig(raw.commandConfig, read),
+    );
   } catch (err) {
     return fail(errorMessage(err));
   }
-  const admin = openAdmin(
-    { bootstrapServers: raw.bootstrapServer!, clientId: 'samsa-delete-records', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 },
-    deps,
-    props,
-  );
   try {
     println('Executing records delete operation');
     const results = await admin.deleteRecords(entries);

@@ -8,9 +8,10 @@
  * stderr. A missing topic is created (1 partition, replication factor 1), as Kafka's tool does.
  */
 import type { Command } from 'commander';
-import { Consumer, Producer, type ProducerConfigInput } from '@samsa/client';
+import { Consumer, Producer } from '@samsa/client';
 import { openAdmin, type AdminToolDeps } from '../../shared/admin-client.js';
 import { toConsumerConfig } from '../../shared/consumer-options.js';
+import { toConfig } from '../../shared/producer-options.js';
 import { ProgressBar } from '../../shared/progress.js';
 import { readPropertiesFile } from '../../shared/properties.js';
 import { commandBuilder, printer, registerCommand, type CommandBuilder } from '../../shared/runner.js';
@@ -82,7 +83,8 @@ export function latencyPercentiles(latenciesMs: readonly number[]): { p50: numbe
 export async function runEndToEndLatency(o: EndToEndLatencyOptions): Promise<LatencyResult> {
   if (o.acks !== '1' && o.acks !== 'all') throw new Error('Latency testing requires synchronous acknowledgement. Please use 1 or all');
   if (!Number.isInteger(o.numMessages) || o.numMessages <= 0) throw new Error('num_messages must be a positive integer');
-  const admin = openAdmin({ bootstrapServers: o.brokers }, o.adminDeps ?? {});
+  // the properties file configures the admin, the consumer and the producer, as Kafka's tool does
+  const admin = openAdmin({ bootstrapServers: o.brokers }, o.adminDeps ?? {}, o.props);
   try {
     const existing = await admin.listTopics();
     if (!existing.includes(o.topic)) {
@@ -103,7 +105,7 @@ export async function runEndToEndLatency(o: EndToEndLatencyOptions): Promise<Lat
     'fetch.max.wait.ms': 0,
   });
   const producer = new Producer<Buffer, Buffer>({
-    ...(o.props as unknown as ProducerConfigInput),
+    ...toConfig(o.props),
     'bootstrap.servers': o.brokers,
     'linger.ms': 0,
     acks: o.acks as 'all' | '1',

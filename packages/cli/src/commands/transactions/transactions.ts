@@ -231,11 +231,19 @@ async function execute(opts: Record<string, unknown> & GlobalOptions, action: Ac
     io.err(`Failed to load admin client properties: ${errorMessage(err)}. Enable debug logging for additional detail.\n`);
     return 1;
   }
-  const admin = openAdmin(
-    { bootstrapServers: opts.bootstrapServer, clientId: 'samsa-transactions', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 },
-    deps,
-    props,
-  );
+  let admin: Admin;
+  try {
+    admin = openAdmin(
+      { bootstrapServers: opts.bootstrapServer, clientId: 'samsa-transactions', defaultApiTimeoutMs: 60_000, requestTimeoutMs: 30_000 },
+      deps,
+      props,
+    );
+  } catch (err) {
+    // Admin.create's ConfigException
+    io.err(`Unexpected error: ${errorMessage(err)}
+`);
+    return 1;
+  }
   try {
     await action(admin, opts, io, deps.now ?? Date.now);
     return 0;
