@@ -10,3 +10,4 @@ export * from './admin/topic-admin.js';
 export * from './metrics/state-change-ring.js';
 export * from './admin/client-quota-admin.js';
 export { sendControlRequest } from './control/control-client.js';
+export { SCRAM_MECHANISMS, formatCredential, generateCredential, parseCredential } from './security/scram.js';
