@@ -129,9 +129,12 @@ export function librdkafkaConfText(o: { bootstrap: string; caCert: string; passw
   ].join('\n');
 }
 
-/** Writes client.properties and librdkafka.conf (0600) into the material's directory; returns their paths. */
-export async function writeClientConfigs(m: SecureMaterial, bootstrap: string): Promise<{ commandConfig: string; librdkafka: string }> {
-  const o = { bootstrap, caCert: m.caCert, password: m.secrets.adminPassword };
+/**
+ * Writes client.properties and librdkafka.conf (0600) into the material's directory; returns their paths.
+ * `caPath` is the CA file as the clients will name it (default: its absolute path here).
+ */
+export async function writeClientConfigs(m: SecureMaterial, bootstrap: string, caPath = m.caCert): Promise<{ commandConfig: string; librdkafka: string }> {
+  const o = { bootstrap, caCert: caPath, password: m.secrets.adminPassword };
   const commandConfig = join(m.dir, SECURE_FILES.clientProperties);
   const librdkafka = join(m.dir, SECURE_FILES.librdkafka);
   await writeSecret(commandConfig, clientPropertiesText(o));

@@ -51,6 +51,7 @@ interface SecureInitOptions {
   bootstrapServer: string;
   listeners: string;
   zookeeper?: string;
+  clientCaPath?: string;
 }
 
 const list = (s: string) =>
@@ -67,6 +68,7 @@ export const secureInitCommand = commandBuilder(
       .requiredOption('--dir <dir>', 'where the files go (reused when present)')
       .option('--broker-hosts <hosts>', 'host names and IPs of the broker certificate (subject alternative names)', 'localhost,127.0.0.1')
       .option('--bootstrap-server <servers>', 'bootstrap.servers written to the client config files', 'localhost:9092')
+      .option('--client-ca-path <path>', 'the CA file as the client config files name it (when clients read a copy elsewhere); default its path in --dir')
       .option('--listeners <names>', 'the SASL_SSL listener names of the brokers (each gets the admin JAAS login)', 'SASL_SSL')
       .option('--zookeeper <connect>', `write the ${SECURE_MECHANISM} credential of ${SECURE_ADMIN_USER} to this ZooKeeper (host:port[,...][/chroot])`),
   async (opts: SecureInitOptions, io) => {
@@ -74,7 +76,7 @@ export const secureInitCommand = commandBuilder(
     const m = await loadOrCreateMaterial(opts.dir, list(opts.brokerHosts));
     const zkAuth = { username: SECURE_ZOOKEEPER_USER, password: m.secrets.zookeeperPassword };
     const zk = await zookeeperAuthSettings(m.dir, zkAuth);
-    const files = await writeClientConfigs(m, opts.bootstrapServer);
+    const files = await writeClientConfigs(m, opts.bootstrapServer, opts.clientCaPath);
     const brokerProps = join(m.dir, SECURE_FILES.brokerProperties);
     await writeFile(brokerProps, brokerListenerProperties(list(opts.listeners), m.secrets.adminPassword), { mode: 0o600 });
     await chmod(brokerProps, 0o600);
