@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess, inNetns } from './managed-process.js';
@@ -115,7 +115,9 @@ export class BrokerProcess {
     const text = Object.entries(this.properties())
       .map(([k, v]) => `${k}=${v}`)
       .join('\n');
-    await writeFile(this.configFile, `# written by @samsa/local-cluster\n${text}\n`);
+    // may hold secrets (sasl.jaas.config): owner only
+    await writeFile(this.configFile, `# written by @samsa/local-cluster\n${text}\n`, { mode: 0o600 });
+    await chmod(this.configFile, 0o600);
     const env = { ...process.env, ...this.o.env };
     this.process = new ManagedProcess({
       name: `broker-${this.o.id}`,

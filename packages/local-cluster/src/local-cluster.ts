@@ -31,6 +31,28 @@ export interface LocalClusterState {
   brokers: Array<{ id: number; pid: number | undefined; host: string; port: number; controlPort: number; metricsPort?: number; dir: string }>;
   /** bootstrap.servers for clients. */
   bootstrap: string;
+  /** Started with `security` (`samsa cluster up --secure`): clients need the files of `clientConfigs`. */
+  secure?: true;
+  /** With `security`: client configuration files by name (e.g. `commandConfig`, `librdkafka`). */
+  clientConfigs?: Record<string, string>;
+}
+
+type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+
+/** How the brokers of a secured local cluster listen and what runs before they start. */
+export interface LocalClusterSecurity {
+  /** Protocol of the client listener, which is also the inter-broker listener. */
+  securityProtocol: SecurityProtocol;
+  /** Protocol of the CONTROLLER (control-plane) listener. */
+  controlSecurityProtocol: SecurityProtocol;
+  /** server.properties entries of every broker (ssl.*, sasl.*, authorizer). */
+  overrides: Record<string, string>;
+  /** A chroot (`/kafka`) appended to the brokers' zookeeper.connect. */
+  zkChroot?: string;
+  /** Runs once ZooKeeper serves and before any broker starts (e.g. writes SCRAM credentials), with the brokers' zookeeper.connect. */
+  beforeBrokers?: (zookeeperConnect: string) => Promise<void>;
+  /** Recorded in cluster.json as `clientConfigs`. */
+  clientConfigs?: Record<string, string>;
 }
 
 export interface LocalClusterOptions {
@@ -52,6 +74,8 @@ export interface LocalClusterOptions {
    * zookeeper.set.acl=true, so only brokers may write the znodes they create.
    */
   secureZooKeeper?: ZooKeeperDigestAuth;
+  /** Secured listeners (`samsa cluster up --secure`); cluster.json records `secure: true`. */
+  security?: LocalClusterSecurity;
   /** Prints each child output line (foreground mode). */
   onLine?: (name: string, line: string) => void;
   log: (msg: string) => void;
@@ -144,6 +168,8 @@ export class LocalCluster {
     const zkAuth: ZooKeeperAuthSettings | undefined = this.opts.secureZooKeeper
       ? await zookeeperAuthSettings(resolve(dataDir, 'secure'), this.opts.secureZooKeeper)
       : undefined;
+    const sec = this.opts.security;
+    const zkConnect = ens.connectString() + (sec?.zkChroot ?? '');
     for (let i = 0; i < this.opts.brokers; i++) {
       this.brokers.push(
         new BrokerProcess({
@@ -151,11 +177,13 @@ export class LocalCluster {
           port: this.opts.brokerPort + i,
           controlPort: this.opts.brokerPort + 10000 + i,
           ...(this.opts.metricsPort ? { metricsPort: this.opts.metricsPort + i } : {}),
-          zookeeperConnect: ens.connectString(),
+          zookeeperConnect: zkConnect,
           dir: resolve(dataDir, `broker-${i}`),
           logToFile: true,
           ...(this.opts.onLine ? { onLine: this.opts.onLine } : {}),
-          ...(zkAuth ? { env: zkAuth.env, overrides: zkAuth.overrides } : {}),
+          ...(zkAuth ? { env: zkAuth.env } : {}),
+          ...(sec ? { securityProtocol: sec.securityProtocol, controlSecurityProtocol: sec.controlSecurityProtocol } : {}),
+          overrides: { ...zkAuth?.overrides, ...sec?.overrides },
         }),
       );
     }
@@ -165,7 +193,7 @@ export class LocalCluster {
       startedAt: new Date().toISOString(),
       dataDir: resolve(dataDir),
       zookeeper: {
-        connect: ens.connectString(),
+        connect: zkConnect,
         servers: ens.servers.map((s) => ({
           id: s.config.id,
           pid: s.pid,
@@ -188,6 +216,7 @@ export class LocalCluster {
         dir: b.o.dir,
       })),
       bootstrap: this.brokers.map((b) => b.address).join(','),
+      ...(sec ? { secure: true as const, ...(sec.clientConfigs ? { clientConfigs: sec.clientConfigs } : {}) } : {}),
     });
     this.snapshot = state;
     writeState(dataDir, state('starting'));
@@ -196,6 +225,7 @@ export class LocalCluster {
     writeState(dataDir, state('starting')); // now with pids
     try {
       await Promise.all(ens.servers.map((s) => s.waitServing(120_000)));
+      if (sec?.beforeBrokers) await sec.beforeBrokers(zkConnect);
       if (this.brokers.length > 0) {
         this.opts.log(`starting ${this.brokers.length} broker(s) on ${this.brokers.map((b) => b.address).join(',')}`);
         await Promise.all(this.brokers.map((b) => b.launch()));

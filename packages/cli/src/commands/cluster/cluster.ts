@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { formatClusterSummary, readClusterSummary } from './cluster-summary.js';
 import { commandBuilder, groupBuilder, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
+import { dataDirModeMismatch, prepareSecureLocalCluster } from './secure-cluster.js';
+import { secureHints, secureInitCommand } from './secure-init.js';
 import { DEFAULT_LOCAL_CLUSTER, LocalCluster, isAlive, probeLocalCluster, readState, stopLocalCluster, type LocalClusterState } from '@samsa/local-cluster';
 
 interface UpOptions {
@@ -17,6 +19,7 @@ interface UpOptions {
   brokers: string;
   brokerPort: string;
   metricsPort: string;
+  secure?: boolean;
 }
 
 function parseCount(v: string, name: string, min = 1): number {
@@ -42,7 +45,8 @@ function defineUpOptions(cmd: Command): Command {
     .option('--zk-election-port <port>', 'first ZooKeeper leader-election port', String(DEFAULT_LOCAL_CLUSTER.zkElectionPort))
     .option('--brokers <n>', 'number of brokers (ids 0..n-1; 0 runs ZooKeeper only)', String(DEFAULT_LOCAL_CLUSTER.brokers))
     .option('--broker-port <port>', 'first broker client port (control-plane ports are +10000)', String(DEFAULT_LOCAL_CLUSTER.brokerPort))
-    .option('--metrics-port <port>', 'first broker metrics port (/metrics, /health, /ready); 0 disables', String(DEFAULT_LOCAL_CLUSTER.metricsPort));
+    .option('--metrics-port <port>', 'first broker metrics port (/metrics, /health, /ready); 0 disables', String(DEFAULT_LOCAL_CLUSTER.metricsPort))
+    .option('--secure', 'SASL_SSL (SCRAM-SHA-512, user admin) on the client ports, ACLs, secured control plane and ZooKeeper; files in <data-dir>/secure/');
 }
 
 const upCommand = commandBuilder(
@@ -59,11 +63,13 @@ const upCommand = commandBuilder(
       brokerPort: parseCount(opts.brokerPort, '--broker-port'),
       metricsPort: parseCount(opts.metricsPort, '--metrics-port', 0),
     };
+    const mismatch = dataDirModeMismatch(opts.dataDir, opts.secure === true);
+    if (mismatch) throw new Error(mismatch);
     if (opts.detach) {
       await detach(opts, io);
       return;
     }
-    await foreground(opts.dataDir, ports, io);
+    await foreground(opts.dataDir, ports, opts.secure === true, io);
   },
 );
 
@@ -97,6 +103,7 @@ export const clusterCommand: CommandBuilder = groupBuilder('cluster', 'run a loc
   upCommand,
   downCommand,
   statusCommand,
+  secureInitCommand,
 ]);
 
 export function registerClusterCommands(program: Command): void {
@@ -106,12 +113,16 @@ export function registerClusterCommands(program: Command): void {
 async function foreground(
   dataDir: string,
   ports: { zkServers: number; zkClientPort: number; zkPeerPort: number; zkElectionPort: number; brokers: number; brokerPort: number; metricsPort: number },
+  secure: boolean,
   io: CommandIo,
 ): Promise<void> {
   const say = sayer(io);
+  const bootstrap = Array.from({ length: ports.brokers }, (_, i) => `127.0.0.1:${ports.brokerPort + i}`).join(',');
+  const sec = secure ? await prepareSecureLocalCluster({ dataDir, bootstrap }) : undefined;
   const lc = new LocalCluster({
     dataDir,
     ...ports,
+    ...(sec ? { secureZooKeeper: sec.secureZooKeeper, security: sec.security } : {}),
     onLine: (name, line) => io.out(`[${name}] ${line}\n`),
     log: say,
   });
@@ -134,6 +145,7 @@ async function foreground(
   const state = await lc.start();
   say(`local cluster up — zookeeper.connect=${state.zookeeper.connect}`);
   if (state.brokers.length > 0) say(`bootstrap servers: ${state.bootstrap}`);
+  for (const line of secureHints(state)) say(line);
   say('Ctrl-C stops it');
   await new Promise(() => undefined); // run until signalled
 }
@@ -172,6 +184,7 @@ async function detach(opts: UpOptions, io: CommandIo): Promise<void> {
       opts.brokerPort,
       '--metrics-port',
       opts.metricsPort,
+      ...(opts.secure ? ['--secure'] : []),
     ],
     { detached: true, stdio: ['ignore', fd, fd] },
   );
@@ -214,6 +227,8 @@ async function printStatus(state: LocalClusterState, io: CommandIo): Promise<boo
     );
   io.out(`\nzookeeper.connect=${state.zookeeper.connect}\n`);
   if ((state.brokers ?? []).length > 0) io.out(`bootstrap.servers=${state.bootstrap}\n`);
+  const hints = secureHints(state);
+  if (hints.length > 0) io.out(hints.join('\n') + '\n');
   io.out(`supervisor pid ${state.supervisorPid} (${isAlive(state.supervisorPid) ? 'alive' : 'gone'}), state ${state.state}, data ${state.dataDir}\n`);
   if ((state.brokers ?? []).length > 0) {
     const summary = await readClusterSummary(state.zookeeper.connect);
