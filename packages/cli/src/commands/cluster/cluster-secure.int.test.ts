@@ -141,6 +141,10 @@ describe('samsa cluster up --secure', () => {
     expect(read.filter((v) => v.startsWith('kafkajs-'))).toHaveLength(30);
     expect(read.filter((v) => v.startsWith('kcat-'))).toHaveLength(20);
 
+    // the admin tools take client.properties (--command-config), as Kafka's do
+    const listed = await run(process.execPath, [bin, 'topics', '--bootstrap-server', state.bootstrap, '--command-config', clientProps, '--list']);
+    expect(listed.stdout.split('\n')).toContain('secure-rf3');
+
     // a wrong password is refused by the brokers
     await expect(kcat(['-F', librdkafka, '-X', 'sasl.password=wrong', '-L', '-m', '10'])).rejects.toThrow(/Authentication failed|SASL authentication error/i);
 
