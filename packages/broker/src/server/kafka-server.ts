@@ -12,50 +12,10 @@ import { ProducerIdManager } from '../producer-state/producer-id-manager.js';
 import { sendControlRequest } from '../control/control-client.js';
 import { brokerTls } from '../security/broker-tls.js';
 import { usesTls } from '../security/ssl-factory.js';
-import { alterPartitionReassignmentsHandler } from '../handlers/alter-partition-reassignments.js';
-import { apiVersionsHandler } from '../handlers/api-versions.js';
-import { listPartitionReassignmentsHandler } from '../handlers/list-partition-reassignments.js';
-import { incrementalAlterConfigsHandler } from '../handlers/incremental-alter-configs.js';
 import { ConfigChangeNotificationHandler, DEFAULT_BROKER_ENTITY } from '../config/config-change-notification.js';
 import { dynamicConfigHandlers } from './dynamic-config.js';
 import { DynamicBrokerConfig } from '../config/dynamic-broker-config.js';
 import { ClientQuotas } from '../quota/throttle.js';
-import { createPartitionsHandler } from '../handlers/create-partitions.js';
-import { createTopicsHandler } from '../handlers/create-topics.js';
-import { deleteTopicsHandler } from '../handlers/delete-topics.js';
-import { describeClusterHandler } from '../handlers/describe-cluster.js';
-import { describeConfigsHandler } from '../handlers/describe-configs.js';
-import { deleteRecordsHandler } from '../handlers/delete-records.js';
-import { alterClientQuotasHandler } from '../handlers/alter-client-quotas.js';
-import { describeClientQuotasHandler } from '../handlers/describe-client-quotas.js';
-import { alterConfigsHandler } from '../handlers/alter-configs.js';
-import { electLeadersHandler } from '../handlers/elect-leaders.js';
-import { fetchHandler } from '../handlers/fetch.js';
-import { deleteGroupsHandler } from '../handlers/delete-groups.js';
-import { offsetDeleteHandler } from '../handlers/offset-delete.js';
-import { describeGroupsHandler } from '../handlers/describe-groups.js';
-import { findCoordinatorHandler } from '../handlers/find-coordinator.js';
-import { heartbeatHandler } from '../handlers/heartbeat.js';
-import { joinGroupHandler } from '../handlers/join-group.js';
-import { leaveGroupHandler } from '../handlers/leave-group.js';
-import { listGroupsHandler } from '../handlers/list-groups.js';
-import { offsetCommitHandler } from '../handlers/offset-commit.js';
-import { offsetFetchHandler } from '../handlers/offset-fetch.js';
-import { syncGroupHandler } from '../handlers/sync-group.js';
-import { initProducerIdHandler } from '../handlers/init-producer-id.js';
-import { addPartitionsToTxnHandler } from '../handlers/add-partitions-to-txn.js';
-import { addOffsetsToTxnHandler } from '../handlers/add-offsets-to-txn.js';
-import { endTxnHandler } from '../handlers/end-txn.js';
-import { writeTxnMarkersHandler } from '../handlers/write-txn-markers.js';
-import { txnOffsetCommitHandler } from '../handlers/txn-offset-commit.js';
-import { describeTransactionsHandler } from '../handlers/describe-transactions.js';
-import { listTransactionsHandler } from '../handlers/list-transactions.js';
-import { describeProducersHandler } from '../handlers/describe-producers.js';
-import { listOffsetsHandler } from '../handlers/list-offsets.js';
-import { metadataHandler } from '../handlers/metadata.js';
-import { offsetForLeaderEpochHandler } from '../handlers/offset-for-leader-epoch.js';
-import { produceHandler } from '../handlers/produce.js';
-import { aclHandlers } from '../handlers/acls.js';
 import { startAuthorizer, type AclAuthorizer } from '../security/acl-authorizer.js';
 import { LogManager } from '@samsa/storage';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
@@ -67,9 +27,8 @@ import { saslInterceptorFor } from '../network/sasl-authenticator.js';
 import { ScramCredentialCache } from '../security/scram-credential-cache.js';
 import { validateSaslConfig } from '../security/sasl-config.js';
 import { interBrokerConnectHook } from '../replica/inter-broker-sasl.js';
-import { alterUserScramCredentialsHandler, describeUserScramCredentialsHandler, saslAuthenticateHandler, saslHandshakeHandler } from '../handlers/sasl.js';
 import { ReplicaManager } from '../replica/replica-manager.js';
-import { RequestHandler } from './request-handler.js';
+import { brokerRequestHandler } from './api-handlers.js';
 import type { BrokerServices } from '../handlers/services.js';
 import { TXN_MARKER_REFUSAL_ENV, TxnMarkerRefusal } from '../handlers/txn-marker-refusal.js';
 import { topicSettingsFrom } from '../config/topic-settings.js';
@@ -392,67 +351,7 @@ export class KafkaServer {
       ...(txnMarkerRefusal ? { txnMarkerRefusal } : {}),
       ...(this.authorizer ? { authorizer: this.authorizer } : {}),
     };
-    const handlers = [
-      produceHandler,
-      fetchHandler,
-      listOffsetsHandler,
-      metadataHandler,
-      offsetForLeaderEpochHandler,
-      describeConfigsHandler,
-      findCoordinatorHandler,
-      createTopicsHandler,
-      createPartitionsHandler,
-      electLeadersHandler,
-      deleteTopicsHandler,
-      describeClusterHandler,
-      initProducerIdHandler,
-      alterPartitionReassignmentsHandler,
-      listPartitionReassignmentsHandler,
-      incrementalAlterConfigsHandler,
-      alterConfigsHandler,
-      deleteRecordsHandler,
-      alterClientQuotasHandler,
-      describeClientQuotasHandler,
-      saslHandshakeHandler,
-      saslAuthenticateHandler,
-      describeUserScramCredentialsHandler,
-      alterUserScramCredentialsHandler,
-      ...aclHandlers,
-    ];
-    // the group coordinator's APIs
-    const groupHandlers = [
-      joinGroupHandler,
-      syncGroupHandler,
-      heartbeatHandler,
-      leaveGroupHandler,
-      offsetCommitHandler,
-      offsetFetchHandler,
-      describeGroupsHandler,
-      listGroupsHandler,
-      deleteGroupsHandler,
-      offsetDeleteHandler,
-      txnOffsetCommitHandler,
-    ];
-    // the transaction coordinator's APIs and the markers it sends
-    const transactionHandlers = [
-      addPartitionsToTxnHandler,
-      addOffsetsToTxnHandler,
-      endTxnHandler,
-      writeTxnMarkersHandler,
-      describeTransactionsHandler,
-      listTransactionsHandler,
-      describeProducersHandler,
-    ];
-    const holder: { rh?: RequestHandler<BrokerServices> } = {};
-    const apiVersions = apiVersionsHandler(() => holder.rh!.apiVersionsResponse());
-    const rh = new RequestHandler<BrokerServices>(
-      [...handlers, ...groupHandlers, ...transactionHandlers, apiVersions],
-      services,
-      this.log.child({ component: 'request-handler' }),
-      this.metrics,
-      quotas,
-    );
-    holder.rh = rh;
+    const rh = brokerRequestHandler(services, this.log.child({ component: 'request-handler' }), this.metrics, quotas);
 
     // control plane first, so the controller can reach us as soon as we are registered
     const cp = cfg.controlPlaneListener;
