@@ -1,9 +1,10 @@
-import { AclOperation, AclResourceType, ErrorCode, KafkaError, type ProduceResponseTopic } from '@samsa/protocol';
+import { AclOperation, AclResourceType, ErrorCode, KafkaError, errorName, type ProduceResponseTopic } from '@samsa/protocol';
 import { authorizedNames } from '../security/authorizer.js';
 import { produceRequestAuthError } from '../security/produce-auth.js';
 import { AppendOrigin, answerAll } from '../replica/produce-response.js';
 import { principalOf, throttle } from '../quota/throttle.js';
 import type { ApiHandler } from '../api/api-handler.js';
+import { CloseConnection } from '../network/socket-server.js';
 import type { BrokerServices } from './services.js';
 
 /** Produce v6+: clients throttle themselves on throttle_time_ms (KIP-219). */
@@ -16,13 +17,22 @@ const PRODUCE_KIP219_VERSION = 6;
  * next Produce is appended and replicated alongside (answers stay in order); a throttled client's
  * is not (its channel is muted once this answer is out).
  */
+function closeForAcks0(errorCodes: readonly number[]): CloseConnection {
+  const counts: Record<string, number> = {};
+  for (const c of errorCodes) counts[errorName(c)] = (counts[errorName(c)] ?? 0) + 1;
+  return new CloseConnection(`Closing connection due to error during produce request with acks=0: ${JSON.stringify(counts)}`);
+}
+
 export const produceHandler: ApiHandler<0, BrokerServices> = {
   apiKey: 0,
   async handle(req, ctx, s) {
     const { acks, timeoutMs } = req.body;
     // authorization (Kafka's order: transactional id / idempotence, then WRITE per topic)
     const requestAuthError = produceRequestAuthError(s, ctx, req.body.transactionalId, req.body.topicData);
-    if (requestAuthError !== 0) throw new KafkaError(requestAuthError);
+    if (requestAuthError !== 0) {
+      if (acks === 0) throw closeForAcks0([requestAuthError]);
+      throw new KafkaError(requestAuthError);
+    }
     const writable = authorizedNames(
       s,
       ctx,
@@ -55,6 +65,10 @@ export const produceHandler: ApiHandler<0, BrokerServices> = {
     const responses = unauthorized.length === 0 ? appended : [...unauthorized, ...appended];
     if (waitStarted > 0 && ctx.timing) ctx.timing.remoteMs += performance.now() - waitStarted;
     if (acks === 0) {
+      // Kafka: an acks=0 producer learns of an error only by losing its connection (it then
+      // refreshes its metadata), so any partition error closes it
+      const errors = responses.flatMap((t) => t.partitionResponses.map((p) => p.errorCode)).filter((c) => c !== 0);
+      if (errors.length > 0) throw closeForAcks0(errors);
       // no response to carry a throttle time: the channel is muted instead, and Kafka does not
       // apply the request quota to acks=0 produces
       if (throttleTimeMs > 0) ctx.conn.mutedUntilMs = Date.now() + throttleTimeMs;

@@ -81,4 +81,21 @@ describe('request handler', () => {
     const produce = encodeRequest(0, 7, 1, 'c', { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] }).subarray(4);
     await expect(rh.handle(produce, conn)).rejects.toBeInstanceOf(CloseConnection);
   });
+
+  it('request handler – a handler that asks to close the connection (CloseConnection) is not turned into an error response', async () => {
+    const closes: ApiHandler<3, unknown> = {
+      ...metadataThrows,
+      async handle() {
+        throw new CloseConnection('acks=0 style close');
+      },
+    };
+    const closing = new RequestHandler<unknown>([closes], {}, logger);
+    const req = encodeRequest(3, 9, 7, 'c', {
+      topics: null,
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    await expect(closing.handle(req.subarray(4), conn)).rejects.toThrow('acks=0 style close');
+  });
 });

@@ -85,6 +85,7 @@ export class RequestHandler<S> {
     try {
       body = await handler.handle(d, ctx, this.services);
     } catch (err) {
+      if (err instanceof CloseConnection) throw err;
       const code = errorCodeOf(err);
       if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, api: d.api.name, apiVersion: d.apiVersion }, 'request failed');
       else this.log.debug({ err, api: d.api.name, code }, 'request failed with an error code');
