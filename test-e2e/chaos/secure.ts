@@ -18,6 +18,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import type { SaslOptions } from '@samsa/client';
 import { generateCertificates } from '@samsa/local-cluster';
 import type { ClusterOptions, TestCluster } from '../harness.js';
@@ -28,16 +29,16 @@ const BROKER_USER = { user: 'broker', password: 'broker-secret' } as const;
 /** The SCRAM-SHA-512 user of the chaos clients (verify workload, checker, admin, samsa verify). */
 export const CLIENT_SASL: SaslOptions = { mechanism: 'SCRAM-SHA-512', username: 'chaos', password: 'chaos-secret' };
 
-/** A certificate directory per process, removed when it exits. */
+/** A certificate directory per test file, removed after its last test (vitest workers end without an exit event). */
 let certRoot: string | undefined;
 function certDir(): string {
-  if (!certRoot) {
-    const dir = mkdtempSync(join(tmpdir(), 'samsa-chaos-certs-'));
-    certRoot = dir;
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  }
+  certRoot ??= mkdtempSync(join(tmpdir(), 'samsa-chaos-certs-'));
   return mkdtempSync(join(certRoot, 'c-'));
 }
+afterAll(() => {
+  if (certRoot) rmSync(certRoot, { recursive: true, force: true });
+  certRoot = undefined;
+});
 
 /**
  * The ClusterOptions of a secured chaos cluster (above), merged over `o`; `o` itself without
