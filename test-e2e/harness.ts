@@ -8,13 +8,14 @@
  * cannot (no Docker engine reachable, no image), every suite is reported as skipped with the reason.
  */
 import { spawn } from 'node:child_process';
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { describe, inject } from 'vitest';
 import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
-import { KafkaZk, ZkClient } from '@samsa/zk-paths';
+import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
 import { Cluster, Connection, findGroupCoordinator, type SaslOptions } from '@samsa/client';
 import { API_KEYS } from '@samsa/protocol';
 import { BrokerContainer, ZooKeeperContainers, startNetwork } from './containers.js';
@@ -61,10 +62,26 @@ export interface ClusterOptions {
    * Security protocol of each broker's client listener (which is also the inter-broker one) and of
    * its CONTROLLER listener (processes backend); the ssl.* settings go in `overrides`.
    */
-  securityProtocol?: 'PLAINTEXT' | 'SSL';
+  securityProtocol?: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
   controlSecurityProtocol?: 'PLAINTEXT' | 'SSL';
   /** TLS options of the harness's own client connections (readiness, coordinatorOf) to an SSL client listener. */
   clientTls?: TlsConnectionOptions;
+  /**
+   * SCRAM credentials written to `/config/users/<user>` before the brokers start (processes backend),
+   * as Kafka's `kafka-configs.sh --zookeeper --alter --add-config 'SCRAM-SHA-512=[password=...]'`
+   * does: the inter-broker user of a SCRAM inter-broker listener must exist before any broker runs.
+   */
+  scramUsers?: ReadonlyArray<{ user: string; mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512'; password: string }>;
+}
+
+/** Kafka's stored SCRAM credential (`salt=…,stored_key=…,server_key=…,iterations=N`, RFC 5802) for `password`. */
+export function scramCredential(mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', password: string, iterations = 4096): string {
+  const hash = mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512';
+  const salt = randomBytes(32);
+  const salted = pbkdf2Sync(password, salt, iterations, hash === 'sha256' ? 32 : 64, hash);
+  const storedKey = createHash(hash).update(createHmac(hash, salted).update('Client Key').digest()).digest();
+  const serverKey = createHmac(hash, salted).update('Server Key').digest();
+  return `salt=${salt.toString('base64')},stored_key=${storedKey.toString('base64')},server_key=${serverKey.toString('base64')},iterations=${iterations}`;
 }
 
 /** Hosts, fixed ports and network namespaces for a cluster's processes (see ClusterOptions.placement). */
@@ -82,6 +99,13 @@ export class TestCluster {
   private network: StartedNetwork | undefined;
   /** ClusterOptions.clientTls. */
   clientTls: TlsConnectionOptions | undefined;
+  /** ClusterOptions.sasl. */
+  sasl: SaslOptions | undefined;
+
+  /** The `tls` / `sasl` options a client of this cluster needs (none for a plaintext cluster): spread into Admin, Producer, Cluster, verify. */
+  get clientSecurity(): { tls?: TlsConnectionOptions; sasl?: SaslOptions } {
+    return { ...(this.clientTls ? { tls: this.clientTls } : {}), ...(this.sasl ? { sasl: this.sasl } : {}) };
+  }
 
   static async start(o: ClusterOptions = {}): Promise<TestCluster> {
     const c = new TestCluster();
@@ -98,6 +122,7 @@ export class TestCluster {
   private async launch(o: ClusterOptions): Promise<void> {
     const c = this as TestCluster;
     c.clientTls = o.clientTls;
+    c.sasl = o.sasl;
     const n = o.brokers ?? 3;
     const verbose = o.verbose ?? process.env['SAMSA_E2E_VERBOSE'] === '1';
     if (onContainers) {
@@ -134,6 +159,14 @@ export class TestCluster {
             }
           : {}),
       });
+      if (o.scramUsers?.length) {
+        const zk = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
+        try {
+          for (const u of o.scramUsers) await zk.changeEntityConfig(ConfigType.User, u.user, { [u.mechanism]: scramCredential(u.mechanism, u.password) });
+        } finally {
+          await zk.zk.close();
+        }
+      }
       const ports = o.placement ? [] : await freePorts(n * (o.metrics ? 3 : 2));
       for (let i = 0; i < n; i++) {
         const bp = o.placement?.broker(i);
@@ -247,7 +280,7 @@ export class TestCluster {
 
   /** The broker coordinating `groupId` (FindCoordinator). */
   async coordinatorOf(groupId: string): Promise<number> {
-    const cluster = new Cluster({ bootstrapServers: this.bootstrap, clientId: 'samsa-e2e-harness', ...(this.clientTls ? { tls: this.clientTls } : {}) });
+    const cluster = new Cluster({ bootstrapServers: this.bootstrap, clientId: 'samsa-e2e-harness', ...this.clientSecurity });
     try {
       return (await cluster.retry('FindCoordinator', () => findGroupCoordinator(cluster, groupId), { timeoutMs: 30_000 })).nodeId;
     } finally {

@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
+import { BrokerProcess, ZooKeeperEnsemble, freePorts, generateCertificates } from '@samsa/local-cluster';
 import { KafkaZk, ZkClient, newTopicId } from '@samsa/zk-paths';
 import { onCleanup, tempDirCleanup } from './cleanup.mjs';
 
@@ -28,12 +28,28 @@ function logTail(file, lines = 30) {
 
 /**
  * Starts ZooKeeper and brokers 0..`brokers`-1 (`nodeFlags`: extra node flags such as --cpu-prof,
- * `overrides`: extra server.properties entries, `env`: extra environment variables). Returns
- * { dir, zk, brokers, admin, host, ports, createTopic, partitionStates, stop }.
+ * `overrides`: extra server.properties entries, `env`: extra environment variables). With `tls`,
+ * every listener is SSL (client = inter-broker, and the CONTROLLER listener with
+ * ssl.client.auth=required), certificates made in the cluster's dir. Returns
+ * { dir, zk, brokers, admin, host, ports, tls, createTopic, partitionStates, stop }: `tls` is the
+ * clients' TLS options (`{ ca }`), undefined for a plaintext cluster.
  */
-export async function startCluster({ brokers: count = 1, nodeFlags = [], overrides = {}, env = {}, log } = {}) {
+export async function startCluster({ brokers: count = 1, nodeFlags = [], overrides = {}, env = {}, tls = false, log } = {}) {
   const dir = tempDirCleanup(mkdtempSync(join(tmpdir(), 'samsa-bench-')));
-  log?.(`starting ZooKeeper and ${count} broker(s) in ${dir}`);
+  log?.(`starting ZooKeeper and ${count} broker(s)${tls ? ' with SSL listeners (client, inter-broker, control plane)' : ''} in ${dir}`);
+  let clientTls;
+  if (tls) {
+    const certs = await generateCertificates({ dir: join(dir, 'certs') });
+    clientTls = { ca: [readFileSync(certs.caCert, 'utf8')] };
+    overrides = {
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': certs.broker.keystore,
+      'ssl.truststore.type': 'PEM',
+      'ssl.truststore.location': certs.caCert,
+      'listener.name.controller.ssl.client.auth': 'required',
+      ...overrides,
+    };
+  }
   const zk = await ZooKeeperEnsemble.start({ size: 1, baseDir: join(dir, 'zk') });
   const stopZk = onCleanup('stop ZooKeeper', () => zk.stop());
   const ports = await freePorts(2 * count);
@@ -48,6 +64,7 @@ export async function startCluster({ brokers: count = 1, nodeFlags = [], overrid
       dir: join(dir, `broker-${id}`),
       overrides,
       env,
+      ...(tls ? { securityProtocol: 'SSL', controlSecurityProtocol: 'SSL' } : {}),
       logToFile: true,
       nodeFlags,
     });
@@ -84,6 +101,7 @@ export async function startCluster({ brokers: count = 1, nodeFlags = [], overrid
     admin,
     host: brokers[0].host,
     ports: brokers.map((b) => b.o.port),
+    tls: clientTls,
     /** { leader, leaderEpoch, isr, ... } per partition from ZooKeeper (null where there is none yet). */
     partitionStates,
     /**

@@ -97,10 +97,12 @@ export async function pacedEndToEnd({
   fetchMaxWaitMs = 500,
   /** Where the consumers start (records before it, e.g. a readiness probe's, are not ours). */
   startOffset = 0n,
+  /** TLS client options (an SSL listener); plaintext without. */
+  tls,
 }) {
   const partitions = leaders.flatMap((l) => l.partitions);
-  const producers = await Promise.all(leaders.map((l) => Conn.open(l.host, l.port)));
-  const consumers = await Promise.all(leaders.map((l) => Conn.open(l.host, l.port)));
+  const producers = await Promise.all(leaders.map((l) => Conn.open(l.host, l.port, tls)));
+  const consumers = await Promise.all(leaders.map((l) => Conn.open(l.host, l.port, tls)));
   const closeAll = () => [...producers, ...consumers].forEach((c) => c.close());
   try {
     const pv = await produceVersion(producers[0], 9);

@@ -1,9 +1,10 @@
-// A minimal raw-protocol producer for load generation: one TCP connection, Produce requests built
+// A minimal raw-protocol producer for load generation: one TCP (or, with `tls`, TLS) connection, Produce requests built
 // once with @samsa/protocol (encodeRequest + encodeRecordBatch) and re-sent with a fresh
 // correlation id, `inflight` requests pipelined. The batches stay CRC-valid: the broker assigns
 // offsets by rewriting its own copy's base offset and leader epoch, which the CRC does not cover.
 import { randomFillSync } from 'node:crypto';
 import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { decodeResponse, encodeRecordBatch, encodeRequest } from '@samsa/protocol';
 
 const PRODUCE = 0;
@@ -49,10 +50,11 @@ export class Conn {
     socket.on('close', () => fail(new Error('connection closed by the broker')));
   }
 
-  static open(host, port) {
+  /** A connection to `host`:`port`; with `tls` (Node's TLS client options, e.g. `{ ca }`) over TLS, for an SSL listener. */
+  static open(host, port, tls) {
     return new Promise((res, rej) => {
-      const s = connect({ host, port, noDelay: true });
-      s.once('connect', () => {
+      const s = tls ? tlsConnect({ ...tls, host, port }).setNoDelay(true) : connect({ host, port, noDelay: true });
+      s.once(tls ? 'secureConnect' : 'connect', () => {
         s.off('error', rej);
         res(new Conn(s));
       });
@@ -139,9 +141,9 @@ export function checkProduceResponse(version, frame) {
  * Sends a small batch until the partition accepts it (leadership may still be on its way),
  * up to `timeoutMs`.
  */
-export async function waitUntilProducible({ host, port, topic, partition = 0, timeoutMs = 30_000 }) {
+export async function waitUntilProducible({ host, port, tls, topic, partition = 0, timeoutMs = 30_000 }) {
   const deadline = Date.now() + timeoutMs;
-  const conn = await Conn.open(host, port);
+  const conn = await Conn.open(host, port, tls);
   try {
     const version = await produceVersion(conn, 9);
     const records = makeBatch(1, 16);
@@ -177,8 +179,10 @@ export async function produceLoad({
   valueSize = 1024,
   distinctBatches = 4,
   maxVersion = 9,
+  /** TLS client options (an SSL listener); plaintext without. */
+  tls,
 }) {
-  const conn = await Conn.open(host, port);
+  const conn = await Conn.open(host, port, tls);
   try {
     const version = await produceVersion(conn, maxVersion);
     const frames = [];

@@ -7,8 +7,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Workload } from '@samsa/client/verify';
-import { TestCluster, until } from '../harness.js';
-import { describeChaos, runScenario } from './scenario.js';
+import { until, type TestCluster } from '../harness.js';
+import { describeChaos, runScenario, startChaosCluster } from './scenario.js';
 
 async function pauseFollowersThenKillLeader(c: TestCluster, topic: string, w: Workload): Promise<void> {
   const leader = await c.leaderOf(topic, 0);
@@ -43,7 +43,7 @@ describeChaos(
     });
 
     it('chaos – verify reports lost acknowledged writes when the leader acknowledges acks=all before the HW', async () => {
-      c = await TestCluster.start({ brokers: 3, env: { SAMSA_TEST_UNSAFE_ACK_BEFORE_HW: 'true' } });
+      c = await startChaosCluster({ brokers: 3, env: { SAMSA_TEST_UNSAFE_ACK_BEFORE_HW: 'true' } });
       const cluster = c;
       const topic = 'broken-acks';
       const report = await runScenario({
@@ -60,7 +60,7 @@ describeChaos(
     });
 
     it('chaos – the same faults against honest brokers lose no acknowledged write', async () => {
-      c = await TestCluster.start({ brokers: 3 });
+      c = await startChaosCluster({ brokers: 3 });
       const cluster = c;
       const topic = 'honest-acks';
       await runScenario({

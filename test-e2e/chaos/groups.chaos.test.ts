@@ -9,7 +9,7 @@ import kafkajs from 'kafkajs';
 import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkTopic, formatReport, parseValue, startWorkload } from '@samsa/client/verify';
-import { TestCluster, until } from '../harness.js';
+import { until, type TestCluster } from '../harness.js';
 import {
   CHAOS_FULL,
   acksBeforeFaults,
@@ -19,8 +19,10 @@ import {
   moreAcks,
   scaleNote,
   scaledTimeout,
+  startChaosCluster,
   workloadRate,
 } from './scenario.js';
+import { CLIENT_SASL } from './secure.js';
 
 const { Kafka, logLevel } = kafkajs;
 const PARTITIONS = chaosPartitions(3);
@@ -30,7 +32,7 @@ describeChaos(
   () => {
     let c: TestCluster;
     beforeAll(async () => {
-      c = await TestCluster.start({ brokers: 3, overrides: { 'offsets.topic.num.partitions': '3', 'group.initial.rebalance.delay.ms': '0' } });
+      c = await startChaosCluster({ brokers: 3, overrides: { 'offsets.topic.num.partitions': '3', 'group.initial.rebalance.delay.ms': '0' } });
     });
     afterAll(async () => {
       await c?.stop();
@@ -47,6 +49,9 @@ describeChaos(
       const kafka = new Kafka({
         clientId: 'chaos-groups',
         brokers: c.bootstrap.split(','),
+        // under CHAOS_SECURE: TLS and SCRAM-SHA-512 as the chaos user
+        ...(c.clientTls ? { ssl: c.clientTls } : {}),
+        ...(c.sasl ? { sasl: { mechanism: 'scram-sha-512' as const, username: CLIENT_SASL.username, password: CLIENT_SASL.password } } : {}),
         logLevel: logLevel.NOTHING,
         retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 2000 },
       });
@@ -70,7 +75,7 @@ describeChaos(
       };
       await startConsumer(0);
       await startConsumer(1);
-      const w = startWorkload({ bootstrap: c.bootstrap, topic, producers: 2, messagesPerSec: workloadRate(undefined) });
+      const w = startWorkload({ bootstrap: c.bootstrap, topic, producers: 2, messagesPerSec: workloadRate(undefined), ...c.clientSecurity });
       let result;
       try {
         await moreAcks(w, Math.max(200, acksBeforeFaults(PARTITIONS)), 'before the faults', scaledTimeout(90_000));
@@ -88,7 +93,14 @@ describeChaos(
           250,
         ).catch(() => undefined);
         const missed = result.acked.filter((a) => !seen.has(`${result.runId}:${a.worker}:${a.seq}`)).length;
-        const report = await checkTopic({ bootstrap: c.bootstrap, topic, acked: result, replicaLogDirs: c.logDirs(), timeoutMs: scaledTimeout(120_000) });
+        const report = await checkTopic({
+          bootstrap: c.bootstrap,
+          topic,
+          acked: result,
+          replicaLogDirs: c.logDirs(),
+          timeoutMs: scaledTimeout(120_000),
+          ...c.clientSecurity,
+        });
         process.stdout.write(
           `\n=== ${name}: ${scaleNote(report, t0)}acknowledged ${report.acknowledged}, consumed by the group ${seen.size}, missed by the group ${missed}; log: consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
         );

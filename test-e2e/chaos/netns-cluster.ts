@@ -3,12 +3,13 @@
  * (test-e2e/netns.ts), for the network-partition scenarios; plus the small helpers they share.
  */
 import { expect } from 'vitest';
-import { encodeRecordBatch, topicPartitionKey } from '@samsa/protocol';
-import { Admin, type PartitionInfo } from '@samsa/client';
+import { API_KEYS, encodeRecordBatch, topicPartitionKey } from '@samsa/protocol';
+import { Admin, Connection, type PartitionInfo } from '@samsa/client';
 import { checkTopic, formatReport, startWorkload, type VerifyReport, type Workload, type WorkloadResult } from '@samsa/client/verify';
 import { TestCluster, until, type ClusterOptions } from '../harness.js';
 import { NetnsTopology } from '../netns.js';
 import { rawRequest } from '../clients/wire.js';
+import { assertChaosSecured, chaosClusterOptions } from './secure.js';
 import { acksBeforeFaults, moreAcks, scaleNote, scaledTimeout, waitForFullIsr, waitForLeaders, workloadRate } from './scenario.js';
 
 /** zookeeper.session.timeout.ms of the brokers (BrokerProcess's default). */
@@ -32,14 +33,28 @@ export interface NetnsCluster {
   stop(): Promise<void>;
 }
 
-/** Namespaces first, then ZooKeeper and the brokers in them. stop() heals, stops the processes, deletes the namespaces. */
+/**
+ * Namespaces first, then ZooKeeper and the brokers in them. stop() heals, stops the processes,
+ * deletes the namespaces. Under CHAOS_SECURE every listener is secured (secure.ts), the broker
+ * certificate naming the namespace addresses.
+ */
 export async function startNetnsCluster(o: Omit<ClusterOptions, 'placement'> = {}): Promise<NetnsCluster> {
   const brokers = o.brokers ?? 3;
   const net = await NetnsTopology.create({ brokers });
   let c: TestCluster;
   try {
-    c = await TestCluster.start({ ...o, brokers, overrides: { ...PARTITION_OVERRIDES, ...o.overrides }, placement: net.placement() });
+    const placement = net.placement();
+    const hosts = Array.from({ length: brokers }, (_, id) => placement.broker(id).host);
+    const opts = await chaosClusterOptions({ ...o, brokers, overrides: { ...PARTITION_OVERRIDES, ...o.overrides } }, hosts);
+    c = await TestCluster.start({ ...opts, placement });
   } catch (err) {
+    await net.destroy();
+    throw err;
+  }
+  try {
+    await assertChaosSecured(c);
+  } catch (err) {
+    await c.stop();
     await net.destroy();
     throw err;
   }
@@ -55,9 +70,9 @@ export async function startNetnsCluster(o: Omit<ClusterOptions, 'placement'> = {
   };
 }
 
-/** The partitions of `topic` as the broker at `address` answers Metadata (leader, ISR). */
-export async function metadataOf(address: string, topic: string): Promise<PartitionInfo[]> {
-  const admin = new Admin({ bootstrapServers: address, clientId: 'chaos-metadata' });
+/** The partitions of `topic` as the broker at `address` of `c` answers Metadata (leader, ISR). */
+export async function metadataOf(c: TestCluster, address: string, topic: string): Promise<PartitionInfo[]> {
+  const admin = new Admin({ bootstrapServers: address, clientId: 'chaos-metadata', ...c.clientSecurity });
   try {
     return (await admin.describeTopics([topic], { timeoutMs: 10_000 }))[0]!.partitions;
   } finally {
@@ -84,7 +99,7 @@ export async function controllerOf(c: TestCluster): Promise<number> {
 
 /** Creates `topic` with an explicit assignment (RF=3, min.insync.replicas=2) and waits for its leaders and full ISR. */
 export async function createAssignedTopic(c: TestCluster, topic: string, assignment: number[][]): Promise<void> {
-  const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin' });
+  const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin', ...c.clientSecurity });
   try {
     await admin.createTopics([{ name: topic, replicaAssignment: assignment, configs: { 'min.insync.replicas': '2' } }], {
       timeoutMs: scaledTimeout(60_000, assignment.length),
@@ -127,6 +142,7 @@ export async function runPartitionScenario(o: PartitionScenario): Promise<Verify
     acks: -1,
     messagesPerSec: workloadRate(o.messagesPerSec),
     runId: `seed${o.seed}`,
+    ...c.clientSecurity,
     ...(o.producerConfig ? { producerConfig: o.producerConfig } : {}),
   });
   let result: WorkloadResult;
@@ -144,6 +160,7 @@ export async function runPartitionScenario(o: PartitionScenario): Promise<Verify
     acked: result,
     replicaLogDirs: c.logDirs(),
     timeoutMs: scaledTimeout(120_000, o.assignment.length),
+    ...c.clientSecurity,
   });
   process.stdout.write(
     `\n=== ${o.name} (seed ${o.seed}): ${scaleNote(report, t0)}acknowledged ${report.acknowledged}, consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,
@@ -176,21 +193,32 @@ export function pick<T>(rng: () => number, xs: readonly T[], n = xs.length): T[]
   return a.slice(0, n);
 }
 
-/** One acks=all Produce of one record straight to `address`; the partition's error code (0: acknowledged). */
-export async function produceAll(address: string, topic: string, partition: number, value: string, timeoutMs: number): Promise<number> {
-  const r = await rawRequest(
-    address,
-    0,
-    9,
-    {
-      transactionalId: null,
-      acks: -1,
-      timeoutMs,
-      topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }],
-    },
-    timeoutMs + 15_000,
-  );
-  return r.responses[0]!.partitionResponses[0]!.errorCode;
+/**
+ * One acks=all Produce of one record straight to `address` (a broker of `c`); the partition's error
+ * code (0: acknowledged). Over TLS and SASL when the cluster is secured (CHAOS_SECURE).
+ */
+export async function produceAll(c: TestCluster, address: string, topic: string, partition: number, value: string, timeoutMs: number): Promise<number> {
+  const body = {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs,
+    topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch({ records: [{ value }] }) }] }],
+  };
+  const security = c.clientSecurity;
+  if (!security.tls && !security.sasl) return (await rawRequest(address, 0, 9, body, timeoutMs + 15_000)).responses[0]!.partitionResponses[0]!.errorCode;
+  const i = address.lastIndexOf(':');
+  const conn = await Connection.connect({
+    host: address.slice(0, i),
+    port: Number(address.slice(i + 1)),
+    clientId: 'samsa-e2e-reader',
+    requestTimeoutMs: timeoutMs + 15_000,
+    ...security,
+  });
+  try {
+    return (await conn.request(API_KEYS.Produce, body, { version: 9 })).body.responses[0]!.partitionResponses[0]!.errorCode;
+  } finally {
+    await conn.close();
+  }
 }
 
 export { logLines, logOf } from '../harness.js';

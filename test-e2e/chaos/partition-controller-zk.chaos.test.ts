@@ -100,13 +100,13 @@ describeNetns('chaos – controller partitioned from ZooKeeper (network namespac
           // fetchers off the old leader, came before this UpdateMetadata on the same connection
           for (const id of [a, b]) {
             await until(
-              async () => (await metadataOf(c.broker(id).address, topic))[0]?.leader === s0!.leader,
+              async () => (await metadataOf(c, c.broker(id).address, topic))[0]?.leader === s0!.leader,
               `broker ${id} following ${s0!.leader} for ${topic}-0`,
               30_000,
               100,
             );
           }
-          const code = await produceAll(c.broker(old).address, topic, 0, 'controller-zk-probe', 3000);
+          const code = await produceAll(c, c.broker(old).address, topic, 0, 'controller-zk-probe', 3000);
           expect(code).not.toBe(0);
           await moreAcks(w, 150, 'with the old controller cut off');
 

@@ -58,7 +58,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
         // the ISR change reaches every broker's metadata (ISR change notification → UpdateMetadata)
         await until(
           async () => {
-            const [p] = await metadataOf(c.broker(ctrl).address, topic);
+            const [p] = await metadataOf(c, c.broker(ctrl).address, topic);
             return p && !p.isr.includes(follower) && p.leader === leader;
           },
           'Metadata without the follower in the ISR',
@@ -80,7 +80,7 @@ describeNetns('chaos – follower partitioned from its leader (network namespace
         );
         await until(
           async () => {
-            const [p] = await metadataOf(c.broker(follower).address, topic);
+            const [p] = await metadataOf(c, c.broker(follower).address, topic);
             return p && p.isr.length === 3;
           },
           'Metadata with the follower back in the ISR',

@@ -52,7 +52,7 @@ describeNetns('chaos – leader partitioned from its followers (network namespac
         fault: async () => {
           await net.isolate(leader, 'peers');
           // appended now, before the ISR shrinks: must not be acknowledged
-          const early = produceAll(c.broker(leader).address, topic, 0, 'leader-alone-early', LAG_MS * 3);
+          const early = produceAll(c, c.broker(leader).address, topic, 0, 'leader-alone-early', LAG_MS * 3);
           await until(
             async () => (await statesOf(c, topic, assignment.length)).every((s) => s.leader === leader && s.isr.length === 1),
             'the ISR down to the leader',
@@ -62,7 +62,7 @@ describeNetns('chaos – leader partitioned from its followers (network namespac
           codes.push(await early);
           expect([ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, ErrorCode.REQUEST_TIMED_OUT]).toContain(codes[0]);
           // after the shrink acks=all is refused up front
-          codes.push(await produceAll(c.broker(leader).address, topic, 1, 'leader-alone-late', 3000));
+          codes.push(await produceAll(c, c.broker(leader).address, topic, 1, 'leader-alone-late', 3000));
           expect(codes[1]).toBe(ErrorCode.NOT_ENOUGH_REPLICAS);
           // the controller keeps it as leader (alive in ZooKeeper); no unclean election
           const ss = await statesOf(c, topic, assignment.length);

@@ -79,7 +79,7 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
           const mine = after.flatMap((s, p) => (s.leader === l ? [p] : []));
           await until(
             async () => {
-              const md = await metadataOf(c.broker(l).address, topic);
+              const md = await metadataOf(c, c.broker(l).address, topic);
               return mine.every((p) => md.find((x) => x.partition === p)?.leader === l);
             },
             `broker ${l} leading ${mine.length === 1 ? topicPartitionKey(topic, mine[0]!) : `${mine.length} partitions of ${topic}`}`,
@@ -90,7 +90,7 @@ describeNetns('chaos – leader partitioned from ZooKeeper (network namespaces)'
         // the old leader still takes writes (it believes it leads) but acknowledges none of them
         for (let i = 0; i < 3; i++) {
           const value = `leader-zk-probe-${i}`;
-          const code = await produceAll(c.broker(old).address, topic, 0, value, 3000);
+          const code = await produceAll(c, c.broker(old).address, topic, 0, value, 3000);
           probes.push({ value, code });
           expect(code, `acks=all Produce to the cut-off old leader answered ${code}`).not.toBe(0);
         }

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, it } from 'vitest';
 import type { Workload } from '@samsa/client/verify';
-import { TestCluster } from '../harness.js';
-import { CHAOS_FULL, baseSeed, chaosPartitions, describeChaos, moreAcks, runScenario, seededRandom } from './scenario.js';
+import type { TestCluster } from '../harness.js';
+import { CHAOS_FULL, baseSeed, chaosPartitions, describeChaos, moreAcks, runScenario, seededRandom, startChaosCluster } from './scenario.js';
 
 type How = 'clean' | 'hard';
 type Mode = 'shutdown' | 'bounce';
@@ -42,7 +42,7 @@ describeChaos(
   () => {
     let c: TestCluster;
     beforeAll(async () => {
-      c = await TestCluster.start({ brokers: 3 });
+      c = await startChaosCluster({ brokers: 3 });
     });
     afterAll(async () => {
       await c?.stop();

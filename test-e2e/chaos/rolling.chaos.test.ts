@@ -4,8 +4,8 @@
  * (SIGKILL), started again, and the next one waits until every replica is back in the ISR.
  */
 import { afterAll, beforeAll, it } from 'vitest';
-import { TestCluster } from '../harness.js';
-import { baseSeed, chaosPartitions, describeChaos, moreAcks, runScenario, seededRandom, waitForFullIsr } from './scenario.js';
+import type { TestCluster } from '../harness.js';
+import { baseSeed, chaosPartitions, describeChaos, moreAcks, runScenario, seededRandom, waitForFullIsr, startChaosCluster } from './scenario.js';
 
 const PARTITIONS = chaosPartitions(3);
 
@@ -14,7 +14,7 @@ describeChaos(
   () => {
     let c: TestCluster;
     beforeAll(async () => {
-      c = await TestCluster.start({ brokers: 3 });
+      c = await startChaosCluster({ brokers: 3 });
     });
     afterAll(async () => {
       await c?.stop();

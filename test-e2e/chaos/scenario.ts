@@ -7,7 +7,8 @@ import { describe, expect } from 'vitest';
 import { Admin } from '@samsa/client';
 import { checkTopic, formatReport, startWorkload, type VerifyCompression, type VerifyReport, type Workload } from '@samsa/client/verify';
 import { topicPartitionKey } from '@samsa/protocol';
-import { describeCluster, until, type TestCluster } from '../harness.js';
+import { describeCluster, TestCluster, until, type ClusterOptions } from '../harness.js';
+import { assertChaosSecured, chaosClusterOptions } from './secure.js';
 
 /** Whether the full matrix runs (npm run test:chaos); otherwise the quick subset. */
 export const CHAOS_FULL = process.env['CHAOS_FULL'] === '1';
@@ -28,6 +29,18 @@ export function seededRandom(seed: number): () => number {
 export function describeChaos(name: string, fn: () => void, o: { processesOnly: string; fullOnly?: boolean }): void {
   if (o.fullOnly && !CHAOS_FULL) describe.skip(`${name} [skipped: full chaos suite only, CHAOS_FULL=1]`, fn);
   else describeCluster(name, fn, { processesOnly: o.processesOnly });
+}
+
+/** TestCluster.start for a chaos scenario: every listener secured under CHAOS_SECURE=1 (secure.ts), as given otherwise. */
+export async function startChaosCluster(o: ClusterOptions): Promise<TestCluster> {
+  const c = await TestCluster.start(await chaosClusterOptions(o));
+  try {
+    await assertChaosSecured(c);
+  } catch (err) {
+    await c.stop();
+    throw err;
+  }
+  return c;
 }
 
 export const baseSeed = Number(process.env['CHAOS_SEED'] ?? 20261203);
@@ -106,7 +119,7 @@ export async function waitForFullIsr(c: TestCluster, topic: string, partitions: 
 export async function dropVerifyTopic(c: TestCluster, topic: string): Promise<void> {
   if (CHAOS_PARTITIONS === undefined) return;
   const t0 = Date.now();
-  const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin' });
+  const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin', ...c.clientSecurity });
   try {
     await admin.deleteTopics([topic], { timeoutMs: scaledTimeout(60_000) });
   } finally {
@@ -117,7 +130,7 @@ export async function dropVerifyTopic(c: TestCluster, topic: string): Promise<vo
 }
 
 export async function createVerifyTopic(c: TestCluster, topic: string, partitions = 3): Promise<void> {
-  const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin' });
+  const admin = new Admin({ bootstrapServers: c.bootstrap, clientId: 'chaos-admin', ...c.clientSecurity });
   try {
     await admin.createTopics([{ name: topic, numPartitions: partitions, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } }], {
       timeoutMs: scaledTimeout(60_000, partitions),
@@ -174,6 +187,7 @@ export async function runScenario(o: ScenarioOptions): Promise<VerifyReport> {
     compression: o.compression ?? 'none',
     acks: -1,
     messagesPerSec: workloadRate(o.messagesPerSec),
+    ...o.cluster.clientSecurity,
   });
   let result;
   try {
@@ -192,6 +206,7 @@ export async function runScenario(o: ScenarioOptions): Promise<VerifyReport> {
     acked: result,
     replicaLogDirs: o.cluster.logDirs(),
     timeoutMs: scaledTimeout(120_000, partitions),
+    ...o.cluster.clientSecurity,
   });
   process.stdout.write(
     `\n=== ${o.name}: ${scaleNote(report, t0)}acknowledged ${report.acknowledged}, consumed ${report.consumed}, lost ${report.lost}, reordered ${report.reordered}, divergent ${report.divergentPartitions.length}\n${formatReport(report)}\n`,

@@ -6,8 +6,9 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAMSA_BIN } from '@samsa/local-cluster';
-import { TestCluster } from '../harness.js';
-import { chaosPartitions, describeChaos, scaledTimeout } from './scenario.js';
+import type { TestCluster } from '../harness.js';
+import { chaosCommandConfig } from './secure.js';
+import { chaosPartitions, describeChaos, scaledTimeout, startChaosCluster } from './scenario.js';
 
 function samsa(args: string[], timeoutMs = 240_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -29,7 +30,7 @@ describeChaos(
   () => {
     let c: TestCluster;
     beforeAll(async () => {
-      c = await TestCluster.start({ brokers: 3 });
+      c = await startChaosCluster({ brokers: 3 });
     });
     afterAll(async () => {
       await c?.stop();
@@ -57,6 +58,7 @@ describeChaos(
           'gzip',
           '--log-dirs',
           logDirs,
+          ...chaosCommandConfig(c),
           ...(partitions !== 3 ? ['--partitions', String(partitions), '--check-timeout', `${scaledTimeout(120_000) / 1000}s`] : []),
         ],
         scaledTimeout(240_000),

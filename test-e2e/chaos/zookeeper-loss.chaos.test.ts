@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, it } from 'vitest';
 import { ZooKeeperEnsemble } from '@samsa/local-cluster';
-import { TestCluster, until } from '../harness.js';
-import { CHAOS_FULL, baseSeed, describeChaos, moreAcks, runScenario, seededRandom } from './scenario.js';
+import { until, type TestCluster } from '../harness.js';
+import { CHAOS_FULL, baseSeed, describeChaos, moreAcks, runScenario, seededRandom, startChaosCluster } from './scenario.js';
 
 describeChaos(
   'chaos – ZooKeeper loss',
@@ -14,7 +14,7 @@ describeChaos(
     let c: TestCluster;
     let zk: ZooKeeperEnsemble;
     beforeAll(async () => {
-      c = await TestCluster.start({ brokers: 3, zkServers: 3 });
+      c = await startChaosCluster({ brokers: 3, zkServers: 3 });
       if (!(c.zk instanceof ZooKeeperEnsemble)) throw new Error('needs ZooKeeper processes');
       zk = c.zk;
     });

@@ -19,10 +19,12 @@
  *  - missingCommitted: records of committed transactions not read back.
  * `lost` then counts only acknowledged records of committed transactions.
  */
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { topicPartitionKey } from '@samsa/protocol';
-import { Cluster, type ClusterOptions } from '../cluster.js';
+import { Cluster } from '../cluster.js';
 import { Admin } from '../admin.js';
 import { silentLogger, type Logger } from '../logger.js';
+import type { SaslOptions } from '../sasl/index.js';
 import { readTopic, type PartitionRead } from './fetch-reader.js';
 import { readReplicaLog } from './log-files.js';
 import { parseValue, type AckedWrite, type TransactionRecord, type WorkloadResult } from './workload.js';
@@ -36,8 +38,10 @@ export interface CheckOptions {
   /** Deadline for the read and the replicas catching up. Default 120 s. */
   timeoutMs?: number;
   logger?: Logger;
-  /** TLS and SASL of the reader's connections (a secured listener). */
-  security?: Pick<ClusterOptions, 'tls' | 'sasl'>;
+  /** Connect with TLS (security.protocol SSL / SASL_SSL): Node's TLS options, e.g. `{ ca: [caPem] }`. */
+  tls?: TlsConnectionOptions;
+  /** Authenticate with SASL (SASL_PLAINTEXT / SASL_SSL). */
+  sasl?: SaslOptions;
 }
 
 export interface PartitionReport {
@@ -114,7 +118,8 @@ export async function checkTopic(o: CheckOptions): Promise<VerifyReport> {
     clientId: 'samsa-verify-checker',
     logger: o.logger,
     requestTimeoutMs: 30_000,
-    ...(o.security ?? {}),
+    ...(o.tls ? { tls: o.tls } : {}),
+    ...(o.sasl ? { sasl: o.sasl } : {}),
   });
   let reads: PartitionRead[];
   let reference: PartitionRead[] | undefined;

@@ -14,10 +14,11 @@
  * or unknown when the commit itself failed), for the checker's read_committed checks.
  */
 import { randomBytes } from 'node:crypto';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { silentLogger, type Logger } from '../logger.js';
-import type { ProducerConfigInput } from '../producer/config.js';
 import { Producer } from '../producer/producer.js';
 import { TransactionState } from '../producer/transaction-manager.js';
+import type { SaslOptions } from '../sasl/index.js';
 
 export const VALUE_PREFIX = 'samsa-verify';
 
@@ -46,8 +47,10 @@ export interface WorkloadOptions {
   runId?: string;
   /** Write in transactions of `size` records, aborting every `abortEvery`-th (0: none). */
   transactional?: { size: number; abortEvery: number };
-  /** TLS and SASL of the producers' connections (a secured listener). */
-  security?: { tls?: ProducerConfigInput['tls']; sasl?: ProducerConfigInput['sasl'] };
+  /** Connect with TLS (security.protocol SSL / SASL_SSL): Node's TLS options, e.g. `{ ca: [caPem] }`. */
+  tls?: TlsConnectionOptions;
+  /** Authenticate with SASL (SASL_PLAINTEXT / SASL_SSL). */
+  sasl?: SaslOptions;
 }
 
 /** One transaction of the transactional workload: sequences firstSeq .. firstSeq + count - 1 of a worker. */
@@ -176,7 +179,8 @@ export function startWorkload(o: WorkloadOptions): Workload {
       'value.serializer': { serialize: (_t: string, v: string | null) => (v === null ? null : Buffer.from(v, 'utf8')) },
       ...(txn ? { 'transactional.id': `samsa-verify-${runId}-${i}`, 'transaction.timeout.ms': 20_000 } : {}),
       ...(o.producerConfig ?? {}),
-      ...(o.security ?? {}),
+      ...(o.tls ? { tls: o.tls } : {}),
+      ...(o.sasl ? { sasl: o.sasl } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
     } as never);
   const producers = Array.from({ length: n }, (_, i) => newProducer(i));

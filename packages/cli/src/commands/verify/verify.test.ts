@@ -45,4 +45,36 @@ describe('verify', () => {
     const chaos = chaosCommand({ out: () => undefined, err: () => undefined }, () => undefined);
     expect(chaos.options.map((o) => o.long)).toEqual(expect.arrayContaining(['--transactional', '--transaction-size', '--abort-every']));
   });
+
+  it('verify – --command-config with SASL_SSL gives the admin, the producers and the checker TLS and SCRAM; without it no security', async () => {
+    const files: Record<string, string> = {
+      '/c.properties': [
+        'security.protocol=SASL_SSL',
+        'ssl.truststore.type=PEM',
+        'ssl.truststore.location=/ca.pem',
+        'sasl.mechanism=SCRAM-SHA-512',
+        'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";',
+      ].join('\n'),
+      '/ca.pem': 'CA-PEM',
+    };
+    const read = (f: string) => files[f] ?? '';
+    const parse = (...args: string[]) => {
+      const cmd = addVerifyOptions(new Command('verify').option('--bootstrap-server <s>'));
+      cmd.parse(['--bootstrap-server', 'b:9092', ...args], { from: 'user' });
+      return verifyRunOptions(cmd.opts<RawVerifyOptions>(), () => undefined, read);
+    };
+    const run = parse('--command-config', '/c.properties');
+    expect(run.security).toEqual({ tls: { ca: 'CA-PEM' }, sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } });
+    expect(parse().security).toBeUndefined();
+    const built: AdminOptions[] = [];
+    const admin = {
+      createTopics: async () => undefined,
+      describeTopics: async () => [{ partitions: [{ leader: 1 }] }],
+      close: async () => undefined,
+    } as unknown as Admin;
+    await ensureVerifyTopic({ ...run, adminDeps: { createAdmin: (o) => (built.push(o), admin) } });
+    expect(built[0]).toMatchObject({ tls: { ca: 'CA-PEM' }, sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } });
+    const chaos = chaosCommand({ out: () => undefined, err: () => undefined }, () => undefined);
+    expect(chaos.options.map((o) => o.long)).toContain('--command-config');
+  });
 });

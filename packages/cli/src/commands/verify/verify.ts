@@ -13,9 +13,8 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { KafkaError, type Logger } from '@samsa/client';
 import { checkTopic, formatReport, startWorkload, type VerifyReport, type WorkloadOptions } from '@samsa/client/verify';
-import { openAdmin, type AdminToolDeps } from '../../shared/admin-client.js';
+import { fileReader, openAdmin, readCommandConfig, type AdminToolDeps } from '../../shared/admin-client.js';
 import { clientSecurityFromProperties, type ClientSecurityOptions } from '../../shared/client-security.js';
-import { readPropertiesFile } from '../../shared/properties.js';
 import { commandBuilder, printer, registerCommand, type CommandBuilder, type CommandIo } from '../../shared/runner.js';
 import { parseAcks, parseCompression, parseDuration, parseIntOption, parseLogDirs } from './verify-options.js';
 
@@ -42,17 +41,16 @@ export interface VerifyRunOptions {
   out: (s: string) => void;
   /** How the Admin that creates the topic is built (shared/admin-client.ts). */
   adminDeps?: AdminToolDeps;
-  /** The --command-config properties (the Admin's settings, security included). */
-  clientProperties?: Record<string, string>;
-  /** TLS / SASL of every connection (from --command-config). */
+  /** TLS / SASL of every connection (the admin, the producers, the checker): --command-config's security.protocol, ssl.*, sasl.*. */
   security?: ClientSecurityOptions;
 }
 
 /** Creates the topic unless it exists. */
 export async function ensureVerifyTopic(
-  o: Pick<VerifyRunOptions, 'bootstrap' | 'topic' | 'partitions' | 'replicationFactor' | 'minInsyncReplicas' | 'out' | 'adminDeps' | 'clientProperties'>,
+  o: Pick<VerifyRunOptions, 'bootstrap' | 'topic' | 'partitions' | 'replicationFactor' | 'minInsyncReplicas' | 'out' | 'adminDeps' | 'security'>,
 ): Promise<void> {
-  const admin = openAdmin({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify' }, o.adminDeps ?? {}, o.clientProperties);
+  const defaults = { bootstrapServers: o.bootstrap, clientId: 'samsa-verify', ...o.security };
+  const admin = openAdmin(defaults, o.adminDeps ?? {});
   try {
     await admin.createTopics(
       [{ name: o.topic, numPartitions: o.partitions, replicationFactor: o.replicationFactor, configs: { 'min.insync.replicas': String(o.minInsyncReplicas) } }],
@@ -67,7 +65,7 @@ export async function ensureVerifyTopic(
     await admin.close();
   }
   // metadata propagates: wait until every partition has a leader
-  const admin2 = openAdmin({ bootstrapServers: o.bootstrap, clientId: 'samsa-verify' }, o.adminDeps ?? {}, o.clientProperties);
+  const admin2 = openAdmin(defaults, o.adminDeps ?? {});
   try {
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -96,7 +94,7 @@ export async function runVerify(o: VerifyRunOptions): Promise<VerifyReport> {
     ...(o.transactional ? { transactional: o.transactional } : {}),
     ...(o.messages !== undefined ? { maxMessages: o.messages } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
-    ...(o.security ? { security: o.security } : {}),
+    ...o.security,
   });
   o.out(
     `Producing to ${o.topic} (run ${w.runId}): ${o.producers} producers, ${o.transactional ? `transactional (transactions of ${o.transactional.size}, ${o.transactional.abortEvery ? `1 in ${o.transactional.abortEvery}` : 'none'} aborted)` : o.idempotent ? 'idempotent' : 'not idempotent'}, acks=${o.acks === -1 ? 'all' : o.acks}, compression ${o.compression}, ${o.rate || 'unlimited'} msgs/s, ${o.messages !== undefined ? `${o.messages} messages` : `for ${Math.round((o.durationMs ?? 0) / 1000)} s`}.`,
@@ -125,7 +123,7 @@ export async function runVerify(o: VerifyRunOptions): Promise<VerifyReport> {
     ...(o.logDirs ? { replicaLogDirs: o.logDirs } : {}),
     timeoutMs: o.checkTimeoutMs,
     ...(o.logger ? { logger: o.logger } : {}),
-    ...(o.security ? { security: o.security } : {}),
+    ...o.security,
   });
 }
 
@@ -149,15 +147,17 @@ export interface RawVerifyOptions {
   checkTimeout: string;
   json?: boolean;
   verbose?: boolean;
-  /** Client properties file (security.protocol, ssl.*, sasl.*, admin timeouts). */
   commandConfig?: string;
 }
 
-/** Parses the command's options into a run (no I/O). */
-export function verifyRunOptions(raw: RawVerifyOptions, out: (s: string) => void): VerifyRunOptions {
+/** Parses the command's options into a run (no I/O but reading the --command-config file and the files it names, through `read`). */
+export function verifyRunOptions(raw: RawVerifyOptions, out: (s: string) => void, read: (path: string) => string | Buffer = fileReader({})): VerifyRunOptions {
   if (!raw.bootstrapServer) throw new Error('Missing required option --bootstrap-server');
+  const security = clientSecurityFromProperties(
+    readCommandConfig(raw.commandConfig, (f) => read(f).toString()),
+    read,
+  );
   const acks = parseAcks(raw.acks);
-  const clientProperties = raw.commandConfig !== undefined ? readPropertiesFile(raw.commandConfig) : undefined;
   if (raw.transactional && (!raw.idempotence || acks !== -1)) throw new Error('--transactional needs idempotence and --acks all');
   return {
     bootstrap: raw.bootstrapServer,
@@ -181,8 +181,8 @@ export function verifyRunOptions(raw: RawVerifyOptions, out: (s: string) => void
       : {}),
     ...(raw.logDirs ? { logDirs: parseLogDirs(raw.logDirs) } : {}),
     checkTimeoutMs: parseDuration(raw.checkTimeout),
+    ...(security.tls || security.sasl ? { security } : {}),
     ...(raw.verbose ? { logger: pino({ level: 'info' }, pino.destination(2)) as unknown as Logger } : {}),
-    ...(clientProperties ? { clientProperties, security: clientSecurityFromProperties(clientProperties) } : {}),
     out,
   };
 }
@@ -205,7 +205,7 @@ export function addVerifyOptions(cmd: Command): Command {
     .option('--abort-every <k>', 'abort every k-th transaction of each producer, 0: never (--transactional)', '7')
     .option('--log-dirs <id=dir,...>', "each broker's log.dirs, to compare the replicas' logs (divergence check)")
     .option('--check-timeout <duration>', 'how long the read-back may take', '120s')
-    .option('--command-config <file>', 'client properties file (security.protocol, ssl.*, sasl.mechanism, sasl.jaas.config) for every connection')
+    .option('--command-config <file>', 'client properties (security.protocol, ssl.*, sasl.mechanism, sasl.jaas.config) for every connection')
     .option('--json', 'print the report as JSON after the table')
     .option('--verbose', 'client logs (pino) on stderr');
 }
@@ -222,7 +222,7 @@ function defineVerifyOptions(cmd: Command): Command {
 /** Runs the workload and the check, prints the table (and --json); exit code 1 on any violation. */
 export async function executeVerifyCommand(raw: RawVerifyOptions, io: CommandIo, deps: AdminToolDeps = {}): Promise<number> {
   const out = printer(io);
-  const report = await runVerify({ ...verifyRunOptions(raw, out), adminDeps: deps });
+  const report = await runVerify({ ...verifyRunOptions(raw, out, deps.readFile), adminDeps: deps });
   out('');
   out(formatReport(report));
   if (raw.json) out(JSON.stringify(report, null, 2));
