@@ -1,18 +1,7 @@
-import { AclOperation, AclResourceType, CLUSTER_RESOURCE_NAME } from '@samsa/protocol';
+import { AclResourceType, CLUSTER_RESOURCE_NAME } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
-import { authorizedOperations } from '../security/authorizer.js';
-
-/** Kafka's cluster operations (what KIP-430 reports for the cluster resource). */
-const CLUSTER_OPERATIONS = [
-  AclOperation.CREATE,
-  AclOperation.ALTER,
-  AclOperation.DESCRIBE,
-  AclOperation.CLUSTER_ACTION,
-  AclOperation.DESCRIBE_CONFIGS,
-  AclOperation.ALTER_CONFIGS,
-  AclOperation.IDEMPOTENT_WRITE,
-];
+import { AUTHORIZED_OPERATIONS_OMITTED, SUPPORTED_OPERATIONS, authorizedOperations } from '../security/authorizer.js';
 
 export const describeClusterHandler: ApiHandler<60, BrokerServices> = {
   apiKey: 60,
@@ -31,7 +20,7 @@ export const describeClusterHandler: ApiHandler<60, BrokerServices> = {
       controllerId: s.metadata.controllerId,
       brokers,
       clusterAuthorizedOperations: req.body.includeClusterAuthorizedOperations
-        ? authorizedOperations(s, ctx, AclResourceType.CLUSTER, CLUSTER_RESOURCE_NAME, CLUSTER_OPERATIONS)
+        ? authorizedOperations(s, ctx, AclResourceType.CLUSTER, CLUSTER_RESOURCE_NAME, SUPPORTED_OPERATIONS.cluster)
         : -2147483648,
     };
   },
@@ -44,7 +33,7 @@ export const describeClusterHandler: ApiHandler<60, BrokerServices> = {
       clusterId: '',
       controllerId: -1,
       brokers: [],
-      clusterAuthorizedOperations: -2147483648,
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
     };
   },
 };

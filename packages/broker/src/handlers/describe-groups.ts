@@ -1,11 +1,10 @@
 import { AclOperation, AclResourceType, ErrorCode, type DescribeGroupsResponseGroup } from '@samsa/protocol';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
-import { authorize, authorizedOperations } from '../security/authorizer.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, SUPPORTED_OPERATIONS, authorize, authorizedOperations } from '../security/authorizer.js';
 
-const NO_OPS = -2147483648;
+const NO_OPS = AUTHORIZED_OPERATIONS_OMITTED;
 /** Without an authorizer Kafka reports every operation a group supports: READ(3), DELETE(6), DESCRIBE(8). */
-const GROUP_OPERATIONS = [AclOperation.READ, AclOperation.DELETE, AclOperation.DESCRIBE];
 
 /**
  * DescribeGroups v0–v5: state, protocol type, selected protocol and members; member metadata and
@@ -33,7 +32,7 @@ export const describeGroupsHandler: ApiHandler<15, BrokerServices> = {
           memberMetadata: m.metadata,
           memberAssignment: m.assignment,
         })),
-        authorizedOperations: includeOps && error === 0 ? authorizedOperations(s, ctx, AclResourceType.GROUP, groupId, GROUP_OPERATIONS) : NO_OPS,
+        authorizedOperations: includeOps && error === 0 ? authorizedOperations(s, ctx, AclResourceType.GROUP, groupId, SUPPORTED_OPERATIONS.group) : NO_OPS,
       };
     });
     return { throttleTimeMs: 0, groups };

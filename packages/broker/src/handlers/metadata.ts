@@ -1,12 +1,19 @@
-import { AclOperation, AclResourceType, ErrorCode, KafkaError, type MetadataResponseTopic } from '@samsa/protocol';
-import { authorize, authorizeCluster, authorizedNames } from '../security/authorizer.js';
+import { AclOperation, AclResourceType, CLUSTER_RESOURCE_NAME, ErrorCode, KafkaError, type MetadataResponseTopic } from '@samsa/protocol';
+import {
+  AUTHORIZED_OPERATIONS_OMITTED,
+  SUPPORTED_OPERATIONS,
+  authorize,
+  authorizeCluster,
+  authorizedNames,
+  authorizedOperations,
+} from '../security/authorizer.js';
 import { topicIdFromString } from '@samsa/zk-paths';
 import { INTERNAL_TOPICS, validateTopicName } from '../admin/topic-admin.js';
 import type { ApiHandler } from '../api/api-handler.js';
 import type { BrokerServices } from './services.js';
 
 const ZERO_UUID: Buffer = Buffer.alloc(16);
-const NO_OPS = -2147483648;
+const NO_OPS = AUTHORIZED_OPERATIONS_OMITTED;
 
 function topicIdBytes(id: string | undefined): Buffer {
   if (!id) return ZERO_UUID;
@@ -31,6 +38,8 @@ export const metadataHandler: ApiHandler<3, BrokerServices> = {
   async handle(req, ctx, s) {
     const v = req.apiVersion;
     const body = req.body;
+    // KIP-430 (v8+): the topic operations the principal may perform, when asked
+    const includeTopicOps = v >= 8 && body.includeTopicAuthorizedOperations;
     const brokers = [];
     for (const b of s.metadata.aliveBrokers()) {
       const e = s.metadata.endpoint(b.id, ctx.listener);
@@ -112,7 +121,7 @@ export const metadataHandler: ApiHandler<3, BrokerServices> = {
         topicId: topicIdBytes(s.metadata.topicId(name)),
         isInternal: INTERNAL_TOPICS.has(name),
         partitions,
-        topicAuthorizedOperations: NO_OPS,
+        topicAuthorizedOperations: includeTopicOps ? authorizedOperations(s, ctx, AclResourceType.TOPIC, name, SUPPORTED_OPERATIONS.topic) : NO_OPS,
       });
     }
     return {
@@ -121,7 +130,9 @@ export const metadataHandler: ApiHandler<3, BrokerServices> = {
       clusterId: s.clusterId,
       controllerId: s.metadata.controllerId,
       topics,
-      clusterAuthorizedOperations: NO_OPS,
+      clusterAuthorizedOperations: req.body.includeClusterAuthorizedOperations
+        ? authorizedOperations(s, ctx, AclResourceType.CLUSTER, CLUSTER_RESOURCE_NAME, SUPPORTED_OPERATIONS.cluster)
+        : NO_OPS,
     };
   },
   errorResponse(req, code) {

@@ -128,6 +128,33 @@ export function requireTransactionalId(services: HasAuthorizer, ctx: AuthContext
   }
 }
 
+/** KIP-430: what a response reports when the client did not ask for authorized operations (Int.MinValue). */
+export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+
+/** The operations Kafka reports for each resource type (AclEntry.supportedOperations). */
+export const SUPPORTED_OPERATIONS = {
+  topic: [
+    AclOperation.READ,
+    AclOperation.WRITE,
+    AclOperation.CREATE,
+    AclOperation.DESCRIBE,
+    AclOperation.DELETE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+  ],
+  group: [AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE],
+  cluster: [
+    AclOperation.CREATE,
+    AclOperation.CLUSTER_ACTION,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+    AclOperation.IDEMPOTENT_WRITE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE,
+  ],
+} as const satisfies Record<string, readonly AclOperationCode[]>;
+
 /**
  * KIP-430's authorized-operations bit field: bit `op` set for each of `ops` the principal may do on
  * the resource (decisions not logged, as Kafka's authorizedOperations).
