@@ -106,4 +106,35 @@ describe('acls', () => {
     expect((await run(f.deps, [...BS, '--add', '--allow-principal', 'User:a', '--topic', 't', '--resource-pattern-type', 'match'])).code).toBe(1);
     expect(f.acls).toEqual([]);
   });
+
+  it('acls – --producer and --consumer add the role sets as kafka-acls.sh does (and --remove takes them off)', async () => {
+    const f = fakeAdmin();
+    const show = () => f.acls.map((b) => `${b.pattern.resourceType}:${b.pattern.name} ${b.entry.principal} ${b.entry.operation}`).sort();
+    const p = await run(f.deps, [...BS, '--add', '--allow-principal', 'User:p', '--producer', '--topic', 'orders', '--transactional-id', 'tx', '--idempotent']);
+    expect(p.code).toBe(0);
+    // topic 2, cluster 4, transactional id 5; ops: CREATE 5, WRITE 4, DESCRIBE 8, IDEMPOTENT_WRITE 12
+    expect(show()).toEqual(['2:orders User:p 4', '2:orders User:p 5', '2:orders User:p 8', '4:kafka-cluster User:p 12', '5:tx User:p 4', '5:tx User:p 8']);
+    const c = await run(f.deps, [...BS, '--add', '--allow-principal', 'User:c', '--consumer', '--topic', 'orders', '--group', 'g1']);
+    expect(c.code).toBe(0);
+    // READ 3 on the topic and the group (3), DESCRIBE 8 on the topic
+    expect(show().filter((x) => x.includes('User:c'))).toEqual(['2:orders User:c 3', '2:orders User:c 8', '3:g1 User:c 3']);
+    await run(f.deps, [...BS, '--remove', '--force', '--allow-principal', 'User:c', '--consumer', '--topic', 'orders', '--group', 'g1']);
+    expect(show().filter((x) => x.includes('User:c'))).toEqual([]);
+    expect(f.acls).toHaveLength(6);
+  });
+
+  it('acls – --producer/--consumer usage errors', async () => {
+    const f = fakeAdmin();
+    expect((await run(f.deps, [...BS, '--add', '--allow-principal', 'User:c', '--consumer', '--topic', 't'])).err).toMatch(
+      /With --consumer you must specify a --topic and a --group/,
+    );
+    expect((await run(f.deps, [...BS, '--add', '--allow-principal', 'User:p', '--producer', '--group', 'g'])).err).toMatch(
+      /With --producer you must specify a --topic/,
+    );
+    expect((await run(f.deps, [...BS, '--add', '--allow-principal', 'User:p', '--producer', '--topic', 't', '--operation', 'Read'])).err).toMatch(
+      /can't be used with option "\[operation\]"/,
+    );
+    expect((await run(f.deps, [...BS, '--list', '--producer', '--topic', 't'])).err).toMatch(/only valid with --add or --remove/);
+    expect(f.acls).toEqual([]);
+  });
 });

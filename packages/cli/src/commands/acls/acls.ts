@@ -46,6 +46,9 @@ export interface RawAclsOptions {
   cluster?: boolean;
   transactionalId?: string[];
   resourcePatternType?: string;
+  producer?: boolean;
+  consumer?: boolean;
+  idempotent?: boolean;
 }
 
 export class AclsUsageError extends Error {
@@ -120,6 +123,56 @@ export function entries(raw: RawAclsOptions): AccessControlEntry[] {
   return out;
 }
 
+type PatternFilter = AclBindingFilter['patternFilter'];
+
+/**
+ * The ACLs to add or remove per resource (AclCommand.getResourceToAcls): --operation on every
+ * resource, or the --producer / --consumer convenience sets — producer: Write, Describe, Create on
+ * topics, Write, Describe on transactional ids, IdempotentWrite on the cluster with --idempotent;
+ * consumer: Read, Describe on topics, Read on groups.
+ */
+export function resourceToAcls(raw: RawAclsOptions): Array<{ filter: PatternFilter; aces: AccessControlEntry[] }> {
+  const filters = resourceFilters(raw);
+  if (!raw.producer && !raw.consumer) {
+    const aces = entries(raw);
+    return filters.map((filter) => ({ filter, aces }));
+  }
+  if (raw.operation?.length || raw.denyPrincipal?.length || raw.denyHost?.length) {
+    throw new AclsUsageError('Option "[producer]" or "[consumer]" can\'t be used with option "[operation]", "[deny-principal]" or "[deny-host]"');
+  }
+  if (raw.producer && !raw.topic?.length && !raw.transactionalId?.length) {
+    throw new AclsUsageError('With --producer you must specify a --topic or a --transactional-id');
+  }
+  if (raw.consumer && (!raw.topic?.length || !raw.group?.length || raw.cluster || raw.transactionalId?.length)) {
+    throw new AclsUsageError('With --consumer you must specify a --topic and a --group and no --cluster or --transactional-id option should be specified.');
+  }
+  const withOps = (ops: string[]) => entries({ ...raw, operation: ops });
+  const out: Array<{ filter: PatternFilter; aces: AccessControlEntry[] }> = [];
+  const add = (filter: PatternFilter, ops: string[]) => {
+    const existing = out.find(
+      (e) => e.filter.resourceType === filter.resourceType && e.filter.name === filter.name && e.filter.patternType === filter.patternType,
+    );
+    const aces = withOps(ops);
+    if (existing)
+      existing.aces.push(...aces.filter((a) => !existing.aces.some((b) => b.principal === a.principal && b.host === a.host && b.operation === a.operation)));
+    else out.push({ filter, aces });
+  };
+  for (const f of filters) {
+    if (f.resourceType === AclResourceType.TOPIC) {
+      if (raw.producer) add(f, ['Write', 'Describe', 'Create']);
+      if (raw.consumer) add(f, ['Read', 'Describe']);
+    } else if (f.resourceType === AclResourceType.GROUP) {
+      if (raw.consumer) add(f, ['Read']);
+    } else if (f.resourceType === AclResourceType.TRANSACTIONAL_ID) {
+      if (raw.producer) add(f, ['Write', 'Describe']);
+    }
+  }
+  if (raw.producer && raw.idempotent) {
+    add({ resourceType: AclResourceType.CLUSTER, name: CLUSTER_RESOURCE_NAME, patternType: AclPatternType.LITERAL }, ['IdempotentWrite']);
+  }
+  return out;
+}
+
 /** `ResourcePatternFilter(resourceType=TOPIC, name=orders-, patternType=PREFIXED)`. */
 function filterToString(f: AclBindingFilter['patternFilter']): string {
   return `ResourcePatternFilter(resourceType=${aclResourceTypeName(f.resourceType)}, name=${f.name}, patternType=${aclPatternTypeName(f.patternType)})`;
@@ -170,12 +223,13 @@ export async function executeAclsCommand(raw: RawAclsOptions, io: AclsIo, deps: 
   if (actions !== 1) return fail('Command must include exactly one action: --list, --add, --remove.');
   if (raw.bootstrapServer === undefined) return fail('Missing required argument "[bootstrap-server]"');
   let filters: Array<AclBindingFilter['patternFilter']>;
-  let aces: AccessControlEntry[];
+  let perResource: Array<{ filter: PatternFilter; aces: AccessControlEntry[] }>;
   let props: Record<string, string>;
   let admin: ReturnType<typeof openAdmin>;
   try {
-    filters = resourceFilters(raw);
-    aces = entries(raw);
+    if ((raw.producer || raw.consumer) && !raw.add && !raw.remove) throw new AclsUsageError('--producer and --consumer are only valid with --add or --remove.');
+    perResource = resourceToAcls(raw);
+    filters = raw.producer || raw.consumer ? perResource.map((e) => e.filter) : resourceFilters(raw);
     props = readCommandConfig(raw.commandConfig, fileReader(deps));
     if (raw.add) {
       if (filters.length === 0)
@@ -183,8 +237,9 @@ export async function executeAclsCommand(raw: RawAclsOptions, io: AclsIo, deps: 
       if (filters.some((f) => f.patternType !== AclPatternType.LITERAL && f.patternType !== AclPatternType.PREFIXED)) {
         throw new AclsUsageError('A --resource-pattern-type of any or match is only valid with --list and --remove.');
       }
-      if (aces.length === 0) throw new AclsUsageError('You must specify one of: --allow-principal, --deny-principal when trying to add ACLs.');
-      for (const f of filters) {
+      if (perResource.every((e) => e.aces.length === 0))
+        throw new AclsUsageError('You must specify one of: --allow-principal, --deny-principal when trying to add ACLs.');
+      for (const { filter: f, aces } of perResource) {
         const supported = SUPPORTED_OPERATIONS[f.resourceType] ?? [];
         if (aces.some((a) => !supported.includes(a.operation))) {
           throw new AclsUsageError(`ResourceType ${aclResourceTypeName(f.resourceType)} only supports operations ${supported.map(aclOperationName).join(',')}`);
@@ -206,7 +261,7 @@ export async function executeAclsCommand(raw: RawAclsOptions, io: AclsIo, deps: 
   try {
     if (raw.add) {
       const bindings: AclBinding[] = [];
-      for (const f of filters) {
+      for (const { filter: f, aces } of perResource) {
         const pattern = { resourceType: f.resourceType, name: f.name!, patternType: f.patternType } as ResourcePattern;
         println(aclBlock('Adding ACLs for resource', resourcePatternToString(pattern), aces));
         for (const entry of aces) bindings.push({ pattern, entry });
@@ -214,7 +269,7 @@ export async function executeAclsCommand(raw: RawAclsOptions, io: AclsIo, deps: 
       await admin.createAcls(bindings);
       await list();
     } else if (raw.remove) {
-      for (const f of filters) {
+      for (const { filter: f, aces } of perResource) {
         const question =
           aces.length === 0
             ? `Are you sure you want to delete all ACLs for resource filter \`${filterToString(f)}\`? (y/n)`
@@ -267,6 +322,12 @@ function defineAclsOptions(cmd: Command): Command {
       'The transactionalId to which ACLs should be added or removed. A value of * indicates the ACLs should apply to all transactionalIds. Repeatable.',
       collect,
     )
+    .option(
+      '--producer',
+      'Convenience option to add/remove ACLs for producer role: Write, Describe and Create on topics (Write, Describe on transactional ids).',
+    )
+    .option('--consumer', 'Convenience option to add/remove ACLs for consumer role: Read and Describe on topics, Read on groups.')
+    .option('--idempotent', 'Enable idempotence for the producer: with --producer, adds IdempotentWrite on the cluster.')
     .option(
       '--resource-pattern-type <type>',
       'The type of the resource pattern or pattern filter: literal or prefixed when adding; literal, prefixed, any or match for --list and --remove. Default: literal.',
