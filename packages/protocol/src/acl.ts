@@ -38,6 +38,34 @@ export type AclPermissionType = (typeof AclPermissionType)[keyof typeof AclPermi
 export const AclPatternType = { UNKNOWN: 0, ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const;
 export type AclPatternType = (typeof AclPatternType)[keyof typeof AclPatternType];
 
+/**
+ * The operations each resource type has (Kafka's AclEntry.supportedOperations, without ALL): what
+ * KIP-430 reports as authorized operations and, with ALL, what kafka-acls.sh accepts.
+ */
+export const SUPPORTED_ACL_OPERATIONS: Readonly<Partial<Record<AclResourceType, readonly AclOperation[]>>> = {
+  [AclResourceType.TOPIC]: [
+    AclOperation.READ,
+    AclOperation.WRITE,
+    AclOperation.CREATE,
+    AclOperation.DESCRIBE,
+    AclOperation.DELETE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+  ],
+  [AclResourceType.GROUP]: [AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE],
+  [AclResourceType.CLUSTER]: [
+    AclOperation.CREATE,
+    AclOperation.CLUSTER_ACTION,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+    AclOperation.IDEMPOTENT_WRITE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE,
+  ],
+  [AclResourceType.TRANSACTIONAL_ID]: [AclOperation.DESCRIBE, AclOperation.WRITE],
+};
+
 /** The only name a CLUSTER resource has. */
 export const CLUSTER_RESOURCE_NAME = 'kafka-cluster';
 /** A LITERAL resource name matching every resource of its type. */

@@ -8,6 +8,7 @@ import {
   AclResourceType,
   CLUSTER_RESOURCE_NAME,
   KafkaError,
+  SUPPORTED_ACL_OPERATIONS,
   type AclBinding,
   type AclBindingFilter,
   type AclOperation as AclOperationCode,
@@ -133,27 +134,10 @@ export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 /** The operations Kafka reports for each resource type (AclEntry.supportedOperations). */
 export const SUPPORTED_OPERATIONS = {
-  topic: [
-    AclOperation.READ,
-    AclOperation.WRITE,
-    AclOperation.CREATE,
-    AclOperation.DESCRIBE,
-    AclOperation.DELETE,
-    AclOperation.ALTER,
-    AclOperation.DESCRIBE_CONFIGS,
-    AclOperation.ALTER_CONFIGS,
-  ],
-  group: [AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE],
-  cluster: [
-    AclOperation.CREATE,
-    AclOperation.CLUSTER_ACTION,
-    AclOperation.DESCRIBE_CONFIGS,
-    AclOperation.ALTER_CONFIGS,
-    AclOperation.IDEMPOTENT_WRITE,
-    AclOperation.ALTER,
-    AclOperation.DESCRIBE,
-  ],
-} as const satisfies Record<string, readonly AclOperationCode[]>;
+  topic: SUPPORTED_ACL_OPERATIONS[AclResourceType.TOPIC] ?? [],
+  group: SUPPORTED_ACL_OPERATIONS[AclResourceType.GROUP] ?? [],
+  cluster: SUPPORTED_ACL_OPERATIONS[AclResourceType.CLUSTER] ?? [],
+} as const;
 
 /**
  * KIP-430's authorized-operations bit field: bit `op` set for each of `ops` the principal may do on

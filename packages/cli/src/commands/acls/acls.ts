@@ -6,6 +6,7 @@ import {
   AclPermissionType,
   AclResourceType,
   CLUSTER_RESOURCE_NAME,
+  SUPPORTED_ACL_OPERATIONS,
   accessControlEntryToString,
   aclOperationName,
   aclPatternTypeName,
@@ -58,32 +59,11 @@ export class AclsUsageError extends Error {
   }
 }
 
-/** Operations Kafka accepts per resource type (AclCommand.ResourceToAclOperations). */
-const SUPPORTED_OPERATIONS: Record<number, readonly AclOperation[]> = {
-  [AclResourceType.TOPIC]: [
-    AclOperation.READ,
-    AclOperation.WRITE,
-    AclOperation.CREATE,
-    AclOperation.DESCRIBE,
-    AclOperation.DELETE,
-    AclOperation.ALTER,
-    AclOperation.DESCRIBE_CONFIGS,
-    AclOperation.ALTER_CONFIGS,
-    AclOperation.ALL,
-  ],
-  [AclResourceType.GROUP]: [AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE, AclOperation.ALL],
-  [AclResourceType.CLUSTER]: [
-    AclOperation.CREATE,
-    AclOperation.CLUSTER_ACTION,
-    AclOperation.DESCRIBE_CONFIGS,
-    AclOperation.ALTER_CONFIGS,
-    AclOperation.IDEMPOTENT_WRITE,
-    AclOperation.ALTER,
-    AclOperation.DESCRIBE,
-    AclOperation.ALL,
-  ],
-  [AclResourceType.TRANSACTIONAL_ID]: [AclOperation.DESCRIBE, AclOperation.WRITE, AclOperation.ALL],
-};
+/** Operations Kafka accepts per resource type (AclCommand.ResourceToAclOperations): the supported ones and All. */
+const acceptedOperations = (resourceType: number): readonly AclOperation[] => [
+  ...(SUPPORTED_ACL_OPERATIONS[resourceType as AclResourceType] ?? []),
+  AclOperation.ALL,
+];
 
 const PATTERN_TYPES: Record<string, AclPatternType> = {
   literal: AclPatternType.LITERAL,
@@ -240,7 +220,7 @@ export async function executeAclsCommand(raw: RawAclsOptions, io: AclsIo, deps: 
       if (perResource.every((e) => e.aces.length === 0))
         throw new AclsUsageError('You must specify one of: --allow-principal, --deny-principal when trying to add ACLs.');
       for (const { filter: f, aces } of perResource) {
-        const supported = SUPPORTED_OPERATIONS[f.resourceType] ?? [];
+        const supported = acceptedOperations(f.resourceType);
         if (aces.some((a) => !supported.includes(a.operation))) {
           throw new AclsUsageError(`ResourceType ${aclResourceTypeName(f.resourceType)} only supports operations ${supported.map(aclOperationName).join(',')}`);
         }
