@@ -85,6 +85,7 @@ export class ReplicaFetcher {
       `broker-${o.brokerId}-fetcher-${sourceBrokerId}`,
       Math.max(o.requestTimeoutMs, o.maxWaitMs + 5000),
       o.onConnect,
+      o.tls,
     );
   }
 
