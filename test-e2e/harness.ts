@@ -61,10 +61,17 @@ export interface ClusterOptions {
    * Security protocol of each broker's client listener (which is also the inter-broker one) and of
    * its CONTROLLER listener (processes backend); the ssl.* settings go in `overrides`.
    */
-  securityProtocol?: 'PLAINTEXT' | 'SSL';
+  securityProtocol?: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
   controlSecurityProtocol?: 'PLAINTEXT' | 'SSL';
+  /** More client listeners per broker (processes backend), each on a free port: `b.o.extraListeners`. */
+  extraListeners?: ReadonlyArray<{ name: string; securityProtocol: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL' }>;
   /** TLS options of the harness's own client connections (readiness, coordinatorOf) to an SSL client listener. */
   clientTls?: TlsConnectionOptions;
+  /**
+   * Runs against ZooKeeper (the cluster's chroot) before any broker starts, e.g. to write the SCRAM
+   * credentials of the inter-broker user, as Kafka's docs have it done before the brokers start.
+   */
+  beforeBrokers?: (zk: KafkaZk) => Promise<void>;
 }
 
 /** Hosts, fixed ports and network namespaces for a cluster's processes (see ClusterOptions.placement). */
@@ -82,6 +89,8 @@ export class TestCluster {
   private network: StartedNetwork | undefined;
   /** ClusterOptions.clientTls. */
   clientTls: TlsConnectionOptions | undefined;
+  /** ClusterOptions.sasl. */
+  sasl: SaslOptions | undefined;
 
   static async start(o: ClusterOptions = {}): Promise<TestCluster> {
     const c = new TestCluster();
@@ -98,6 +107,7 @@ export class TestCluster {
   private async launch(o: ClusterOptions): Promise<void> {
     const c = this as TestCluster;
     c.clientTls = o.clientTls;
+    c.sasl = o.sasl;
     const n = o.brokers ?? 3;
     const verbose = o.verbose ?? process.env['SAMSA_E2E_VERBOSE'] === '1';
     if (onContainers) {
@@ -134,7 +144,11 @@ export class TestCluster {
             }
           : {}),
       });
-      const ports = o.placement ? [] : await freePorts(n * (o.metrics ? 3 : 2));
+      const extraCount = n * (o.extraListeners?.length ?? 0);
+      // one call, so that no two ports coincide
+      const allPorts = await freePorts((o.placement ? 0 : n * (o.metrics ? 3 : 2)) + extraCount);
+      const ports = allPorts.slice(0, allPorts.length - extraCount);
+      const extraPorts = allPorts.slice(allPorts.length - extraCount);
       for (let i = 0; i < n; i++) {
         const bp = o.placement?.broker(i);
         c.brokers.push(
@@ -154,6 +168,7 @@ export class TestCluster {
             overrides: o.overrides ?? {},
             ...(o.securityProtocol ? { securityProtocol: o.securityProtocol } : {}),
             ...(o.controlSecurityProtocol ? { controlSecurityProtocol: o.controlSecurityProtocol } : {}),
+            ...(o.extraListeners ? { extraListeners: o.extraListeners.map((l, j) => ({ ...l, port: extraPorts[i * o.extraListeners!.length + j]! })) } : {}),
             logToFile: true,
             ...(o.env ? { env: o.env } : {}),
             ...(verbose ? { onLine: (name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`) } : {}),
@@ -161,9 +176,10 @@ export class TestCluster {
         );
       }
     }
+    c.admin = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
+    await o.beforeBrokers?.(c.admin);
     await Promise.all(c.brokers.map((b) => b.launch()));
     await Promise.all(c.brokers.map((b) => b.waitReady()));
-    c.admin = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
     // every broker registered and a controller elected
     await until(
       async () => (await c.admin.getBrokerIds()).length === n && (await c.admin.getControllerId()) !== null,
@@ -247,7 +263,12 @@ export class TestCluster {
 
   /** The broker coordinating `groupId` (FindCoordinator). */
   async coordinatorOf(groupId: string): Promise<number> {
-    const cluster = new Cluster({ bootstrapServers: this.bootstrap, clientId: 'samsa-e2e-harness', ...(this.clientTls ? { tls: this.clientTls } : {}) });
+    const cluster = new Cluster({
+      bootstrapServers: this.bootstrap,
+      clientId: 'samsa-e2e-harness',
+      ...(this.clientTls ? { tls: this.clientTls } : {}),
+      ...(this.sasl ? { sasl: this.sasl } : {}),
+    });
     try {
       return (await cluster.retry('FindCoordinator', () => findGroupCoordinator(cluster, groupId), { timeoutMs: 30_000 })).nodeId;
     } finally {
