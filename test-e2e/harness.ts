@@ -8,7 +8,7 @@
  * cannot (no Docker engine reachable, no image), every suite is reported as skipped with the reason.
  */
 import { spawn } from 'node:child_process';
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { scramCredential } from './clients/secure-helpers.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +64,8 @@ export interface ClusterOptions {
    */
   securityProtocol?: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
   controlSecurityProtocol?: 'PLAINTEXT' | 'SSL';
+  /** More client listeners per broker (processes backend), each on a free port: `b.o.extraListeners`. */
+  extraListeners?: ReadonlyArray<{ name: string; securityProtocol: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL' }>;
   /** TLS options of the harness's own client connections (readiness, coordinatorOf) to an SSL client listener. */
   clientTls?: TlsConnectionOptions;
   /**
@@ -72,16 +74,11 @@ export interface ClusterOptions {
    * does: the inter-broker user of a SCRAM inter-broker listener must exist before any broker runs.
    */
   scramUsers?: ReadonlyArray<{ user: string; mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512'; password: string }>;
-}
-
-/** Kafka's stored SCRAM credential (`salt=…,stored_key=…,server_key=…,iterations=N`, RFC 5802) for `password`. */
-export function scramCredential(mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', password: string, iterations = 4096): string {
-  const hash = mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512';
-  const salt = randomBytes(32);
-  const salted = pbkdf2Sync(password, salt, iterations, hash === 'sha256' ? 32 : 64, hash);
-  const storedKey = createHash(hash).update(createHmac(hash, salted).update('Client Key').digest()).digest();
-  const serverKey = createHmac(hash, salted).update('Server Key').digest();
-  return `salt=${salt.toString('base64')},stored_key=${storedKey.toString('base64')},server_key=${serverKey.toString('base64')},iterations=${iterations}`;
+  /**
+   * Runs against ZooKeeper (the cluster's chroot) before any broker starts, e.g. to write the SCRAM
+   * credentials of the inter-broker user, as Kafka's docs have it done before the brokers start.
+   */
+  beforeBrokers?: (zk: KafkaZk) => Promise<void>;
 }
 
 /** Hosts, fixed ports and network namespaces for a cluster's processes (see ClusterOptions.placement). */
@@ -167,7 +164,11 @@ export class TestCluster {
           await zk.zk.close();
         }
       }
-      const ports = o.placement ? [] : await freePorts(n * (o.metrics ? 3 : 2));
+      const extraCount = n * (o.extraListeners?.length ?? 0);
+      // one call, so that no two ports coincide
+      const allPorts = await freePorts((o.placement ? 0 : n * (o.metrics ? 3 : 2)) + extraCount);
+      const ports = allPorts.slice(0, allPorts.length - extraCount);
+      const extraPorts = allPorts.slice(allPorts.length - extraCount);
       for (let i = 0; i < n; i++) {
         const bp = o.placement?.broker(i);
         c.brokers.push(
@@ -187,6 +188,7 @@ export class TestCluster {
             overrides: o.overrides ?? {},
             ...(o.securityProtocol ? { securityProtocol: o.securityProtocol } : {}),
             ...(o.controlSecurityProtocol ? { controlSecurityProtocol: o.controlSecurityProtocol } : {}),
+            ...(o.extraListeners ? { extraListeners: o.extraListeners.map((l, j) => ({ ...l, port: extraPorts[i * o.extraListeners!.length + j]! })) } : {}),
             logToFile: true,
             ...(o.env ? { env: o.env } : {}),
             ...(verbose ? { onLine: (name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`) } : {}),
@@ -194,9 +196,10 @@ export class TestCluster {
         );
       }
     }
+    c.admin = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
+    await o.beforeBrokers?.(c.admin);
     await Promise.all(c.brokers.map((b) => b.launch()));
     await Promise.all(c.brokers.map((b) => b.waitReady()));
-    c.admin = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
     // every broker registered and a controller elected
     await until(
       async () => (await c.admin.getBrokerIds()).length === n && (await c.admin.getControllerId()) !== null,

@@ -34,4 +34,22 @@ describe('broker process', () => {
       rmSync(`/tmp/samsa-bp-test-${process.pid}`, { recursive: true, force: true });
     }
   });
+
+  it('broker process – extraListeners are appended to listeners, advertised.listeners and listener.security.protocol.map', () => {
+    const b = new BrokerProcess({
+      id: 1,
+      port: 9092,
+      controlPort: 19092,
+      securityProtocol: 'SASL_SSL',
+      controlSecurityProtocol: 'SSL',
+      extraListeners: [{ name: 'MTLS', securityProtocol: 'SSL', port: 29092 }],
+      zookeeperConnect: '127.0.0.1:2181/x',
+      dir: '/tmp/unused',
+    });
+    const p = b.properties();
+    expect(p['listeners']).toBe('SASL_SSL://127.0.0.1:9092,CONTROLLER://127.0.0.1:19092,MTLS://127.0.0.1:29092');
+    expect(p['advertised.listeners']).toBe(p['listeners']);
+    expect(p['listener.security.protocol.map']).toBe('SASL_SSL:SASL_SSL,CONTROLLER:SSL,MTLS:SSL');
+    expect(p['security.inter.broker.protocol']).toBe('SASL_SSL');
+  });
 });

@@ -22,6 +22,8 @@ export interface BrokerProcessOptions {
   securityProtocol?: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
   /** Security protocol of the CONTROLLER listener. Default PLAINTEXT. */
   controlSecurityProtocol?: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+  /** More client listeners on this host (e.g. `MTLS` mapped to SSL), after the client and CONTROLLER ones. */
+  extraListeners?: ReadonlyArray<{ name: string; securityProtocol: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL'; port: number }>;
   /** metrics.port: HTTP /metrics, /health, /ready (unset or <= 0: disabled). */
   metricsPort?: number;
   zookeeperConnect: string;
@@ -90,12 +92,21 @@ export class BrokerProcess {
   /** The broker's server.properties for this process. */
   properties(): Record<string, string> {
     const sp = this.o.securityProtocol ?? 'PLAINTEXT';
-    const listeners = `${sp}://${this.host}:${this.o.port},CONTROLLER://${this.host}:${this.o.controlPort}`;
+    const extra = this.o.extraListeners ?? [];
+    const listeners = [
+      `${sp}://${this.host}:${this.o.port}`,
+      `CONTROLLER://${this.host}:${this.o.controlPort}`,
+      ...extra.map((l) => `${l.name}://${this.host}:${l.port}`),
+    ].join(',');
     return {
       'broker.id': String(this.o.id),
       listeners,
       'advertised.listeners': listeners,
-      'listener.security.protocol.map': `${sp}:${sp},CONTROLLER:${this.o.controlSecurityProtocol ?? 'PLAINTEXT'}`,
+      'listener.security.protocol.map': [
+        `${sp}:${sp}`,
+        `CONTROLLER:${this.o.controlSecurityProtocol ?? 'PLAINTEXT'}`,
+        ...extra.map((l) => `${l.name}:${l.securityProtocol}`),
+      ].join(','),
       'control.plane.listener.name': 'CONTROLLER',
       ...(sp !== 'PLAINTEXT' ? { 'security.inter.broker.protocol': sp } : {}),
       'log.dirs': join(resolve(this.o.dir), 'logs'),
