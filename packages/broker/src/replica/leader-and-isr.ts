@@ -204,12 +204,20 @@ function changeFollowerFetchers(h: ReplicaStateHost, req: LeaderAndIsrRequest, a
   h.fetchers.addPartitions(add);
 }
 
+/** StopReplica requests larger than this log one summary line instead of a line per partition. */
+export const STOP_REPLICA_PER_PARTITION_INFO_LIMIT = 100;
+
 export async function applyStopReplica(h: ReplicaStateHost, req: StopReplicaRequest): Promise<StopReplicaResponse> {
   if (req.controllerEpoch < h.controllerEpoch) {
     throw new KafkaError('STALE_CONTROLLER_EPOCH', `controller epoch ${req.controllerEpoch} is older than ${h.controllerEpoch}`);
   }
   h.controllerEpoch = req.controllerEpoch;
+  const started = performance.now();
   const partitionErrors: PartitionError[] = [];
+  // a line per partition for small requests; a large one (a controlled shutdown's followers) gets one summary
+  const perPartition = req.partitions.length <= STOP_REPLICA_PER_PARTITION_INFO_LIMIT;
+  let stopped = 0;
+  let deleted = 0;
   for (const s of req.partitions) {
     const p = h.partitions.get(s.topic, s.partition);
     if (p && s.leaderEpoch >= 0 && s.leaderEpoch < p.leaderEpoch) {
@@ -232,8 +240,24 @@ export async function applyStopReplica(h: ReplicaStateHost, req: StopReplicaRequ
         continue;
       }
     }
-    h.stateChangeLogger.info({ topic: s.topic, partition: s.partition, deletePartition: s.deletePartition }, 'stopped replica');
+    if (perPartition) h.stateChangeLogger.info({ topic: s.topic, partition: s.partition, deletePartition: s.deletePartition }, 'stopped replica');
+    else h.stateChangeLogger.debug({ topic: s.topic, partition: s.partition, deletePartition: s.deletePartition }, 'stopped replica');
+    stopped++;
+    if (s.deletePartition) deleted++;
     partitionErrors.push({ topic: s.topic, topicId: '', partition: s.partition, errorCode: ErrorCode.NONE });
+  }
+  if (!perPartition) {
+    h.stateChangeLogger.info(
+      {
+        controllerEpoch: req.controllerEpoch,
+        partitions: req.partitions.length,
+        stopped,
+        deleted,
+        errors: req.partitions.length - stopped,
+        ms: Math.round(performance.now() - started),
+      },
+      'applied StopReplica request',
+    );
   }
   return { errorCode: 0, partitionErrors };
 }

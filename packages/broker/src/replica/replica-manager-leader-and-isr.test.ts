@@ -1,9 +1,11 @@
+import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ErrorCode, LeaderAndIsrType, topicPartitionKey, type LeaderAndIsrRequest, type TopicPartition } from '@samsa/protocol';
 import type { Log } from '@samsa/storage';
 import { makeTempDir } from '@samsa/storage/testing';
 import { testReplicaManagerOptions, testTopicSettings } from './test-replica-manager.js';
 import { ReplicaManager } from './replica-manager.js';
+import { STOP_REPLICA_PER_PARTITION_INFO_LIMIT } from './leader-and-isr.js';
 
 const settings = testTopicSettings(1);
 
@@ -129,4 +131,25 @@ it('replica manager – a LeaderAndIsr answers its partitions in request order, 
   ]);
   for (const p of [0, 1, 2, 4, 5]) expect(rm.getPartition('t', p)?.log?.epochs.latestEntry).toEqual({ epoch: 2, startOffset: 0n });
   expect(rm.getPartition('t', 3)).toBeUndefined();
+});
+
+it('replica manager – StopReplica logs a line per partition for a small request and one summary line for a large one', async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const captured = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+  const rm = new ReplicaManager({ ...testReplicaManagerOptions(dir, logs, settings, (t) => t === 't'), stateChangeLogger: captured });
+  managers.push(rm);
+  const stop = (from: number, count: number) =>
+    rm.stopReplicas({
+      controllerId: 1,
+      controllerEpoch: 1,
+      brokerEpoch: 1n,
+      partitions: Array.from({ length: count }, (_, i) => ({ topic: 't', partition: from + i, deletePartition: false, leaderEpoch: -1 })),
+    });
+  await stop(0, 3);
+  expect(lines.filter((l) => l['msg'] === 'stopped replica')).toHaveLength(3);
+  lines.length = 0;
+  const r = await stop(3, STOP_REPLICA_PER_PARTITION_INFO_LIMIT + 1);
+  expect(r.partitionErrors).toHaveLength(STOP_REPLICA_PER_PARTITION_INFO_LIMIT + 1);
+  expect(lines.map((l) => l['msg'])).toEqual(['applied StopReplica request']);
+  expect(lines[0]).toMatchObject({ partitions: STOP_REPLICA_PER_PARTITION_INFO_LIMIT + 1, stopped: STOP_REPLICA_PER_PARTITION_INFO_LIMIT + 1, errors: 0 });
 });
