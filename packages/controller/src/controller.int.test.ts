@@ -212,6 +212,26 @@ describe('controller against real ZooKeeper', () => {
     expect(next.controller.ctx.leadershipOf(tp)?.zkVersion).toBeGreaterThan(before.zkVersion);
   });
 
+  it('controller – a broker shutting down retires its hot standby, and a controller change does not start it again', async () => {
+    fresh();
+    const brokers = await Promise.all([0, 1, 2].map(startBroker));
+    const first = await until(() => brokers.find((b) => b.controller.isActive), 'active controller');
+    const [retiring, other] = brokers.filter((b) => b !== first);
+    await until(() => retiring!.controller.standby?.isRunning === true && other!.controller.standby?.isRunning === true, 'standbys running');
+    retiring!.controller.retireStandby();
+    expect(retiring!.controller.standby?.isRunning).toBe(false);
+    // the controller moves: the other standby is the new controller or restarts; the retired one stays off
+    await first.controller.shutdown();
+    await first.zk.close();
+    await until(() => [retiring, other].some((b) => b!.controller.isActive), 'new controller');
+    await until(
+      () => [retiring, other].every((b) => b!.controller.activeControllerId >= 0 && b!.controller.activeControllerId !== first.id),
+      'everyone follows',
+    );
+    // (a new controller stops its standby too: either way it is not running)
+    expect(retiring!.controller.standby?.isRunning).toBe(false);
+  });
+
   it('controller – deleting /controller by hand triggers a re-election', async () => {
     fresh();
     const brokers = await Promise.all([0, 1].map(startBroker));

@@ -91,6 +91,8 @@ export class KafkaController {
   private readonly caller: calls.ControllerCaller;
   /** This broker's hot-standby controller context (undefined when disabled); the broker feeds it its UpdateMetadata. */
   readonly standby: HotStandby | undefined;
+  /** retireStandby() ran: the standby is not started again. */
+  private standbyRetired = false;
   private readonly onZkState = (e: ZkSessionEvent) => {
     // Kafka's beforeInitializingSession: queued events are dropped (callers answered NOT_CONTROLLER)
     if (e === ZkSessionEvent.Expired) this.events.clearAndPut({ type: 'Expire' });
@@ -175,6 +177,16 @@ export class KafkaController {
       this.events.put(node ? { type: 'ControllerChange' } : { type: 'Reelect' }),
     );
     this.events.put({ type: 'Startup' });
+  }
+
+  /**
+   * The broker is shutting down: it will not take over as controller, so its hot standby stops for
+   * good (ZooKeeper's watch events for every state a controlled shutdown writes cost it nothing more).
+   * If it still wins an election meanwhile, the failover reads everything from ZooKeeper.
+   */
+  retireStandby(): void {
+    this.standbyRetired = true;
+    this.standby?.stop();
   }
 
   async shutdown(): Promise<void> {
@@ -302,7 +314,7 @@ export class KafkaController {
     if (current !== null) {
       this.activeControllerId = current;
       if (current !== this.o.brokerId) this.log.info({ activeControllerId: current }, 'another broker is the controller');
-      if (!this.isActive) this.standby?.start();
+      if (!this.isActive && !this.standbyRetired) this.standby?.start();
       return;
     }
     try {
@@ -327,7 +339,7 @@ export class KafkaController {
     const wasActive = this.isActive;
     this.activeControllerId = (await this.o.kzk.getControllerId()) ?? -1;
     if (wasActive && !this.isActive) this.onControllerResignation();
-    if (!this.isActive && this.activeControllerId >= 0) this.standby?.start();
+    if (!this.isActive && this.activeControllerId >= 0 && !this.standbyRetired) this.standby?.start();
   }
 
   private async triggerControllerMove(): Promise<void> {

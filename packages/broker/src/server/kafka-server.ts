@@ -588,6 +588,7 @@ export class KafkaServer {
     this.stopping = true;
     latencyTrace?.stop();
     this.log.info({ brokerId: this.brokerId }, 'shutting down');
+    this.controller?.retireStandby();
     if (this.o.config.get('controlled.shutdown.enable') && this.controller) await this.controlledShutdown();
     for (const s of this.sockets) await s.stop();
     await this.controlServer?.stop();
