@@ -8,14 +8,14 @@
  * cannot (no Docker engine reachable, no image), every suite is reported as skipped with the reason.
  */
 import { spawn } from 'node:child_process';
-import { scramCredential } from './clients/secure-helpers.js';
+import { writeScramUser } from './clients/secure-helpers.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { describe, inject } from 'vitest';
 import { BrokerProcess, ZooKeeperEnsemble, freePorts } from '@samsa/local-cluster';
-import { ConfigType, KafkaZk, ZkClient } from '@samsa/zk-paths';
+import { KafkaZk, ZkClient } from '@samsa/zk-paths';
 import { Cluster, Connection, findGroupCoordinator, type SaslOptions } from '@samsa/client';
 import { API_KEYS } from '@samsa/protocol';
 import { BrokerContainer, ZooKeeperContainers, startNetwork } from './containers.js';
@@ -159,7 +159,7 @@ export class TestCluster {
       if (o.scramUsers?.length) {
         const zk = new KafkaZk(await ZkClient.connect({ connectString: c.zk.connectString('/samsa'), sessionTimeoutMs: 6000 }));
         try {
-          for (const u of o.scramUsers) await zk.changeEntityConfig(ConfigType.User, u.user, { [u.mechanism]: scramCredential(u.mechanism, u.password) });
+          for (const u of o.scramUsers) await writeScramUser(zk, u.user, { [u.mechanism]: u.password });
         } finally {
           await zk.zk.close();
         }
