@@ -91,15 +91,24 @@ interface Pending {
   onDropped: (() => void) | undefined;
 }
 
+/** Control requests written to one broker before the first is answered (the broker answers them in order). */
+export const MAX_IN_FLIGHT_CONTROL_REQUESTS = 4;
+
 /**
- * One queue per broker (Kafka's RequestSendThread): requests go out in order, one at a time, and
- * are resent after a connection failure or timeout until they succeed or the broker is removed.
+ * One queue per broker (Kafka's RequestSendThread): requests go out in order and are resent after a
+ * connection failure or timeout until they succeed or the broker is removed. Unlike Kafka's one
+ * request at a time, up to MAX_IN_FLIGHT_CONTROL_REQUESTS are written ahead: the broker processes a
+ * connection's requests one at a time, in order, so an UpdateMetadata queued behind a LeaderAndIsr
+ * reaches the broker while the LeaderAndIsr is applied instead of one round trip after its answer.
+ * The timeout runs for the oldest unanswered request, from when it is the oldest.
  */
 class BrokerQueue {
+  /** Unanswered requests, oldest first; the first `inFlight.length` of them are written. */
   private readonly queue: Pending[] = [];
   private socket: Socket | undefined;
   private decoder = new ControlFrameDecoder();
-  private inFlight: { correlationId: number; p: Pending; timer: NodeJS.Timeout } | undefined;
+  private readonly inFlight: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
   private correlationId = 0;
   private closed = false;
   private connecting = false;
@@ -121,20 +130,29 @@ class BrokerQueue {
   }
 
   private pump(): void {
-    if (this.closed || this.inFlight || this.queue.length === 0 || this.backoff) return;
+    if (this.closed || this.backoff || this.inFlight.length === this.queue.length) return;
     if (!this.socket) {
       this.connect();
       return;
     }
     if (this.connecting) return;
-    const p = this.queue[0]!;
-    const correlationId = ++this.correlationId;
-    const timer = setTimeout(
-      () => this.fail(new Error(`no answer from broker ${this.brokerId} within ${this.o.requestTimeoutMs} ms`)),
-      this.o.requestTimeoutMs,
-    );
-    this.inFlight = { correlationId, p, timer };
-    this.socket.write(encodeControlRequest(correlationId, p.request));
+    const socket = this.socket;
+    const wasIdle = this.inFlight.length === 0;
+    while (this.inFlight.length < Math.min(this.queue.length, MAX_IN_FLIGHT_CONTROL_REQUESTS)) {
+      const p = this.queue[this.inFlight.length]!;
+      const correlationId = ++this.correlationId;
+      this.inFlight.push(correlationId);
+      socket.write(encodeControlRequest(correlationId, p.request));
+    }
+    if (wasIdle) this.armTimer();
+  }
+
+  /** The timeout of the oldest unanswered request (none when nothing is in flight). */
+  private armTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.inFlight.length === 0) return;
+    this.timer = setTimeout(() => this.fail(new Error(`no answer from broker ${this.brokerId} within ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
   }
 
   private connect(): void {
@@ -155,7 +173,10 @@ class BrokerQueue {
         this.fail(err as Error);
         return;
       }
-      for (const f of frames) this.onFrame(f.correlationId, decodeControlMessage(f));
+      for (const f of frames) {
+        if (this.socket !== s) return;
+        this.onFrame(f.correlationId, decodeControlMessage(f));
+      }
     });
     s.on('error', (err) => this.fail(err));
     s.on('close', () => {
@@ -164,19 +185,20 @@ class BrokerQueue {
   }
 
   private onFrame(correlationId: number, m: ControlMessage): void {
-    const f = this.inFlight;
-    if (!f || f.correlationId !== correlationId) return;
-    clearTimeout(f.timer);
-    this.inFlight = undefined;
-    this.queue.shift();
-    f.p.onResponse?.(toResponse(m));
+    // answers come in request order; anything else is not an answer to the oldest request
+    if (this.inFlight[0] !== correlationId) return;
+    this.inFlight.shift();
+    const p = this.queue.shift()!;
+    this.armTimer();
+    p.onResponse?.(toResponse(m));
     this.pump();
   }
 
-  /** Drops the connection; the in-flight request stays at the head of the queue and is resent. */
+  /** Drops the connection; the unanswered requests stay queued, in order, and are resent. */
   private fail(err: Error): void {
-    if (this.inFlight) clearTimeout(this.inFlight.timer);
-    this.inFlight = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.inFlight.length = 0;
     const s = this.socket;
     this.socket = undefined;
     this.connecting = false;
@@ -192,7 +214,8 @@ class BrokerQueue {
   close(): void {
     this.closed = true;
     clearTimeout(this.backoff);
-    if (this.inFlight) clearTimeout(this.inFlight.timer);
+    clearTimeout(this.timer);
+    this.inFlight.length = 0;
     const dropped = this.queue.splice(0);
     this.socket?.destroy();
     for (const p of dropped) p.onDropped?.();

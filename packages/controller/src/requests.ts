@@ -56,7 +56,7 @@ export interface BrokerChannel {
   addBroker(broker: BrokerInfo): void;
   removeBroker(brokerId: number): void;
   /**
-   * Queues a request; requests to one broker are sent in order, one at a time, retried until they
+   * Queues a request; requests to one broker are sent and answered in order, retried until they
    * succeed or the broker is removed. `onResponse` (if any) gets the response; `onDropped` is
    * called instead when the request will never be answered (no channel to the broker, or the
    * broker was removed or the channel closed before an answer).
