@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '@samsa/zk-paths';
 import { ControllerContext } from './context.js';
-import { RequestBatch } from './request-batch.js';
+import { RequestBatch, STOP_REPLICA_PARTITIONS_LOGGED } from './request-batch.js';
 import type { BrokerChannel, ControlRequest, ControlResponse } from './requests.js';
 import { testBroker } from './test-support.js';
 
@@ -12,7 +12,7 @@ const tp = { topic: 't', partition: 0 };
 const broker = (id: number): BrokerInfo => testBroker(id, BigInt(100 + id));
 
 /** A channel whose requests wait until the test answers or drops them. */
-function setup(timeoutMs = 30_000) {
+function setup(timeoutMs = 30_000, logger = log) {
   const ctx = new ControllerContext();
   ctx.epoch = 1;
   for (const id of [0, 1, 2]) ctx.liveBrokers.set(id, broker(id));
@@ -26,7 +26,7 @@ function setup(timeoutMs = 30_000) {
     send: (brokerId, request, onResponse, onDropped) => pending.push({ brokerId, request, answer: (r) => onResponse?.(r), drop: () => onDropped?.() }),
     close: async () => undefined,
   };
-  return { ctx, pending, batch: new RequestBatch(ctx, 0, channel, log, timeoutMs) };
+  return { ctx, pending, batch: new RequestBatch(ctx, 0, channel, logger, timeoutMs) };
 }
 
 const ok: ControlResponse = { errorCode: 0, partitionErrors: [] };
@@ -76,5 +76,24 @@ describe('request batch', () => {
     batch.addStopReplica([2], tp, false);
     expect(await settled(batch.send())).toBe(true);
     expect(pending.map((p) => p.request.kind)).toEqual(['StopReplica']);
+  });
+
+  it('request batch – a small StopReplica names its partitions in the state-change log, a large one is counted', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const { ctx, batch, pending } = setup(30_000, logger);
+    const sent = () => lines.filter((l) => l.msg === 'sending StopReplica');
+    batch.addStopReplica([2], tp, false);
+    await batch.send();
+    expect(sent().map((l) => l.partitions)).toEqual([['t-0']]);
+    const many = STOP_REPLICA_PARTITIONS_LOGGED + 1;
+    ctx.addTopic('big', 'BBBBBBBBBBBBBBBBBBBBBB');
+    for (let p = 0; p < many; p++) batch.addStopReplica([2], { topic: 'big', partition: p }, p === 0);
+    await batch.send();
+    expect(sent()[1]).toMatchObject({ broker: 2, partitionCount: many, deletePartitions: 1 });
+    expect(sent()[1]).not.toHaveProperty('partitions');
+    // the request itself still carries every partition
+    const last = pending.at(-1)!.request;
+    expect(last.kind === 'StopReplica' && last.partitions.length).toBe(many);
   });
 });

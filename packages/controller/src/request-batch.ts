@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import type { ControllerContext } from './context.js';
 import type { BrokerChannel, ControlResponse, StopReplicaPartition } from './requests.js';
 
+/** StopReplica requests up to this size name their partitions in the state-change log; larger ones are counted. */
+export const STOP_REPLICA_PARTITIONS_LOGGED = 100;
+
 /**
  * Collects the control requests one controller action produces and sends them per broker in one go
  * (Kafka's ControllerBrokerRequestBatch): LeaderAndIsr to replicas, UpdateMetadata to everyone,
@@ -159,8 +162,12 @@ export class RequestBatch {
     for (const [brokerId, parts] of this.stopReplica) {
       if (!this.ctx.liveBrokers.has(brokerId)) continue;
       const partitions = [...parts.values()];
+      // the partitions named for small requests; a large one (a controlled shutdown's followers) is counted
+      const deletes = partitions.reduce((n, p) => n + (p.deletePartition ? 1 : 0), 0);
       this.stateChangeLog.info(
-        { controllerEpoch: epoch, broker: brokerId, partitions: partitions.map((p) => `${topicPartitionKey(p)}${p.deletePartition ? ' (delete)' : ''}`) },
+        partitions.length <= STOP_REPLICA_PARTITIONS_LOGGED
+          ? { controllerEpoch: epoch, broker: brokerId, partitions: partitions.map((p) => `${topicPartitionKey(p)}${p.deletePartition ? ' (delete)' : ''}`) }
+          : { controllerEpoch: epoch, broker: brokerId, partitionCount: partitions.length, deletePartitions: deletes },
         'sending StopReplica',
       );
       this.channel.send(

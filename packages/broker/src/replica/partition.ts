@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { KafkaError, topicPartitionKey, type PartitionState } from '@samsa/protocol';
+import { ErrorCode, KafkaError, topicPartitionKey, type PartitionState } from '@samsa/protocol';
 import type { AbortedTxn, FetchDataInfo, Log, LogAppendInfo } from '@samsa/storage';
 import { AppendOrigin } from './produce-response.js';
 
@@ -326,5 +326,18 @@ export class Partition {
     if (requested < 0) return;
     if (requested > this.leaderEpoch) throw new KafkaError('UNKNOWN_LEADER_EPOCH', `Leader epoch ${requested} is newer than ${this.leaderEpoch}`);
     if (requested < this.leaderEpoch) throw new KafkaError('FENCED_LEADER_EPOCH', `Leader epoch ${requested} is older than ${this.leaderEpoch}`);
+  }
+
+  /**
+   * Why a read (consumer or follower) with this leader epoch would be refused, as an error code
+   * (NONE when it would not): the checks of `readForConsumer` / `readForFollower`, without building
+   * an exception. Fetches name thousands of partitions right after their leadership moved.
+   */
+  readRefusal(requestedLeaderEpoch: number): number {
+    if (!this.isLeader || !this.log) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    if (requestedLeaderEpoch < 0) return ErrorCode.NONE;
+    if (requestedLeaderEpoch > this.leaderEpoch) return ErrorCode.UNKNOWN_LEADER_EPOCH;
+    if (requestedLeaderEpoch < this.leaderEpoch) return ErrorCode.FENCED_LEADER_EPOCH;
+    return ErrorCode.NONE;
   }
 }

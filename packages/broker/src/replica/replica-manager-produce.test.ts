@@ -122,6 +122,50 @@ describe('replica manager – produce path', () => {
     expect(reads.map((r) => r.mock.calls.length)).toEqual([1, 0, 0]);
   });
 
+  it('replica manager – fetches of partitions led elsewhere or at another leader epoch get their error codes, the rest are read', async () => {
+    const rm = await leaderOf3();
+    await produce(rm, 1, request('t', [0, 1, 2])).answered;
+    // t-1 moves to broker 1 (epoch 2); this broker follows it
+    const moved = await rm.becomeLeaderOrFollower({
+      controllerId: 0,
+      controllerEpoch: 1,
+      brokerEpoch: 1n,
+      type: LeaderAndIsrType.INCREMENTAL,
+      partitionStates: [
+        {
+          topic: 't',
+          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          partition: 1,
+          controllerEpoch: 1,
+          leader: 1,
+          leaderEpoch: 2,
+          isr: [0, 1],
+          zkVersion: 1,
+          replicas: [0, 1],
+          addingReplicas: [],
+          removingReplicas: [],
+          isNew: false,
+          offlineReplicas: [],
+          leaderRecoveryState: 0,
+        },
+      ],
+      liveLeaders: [],
+    });
+    expect(moved.partitionErrors.map((e) => e.errorCode)).toEqual([0]);
+    const entries = [
+      { topic: 't', partition: 0, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: 1 },
+      { topic: 't', partition: 1, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: 1 },
+      { topic: 't', partition: 2, fetchOffset: 0n, maxBytes: 1 << 20, currentLeaderEpoch: 5 },
+    ];
+    const expected = [ErrorCode.NONE, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_LEADER_EPOCH];
+    const followers = await rm.readForFollower(1, entries, 1 << 20);
+    expect(followers.map((r) => r.errorCode)).toEqual(expected);
+    expect(followers.map((r) => r.data === undefined)).toEqual([false, true, true]);
+    const consumers = await rm.readFromLocalLogs(entries, 1 << 20);
+    expect(consumers.map((r) => r.errorCode)).toEqual(expected);
+    expect(consumers.map((r) => r.data === undefined)).toEqual([false, true, true]);
+  });
+
   it('replica manager – a consumer fetch of a partition not hosted here: NOT_LEADER_OR_FOLLOWER for a known topic, UNKNOWN_TOPIC_OR_PARTITION otherwise', async () => {
     const rm = await leaderOf3();
     const results = await rm.readFromLocalLogs(

@@ -555,6 +555,20 @@ export class ReplicaManager {
         continue;
       }
       const log = p.log;
+      // not the leader (any more), or another leader epoch: answered without an exception per partition
+      const refusal = p.readRefusal(e.currentLeaderEpoch);
+      if (refusal !== ErrorCode.NONE) {
+        out.push({
+          topic: e.topic,
+          partition: e.partition,
+          errorCode: refusal,
+          highWatermark: log.highWatermark,
+          logStartOffset: log.logStartOffset,
+          lastStableOffset: log.lastStableOffset,
+          data: undefined,
+        });
+        continue;
+      }
       try {
         const pending = read(p, e, Math.max(0, Math.min(e.maxBytes, budget)), first);
         const data = pending instanceof Promise ? await pending : pending;
