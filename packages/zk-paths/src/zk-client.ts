@@ -3,6 +3,10 @@ import zookeeper from 'node-zookeeper-client';
 import type { Logger } from 'pino';
 import { ZkCode, ZkError, ZkMultiError, isZkError } from './zk-errors.js';
 import { type ZkAcl, type ZkAuthInfo, defaultAcls } from './zk-security.js';
+import { installZkConnectionIo } from './zk-connection-io.js';
+
+// the library copies the unread bytes once per packet read and makes a system call per request written
+installZkConnectionIo();
 
 /** Znode creation modes, as ZooKeeper numbers them. */
 export const CreateMode = {
