@@ -10,9 +10,10 @@
  * The `*Sync` variants run on the calling thread. For page-cache I/O (appends, reads of recently
  * written data, batch headers) they are much cheaper than a trip through the libuv thread pool:
  * no hand-off to a worker, no wake-up and context switch on a busy machine, no callback and
- * promise. They complete before returning, so they never overlap `close()`.
+ * promise. They complete before returning, so they never overlap `close()`. `close()` itself
+ * closes the descriptor on the calling thread once the operations in flight are done.
  */
-import { close, fstat, fsync, ftruncate, open, read, readSync, write, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstat, fsync, ftruncate, open, read, readSync, write, writeSync, type Stats } from 'node:fs';
 import { LogClosedError } from './errors.js';
 
 export class FdFile {
@@ -141,7 +142,10 @@ export class FdFile {
     const fd = this.fd;
     this.closing = (async () => {
       if (this.inflight > 0) await new Promise<void>((r) => (this.drained = r));
-      await new Promise<void>((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
+      // close(2) of a file returns at once (it flushes nothing): on the calling thread, as the *Sync
+      // variants, not through the thread pool, where each close cost a hand-off and a wake-up
+      // (10,000 logs closing at shutdown took ~1 s on a busy 2-core box)
+      closeSync(fd);
       this.fd = null;
     })();
     return this.closing;
