@@ -108,6 +108,11 @@ function flushInBackground(fh: FileHandle, path: string): Promise<void> {
   return p;
 }
 
+/** Deferred flushes started and not yet done, process-wide. */
+export function pendingDeferredFlushes(): number {
+  return backgroundFlushes.size;
+}
+
 /** Resolves once every deferred flush started so far has run (shutdown, tests). */
 export async function deferredFlushes(): Promise<void> {
   while (backgroundFlushes.size > 0) await Promise.all([...backgroundFlushes]);

@@ -47,6 +47,11 @@ function runInBackground(write: () => Promise<void>): { done: Promise<void>; now
   return { done, now: () => start() };
 }
 
+/** Background leader-epoch checkpoint writes running or waiting, process-wide (the log manager's shutdown line reports them). */
+export function backgroundEpochWrites(): number {
+  return backgroundRunning + backgroundQueue.size;
+}
+
 export interface EpochEntry {
   epoch: number;
   startOffset: bigint;

@@ -21,7 +21,8 @@ import { access, mkdir, readFile, readdir, rename, rm, unlink } from 'node:fs/pr
 import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { forEachBounded } from '@samsa/server-common';
-import { OffsetCheckpointFile, deferredFlushes, writeFileAtomically, type TopicPartitionOffset } from '../checkpoint.js';
+import { OffsetCheckpointFile, deferredFlushes, pendingDeferredFlushes, writeFileAtomically, type TopicPartitionOffset } from '../checkpoint.js';
+import { backgroundEpochWrites } from '../leader-epoch-cache.js';
 import { systemClock, validateLogConfig, type Clock, type LogConfig } from '../config.js';
 import { InconsistentBrokerIdError, InconsistentClusterIdError, InconsistentTopicIdError, KafkaStorageError } from '../errors.js';
 import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from '../cleaner/cleaner-types.js';
@@ -570,6 +571,8 @@ export class LogManager {
     this.pendingDirDeletes.clear();
     let failed = false;
     const started = performance.now();
+    // what the background still had to write when the shutdown began (it is waited for below)
+    const backlog = { epochCheckpoints: backgroundEpochWrites(), deferredFsyncs: pendingDeferredFlushes() };
     await forEachBounded(this.allLogs(), this.opts.recoveryConcurrency ?? 4, async (log) => {
       try {
         await log.flush();
@@ -591,6 +594,7 @@ export class LogManager {
       {
         logs: this.logs.size,
         clean: !failed,
+        backlogAtStart: backlog,
         closeMs: Math.round(closed - started),
         deferredFsyncMs: Math.round(synced - closed),
         checkpointMs: Math.round(performance.now() - synced),
