@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { createRequire } from 'node:module';
+import type protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { errorCodeOf } from '../errors.js';
 import {
@@ -6,7 +8,10 @@ import {
   ControlFrameError,
   ControlMessageType,
   LeaderAndIsrType,
+  CONTROL_PROTO_PATH,
+  controlMessageTypeName,
   decodeControlMessage,
+  encodeControlBody,
   encodeControlMessage,
   encodeFrame,
   type ControlFrame,
@@ -107,6 +112,16 @@ describe('control – messages', () => {
       expect(decodeControlMessage(frames[0]!)).toEqual(m);
     });
   }
+
+  it('encodes the typed body to the same bytes as protobufjs converting it first (fromObject)', () => {
+    const pb = createRequire(import.meta.url)('protobufjs') as typeof protobuf;
+    const root = pb.loadSync(CONTROL_PROTO_PATH);
+    for (const m of samples) {
+      const t = root.lookupType(`samsa.control.${controlMessageTypeName(m.type)}`);
+      const reference = Buffer.from(t.encode(t.fromObject(m.body as unknown as Record<string, unknown>)).finish());
+      expect(encodeControlBody(m.type, m.body).equals(reference), controlMessageTypeName(m.type)).toBe(true);
+    }
+  });
 
   it('fills defaults for fields that were left at zero values', () => {
     const frame = encodeControlMessage(1, ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE, { errorCode: 0, remainingPartitions: [] });
