@@ -192,7 +192,11 @@ export const fetchHandler: ApiHandler<1, BrokerServices> = {
       const tWait = latencyTrace?.now() ?? 0;
       let tDone = 0;
       await new Promise<void>((resolve) => {
-        const statuses = entries.map((e) => ({ partition: rm.getPartition(e.topic!, e.partition), fetchOffset: e.fetchOffset }));
+        const statuses = entries.map((e) => ({
+          partition: rm.getPartition(e.topic!, e.partition),
+          fetchOffset: e.fetchOffset,
+          leaderEpoch: e.currentLeaderEpoch,
+        }));
         const excluded = follower ? (p: Partition) => rm.shouldLeaderThrottle(p, replicaId) : undefined;
         const done = latencyTrace
           ? () => {

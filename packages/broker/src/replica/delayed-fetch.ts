@@ -4,14 +4,18 @@ import { DelayedOperation } from '@samsa/server-common';
 export interface FetchPartitionStatus {
   partition: Partition | undefined;
   fetchOffset: bigint;
+  /** The fetch's current_leader_epoch (-1: none given, not checked). */
+  leaderEpoch: number;
 }
 
 /**
  * Kafka's DelayedFetch: a fetch that found less than min_bytes waits up to max_wait_ms. It
  * completes early when enough new data is readable — past the high watermark for consumers (the
  * last stable offset for read_committed ones), past
- * the log end offset for followers — or when a partition stops being led here (the re-read then
- * reports the error). Readable data is estimated in offsets, not bytes (exact for min_bytes = 1,
+ * the log end offset for followers — or when a partition stops being led here or its leader epoch
+ * is no longer the one the fetch named (Kafka's cases A and E; the re-read then reports the error).
+ * A LeaderAndIsr that bumps the epochs of thousands of partitions so completes a follower's delayed
+ * fetch at its first partition instead of re-scanning the whole fetch once per partition. Readable data is estimated in offsets, not bytes (exact for min_bytes = 1,
  * the default of every client and of replica.fetch.min.bytes).
  */
 export class DelayedFetch extends DelayedOperation {
@@ -34,6 +38,7 @@ export class DelayedFetch extends DelayedOperation {
     for (const s of this.statuses) {
       const p = s.partition;
       if (!p || !p.isLeader || !p.log) return this.forceComplete();
+      if (s.leaderEpoch >= 0 && s.leaderEpoch !== p.leaderEpoch) return this.forceComplete();
       const end = this.follower ? p.log.logEndOffset : this.readCommitted ? p.log.lastStableOffset : p.highWatermark;
       if (end > s.fetchOffset) {
         if (!this.excluded(p)) available += Number(end - s.fetchOffset);
