@@ -123,6 +123,29 @@ describe('control – messages', () => {
     }
   });
 
+  it('decodes partition states left at zero values as the generic conversion does, with arrays of their own', () => {
+    const zero = partitionState({
+      topicId: '',
+      partition: 0,
+      controllerEpoch: 0,
+      leader: 0,
+      leaderEpoch: 0,
+      isr: [],
+      zkVersion: 0,
+      replicas: [],
+      addingReplicas: [],
+      isNew: false,
+    });
+    const body = { controllerId: 0, controllerEpoch: 0, brokerEpoch: 0n, partitionStates: [zero, partitionState()], liveBrokers: [] };
+    const [f] = new ControlFrameDecoder().push(encodeControlMessage(3, ControlMessageType.UPDATE_METADATA_REQUEST, body));
+    const decoded = decodeControlMessage(f!);
+    expect(decoded).toEqual({ type: ControlMessageType.UPDATE_METADATA_REQUEST, body });
+    const states = (decoded.body as typeof body).partitionStates;
+    expect(Object.getPrototypeOf(states[0])).toBe(Object.prototype);
+    states[0]!.isr.push(1);
+    expect(states[1]!.isr).toEqual([2, 1]);
+  });
+
   it('fills defaults for fields that were left at zero values', () => {
     const frame = encodeControlMessage(1, ControlMessageType.CONTROLLED_SHUTDOWN_RESPONSE, { errorCode: 0, remainingPartitions: [] });
     const [f] = new ControlFrameDecoder().push(frame);

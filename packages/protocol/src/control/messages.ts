@@ -217,12 +217,42 @@ function withInt64sAsStrings(body: Record<string, unknown>): Record<string, unkn
   return out ?? body;
 }
 
+/** A decoded PartitionState message: unset scalars read their defaults through the prototype; repeated fields are own arrays. */
+type DecodedPartitionState = Readonly<PartitionState>;
+
+/** The same values as toObject with `defaults: true, arrays: true` gives (a test compares them). */
+function plainPartitionState(m: DecodedPartitionState): PartitionState {
+  return {
+    topic: m.topic,
+    topicId: m.topicId,
+    partition: m.partition,
+    controllerEpoch: m.controllerEpoch,
+    leader: m.leader,
+    leaderEpoch: m.leaderEpoch,
+    isr: m.isr,
+    zkVersion: m.zkVersion,
+    replicas: m.replicas,
+    addingReplicas: m.addingReplicas,
+    removingReplicas: m.removingReplicas,
+    isNew: m.isNew,
+    offlineReplicas: m.offlineReplicas,
+    leaderRecoveryState: m.leaderRecoveryState,
+  };
+}
+
 /** Decodes a protobuf payload of the given type. Throws ControlFrameError('bad-payload') when malformed. */
 export function decodeControlBody<T extends ControlMessageType>(type: T, payload: Uint8Array): ControlMessageBodies[T] {
   const t = typeFor(type);
   let obj: Record<string, unknown>;
   try {
-    obj = t.toObject(t.decode(payload), TO_OBJECT);
+    const msg = t.decode(payload) as protobuf.Message & { partitionStates?: DecodedPartitionState[] };
+    // LeaderAndIsr / UpdateMetadata carry thousands of partition states: copied field by field into
+    // plain objects (one allocation each, the decoded arrays reused) instead of protobufjs's generic
+    // toObject; the rest of the message goes through toObject
+    const states = msg.partitionStates;
+    if (states) msg.partitionStates = [];
+    obj = t.toObject(msg, TO_OBJECT);
+    if (states) obj['partitionStates'] = states.map(plainPartitionState);
   } catch (e) {
     throw new ControlFrameError('bad-payload', `Malformed ${TYPE_NAMES[type]} payload (${payload.length} bytes)`, { cause: e });
   }
