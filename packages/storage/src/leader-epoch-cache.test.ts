@@ -109,6 +109,23 @@ describe('leader epoch cache', () => {
     expect(await readFile(join(dir, 'q-49'), 'utf8')).toBe('0\n1\n1 0\n');
   });
 
+  test('log – leader epoch cache: a queued background write can be dropped unwritten; one already started cannot', async () => {
+    const many = await Promise.all(Array.from({ length: 10 }, (_, i) => LeaderEpochFileCache.load(join(dir, `d-${i}`))));
+    for (const c of many) c.assignInBackground(1, 0n);
+    // the first writes start at once, the rest wait in the process-wide queue
+    expect(many[0]!.dropQueuedWrite()).toBe(false);
+    expect(many[9]!.dropQueuedWrite()).toBe(true);
+    expect(many[9]!.dropQueuedWrite()).toBe(false);
+    await Promise.all(many.map((c) => c.written()));
+    await expect(readFile(join(dir, 'd-9'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(dir, 'd-0'), 'utf8')).toBe('0\n1\n1 0\n');
+    // the entry is still in memory, and a later assign queues a write again
+    expect(many[9]!.latestEntry).toEqual({ epoch: 1, startOffset: 0n });
+    many[9]!.assignInBackground(2, 0n);
+    await many[9]!.written();
+    expect(await readFile(join(dir, 'd-9'), 'utf8')).toBe('0\n1\n2 0\n');
+  });
+
   test('log – leader epoch cache: a failed background write is reported by written() until the file is rewritten', async () => {
     const { logger, lines } = capturingLogger();
     const c = await LeaderEpochFileCache.load(join(dir, 'missing-dir', 'leader-epoch-checkpoint'), logger);

@@ -23,11 +23,22 @@ let backgroundRunning = 0;
 /** Waiting writes, in order (a Set: one jumps the queue in O(1) when its log needs it now). */
 const backgroundQueue = new Set<() => void>();
 
-/** Queues `write`; `now()` starts it at once, past the queue (a log that closes or flushes needs it). */
-function runInBackground(write: () => Promise<void>): { done: Promise<void>; now: () => void } {
+/**
+ * Queues `write`; `now()` starts it at once, past the queue (a log that closes or flushes needs it);
+ * `drop()` takes it out of the queue unstarted (done resolves) and says whether it did.
+ */
+function runInBackground(write: () => Promise<void>): { done: Promise<void>; now: () => void; drop: () => boolean } {
   let start = (): void => undefined;
+  let drop = (): boolean => false;
   const done = new Promise<void>((resolve, reject) => {
     let started = false;
+    drop = (): boolean => {
+      if (started) return false;
+      started = true;
+      backgroundQueue.delete(start);
+      resolve();
+      return true;
+    };
     start = (): void => {
       if (started) return;
       started = true;
@@ -44,7 +55,7 @@ function runInBackground(write: () => Promise<void>): { done: Promise<void>; now
     if (backgroundRunning < BACKGROUND_WRITE_CONCURRENCY) start();
     else backgroundQueue.add(start);
   });
-  return { done, now: () => start() };
+  return { done, now: () => start(), drop: () => drop() };
 }
 
 /** Background leader-epoch checkpoint writes running or waiting, process-wide (the log manager's shutdown line reports them). */
@@ -86,6 +97,8 @@ export class LeaderEpochFileCache {
   private backgroundQueued = false;
   /** Starts the queued background write at once (set while it waits in the process-wide queue). */
   private startQueued: (() => void) | undefined;
+  /** Drops the queued background write (set while it waits). */
+  private dropQueued: (() => boolean) | undefined;
 
   private constructor(
     private readonly file: CheckpointFile<EpochEntry>,
@@ -160,12 +173,24 @@ export class LeaderEpochFileCache {
     if (!this.assignInMemory(epoch, startOffset)) return false;
     if (this.backgroundQueued) return true;
     this.backgroundQueued = true;
-    const { done: write, now } = runInBackground(() => {
+    const {
+      done: write,
+      now,
+      drop,
+    } = runInBackground(() => {
       this.backgroundQueued = false;
       this.startQueued = undefined;
+      this.dropQueued = undefined;
       return this.file.write(this.entries, 'deferred');
     });
     this.startQueued = now;
+    this.dropQueued = () => {
+      if (!drop()) return false;
+      this.backgroundQueued = false;
+      this.startQueued = undefined;
+      this.dropQueued = undefined;
+      return true;
+    };
     this.background = write;
     write.then(
       () => {
@@ -174,6 +199,16 @@ export class LeaderEpochFileCache {
       (err: unknown) => this.logger?.error({ err, path: this.file.path }, 'background leader epoch checkpoint write failed'),
     );
     return true;
+  }
+
+  /**
+   * Takes a queued background write out of the queue without writing (a log holding no records
+   * closes: every entry of an empty log starts at its log end offset and describes no record, and
+   * the next leadership assigns its epoch at that offset, replacing them). Returns whether one was
+   * queued. A write already started is left to finish.
+   */
+  dropQueuedWrite(): boolean {
+    return this.dropQueued?.() ?? false;
   }
 
   /** Resolves once the background writes so far are done (rejects if the latest failed); a queued one starts now. */

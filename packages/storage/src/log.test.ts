@@ -91,6 +91,22 @@ describe('log', () => {
     written.mockRestore();
   });
 
+  test('log – a log holding no records drops its queued leader epoch checkpoint at close; one with records keeps it', async () => {
+    const empty = await openLog();
+    const full = await openLog({}, { dir: join(dir, 'orders-1'), topicPartition: { topic: 'orders', partition: 1 } });
+    await full.appendAsLeader(batchOf(2, 5), 0);
+    const dropEmpty = vi.spyOn(empty.epochs, 'dropQueuedWrite');
+    const dropFull = vi.spyOn(full.epochs, 'dropQueuedWrite');
+    empty.epochs.assignInBackground(1, 0n);
+    full.epochs.assignInBackground(1, full.logEndOffset);
+    await empty.close();
+    await full.close();
+    expect(dropEmpty).toHaveBeenCalledTimes(1);
+    expect(dropFull).not.toHaveBeenCalled();
+    // the log with records has its entry on disk
+    expect((await readdir(join(dir, 'orders-1'))).includes('leader-epoch-checkpoint')).toBe(true);
+  });
+
   test('log – LogAppendTime stamps maxTimestamp and the attribute, recomputing the CRC', async () => {
     const log = await openLog({ messageTimestampType: TimestampType.LOG_APPEND_TIME });
     const info = await log.appendAsLeader(batchOf(2, 5, { timestamp: 5 }), 0);

@@ -732,6 +732,11 @@ export class Log {
       if (this.closed) return;
       this.closed = true;
       await this.flushChain;
+      // a log holding no records has nothing its queued epoch checkpoint would describe (a broker
+      // stopped soon after becoming leader of thousands of new partitions skips thousands of files)
+      if (this.logEndOffset === this.logStartOffset && this.epochs.dropQueuedWrite()) {
+        this.log.debug({ logEndOffset: String(this.logEndOffset) }, 'queued leader epoch checkpoint dropped at close: the log holds no records');
+      }
       await this.epochs.written().catch((err: unknown) => this.log.warn({ err }, 'leader epoch checkpoint not written at close'));
       // a snapshot at the log end spares the next load a scan (Kafka takes it in close() too)
       await this.producerState.onClose().catch((err: unknown) => this.log.warn({ err }, 'could not write the producer state snapshot at close'));
