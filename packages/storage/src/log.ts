@@ -119,16 +119,17 @@ export class Log {
           loaded.recoveredSegments > 0 ? loaded.segments[Math.max(0, loaded.segments.length - loaded.recoveredSegments)]?.baseOffset : undefined,
         );
     const log = new Log(opts.dir, opts.topicPartition, loaded, opts, clock, logger, producerState);
-    logger.info(
-      {
-        logStartOffset: log.logStartOffset.toString(),
-        logEndOffset: log.logEndOffset.toString(),
-        segments: log.numberOfSegments,
-        recoveredSegments: loaded.recoveredSegments,
-        truncatedBytes: loaded.truncatedBytes,
-      },
-      'loaded log',
-    );
+    const loadedFields = {
+      logStartOffset: log.logStartOffset.toString(),
+      logEndOffset: log.logEndOffset.toString(),
+      segments: log.numberOfSegments,
+      recoveredSegments: loaded.recoveredSegments,
+      truncatedBytes: loaded.truncatedBytes,
+    };
+    // a log made in a new directory has nothing loaded: its creator logs it ('created log', as Kafka's
+    // "Created log for partition"), and a LeaderAndIsr creating 10,000 partitions writes no 10,000 more lines
+    if (opts.newDirectory) logger.debug(loadedFields, 'loaded log');
+    else logger.info(loadedFields, 'loaded log');
     return log;
   }
 
