@@ -11,21 +11,28 @@
  * crash leaves either the old or the new content (Kafka's CheckpointFile).
  */
 import { topicPartitionKey, type TopicPartition } from '@samsa/protocol';
+import { closeSync, fsync, openSync } from 'node:fs';
 import { open, rename, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CorruptCheckpointError } from './errors.js';
 
-/** fsync a directory so a rename in it is durable (no-op where directories cannot be fsynced). */
+/**
+ * fsync a directory so a rename in it is durable (no-op where directories cannot be fsynced). Opening
+ * and closing a directory read-only change nothing on disk and return at once, so they run on the
+ * calling thread; only the fsync, which waits for the disk, goes to the thread pool (one trip per
+ * directory instead of three: a broker creating 10,000 partitions fsyncs 10,000 partition directories).
+ */
 export async function fsyncDirectory(dir: string): Promise<void> {
-  let fh;
+  let fd: number | undefined;
   try {
-    fh = await open(dir, 'r');
-    await fh.sync();
+    fd = openSync(dir, 'r');
+    const opened = fd;
+    await new Promise<void>((resolve, reject) => fsync(opened, (err) => (err ? reject(err) : resolve())));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw err;
   } finally {
-    await fh?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
