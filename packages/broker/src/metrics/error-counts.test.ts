@@ -29,7 +29,7 @@ describe('countErrorCodes', () => {
     expect(errorName(9999)).toBe('UNKNOWN_9999');
   });
 
-  it("metrics – Produce and Fetch responses counted by their shape give the generic walk's counts", () => {
+  it("metrics – Produce, Fetch and Metadata responses counted by their shape give the generic walk's counts", () => {
     const leader = { leaderId: -1, leaderEpoch: -1 };
     const produce = {
       responses: [
@@ -110,11 +110,35 @@ describe('countErrorCodes', () => {
       [0, 2],
       [6, 1],
     ]);
-    // other APIs take the generic walk
-    const metadata = { topics: [{ errorCode: 3, partitions: [{ errorCode: 5 }] }] };
+    // Metadata along its shape too: topics' and partitions' errors, not the brokers or replica arrays
+    const metadata = {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId: 1, host: 'h', port: 9092, rack: null }],
+      clusterId: 'c',
+      controllerId: 1,
+      topics: [
+        {
+          errorCode: 0,
+          name: 't',
+          partitions: [
+            { errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1, 2], isrNodes: [1], offlineReplicas: [2] },
+            { errorCode: 9, partitionIndex: 1, leaderId: -1, replicaNodes: [2], isrNodes: [], offlineReplicas: [2] },
+          ],
+        },
+        { errorCode: 3, name: 'gone', partitions: [] },
+      ],
+    };
+    expect(sorted(countResponseErrors(3, metadata))).toEqual(sorted(countErrorCodes(metadata)));
     expect(sorted(countResponseErrors(3, metadata))).toEqual([
+      [0, 2],
       [3, 1],
-      [5, 1],
+      [9, 1],
+    ]);
+    // other APIs take the generic walk
+    const offsets = { groups: [{ errorCode: 16, topics: [{ partitions: [{ errorCode: 0 }] }] }] };
+    expect(sorted(countResponseErrors(9, offsets))).toEqual([
+      [0, 1],
+      [16, 1],
     ]);
   });
 });

@@ -42,10 +42,10 @@ function add(into: Map<number, number>, code: unknown): void {
 }
 
 /**
- * countErrorCodes for a response of `apiKey`: Produce and Fetch (most of a broker's responses) are
- * counted along their known shape — Kafka's ProduceResponse / FetchResponse.errorCounts: each
- * partition's error, and Fetch's top-level one — with the same result as the generic walk, which
- * every other API gets.
+ * countErrorCodes for a response of `apiKey`: Produce, Fetch (most of a broker's responses) and
+ * Metadata (the largest) are counted along their known shape — Kafka's ProduceResponse /
+ * FetchResponse / MetadataResponse.errorCounts: each partition's error, and Fetch's top-level one or
+ * each Metadata topic's — with the same result as the generic walk, which every other API gets.
  */
 export function countResponseErrors(apiKey: number, body: unknown, into = new Map<number, number>()): Map<number, number> {
   if (body === null || typeof body !== 'object') return into;
@@ -57,6 +57,16 @@ export function countResponseErrors(apiKey: number, body: unknown, into = new Ma
       const parts = t[field];
       if (!Array.isArray(parts)) continue;
       for (const p of parts as Array<{ errorCode?: unknown }>) add(into, p.errorCode);
+    }
+    return into;
+  }
+  if (apiKey === API_KEYS.Metadata && Array.isArray((body as { topics?: unknown }).topics)) {
+    // Kafka's MetadataResponse.errorCounts: each topic's error and each partition's; a 10,000-partition
+    // answer is not walked through its replica, ISR and offline-replica arrays
+    for (const t of (body as { topics: Array<{ errorCode?: unknown; partitions?: unknown }> }).topics) {
+      add(into, t.errorCode);
+      if (!Array.isArray(t.partitions)) continue;
+      for (const p of t.partitions as Array<{ errorCode?: unknown }>) add(into, p.errorCode);
     }
     return into;
   }
