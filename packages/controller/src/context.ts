@@ -91,13 +91,10 @@ export class ControllerContext {
   }
 
   removeTopic(topic: string): void {
-    for (const p of this.partitionsForTopic(topic)) {
-      this.leadership.delete(p.topic, p.partition);
-      this.partitionStates.delete(p.topic, p.partition);
-      this.partitionsBeingReassigned.delete(topicPartitionKey(p));
-    }
-    // every replica state of the topic, also of partitions no longer in its assignment
-    for (const partition of [...(this.replicaStates.partitionsOf(topic)?.keys() ?? [])]) this.replicaStates.delete(topic, partition);
+    for (const p of this.partitionsForTopic(topic)) this.partitionsBeingReassigned.delete(topicPartitionKey(p));
+    this.leadership.deleteTopic(topic);
+    this.partitionStates.deleteTopic(topic);
+    this.replicaStates.deleteTopic(topic);
     this.assignments.delete(topic);
     this.topicIds.delete(topic);
     this.topicsToBeDeleted.delete(topic);

@@ -163,11 +163,15 @@ export class RequestBatch {
       if (!this.ctx.liveBrokers.has(brokerId)) continue;
       const partitions = [...parts.values()];
       // the partitions named for small requests; a large one (a controlled shutdown's followers) is counted
-      const deletes = partitions.reduce((n, p) => n + (p.deletePartition ? 1 : 0), 0);
       this.stateChangeLog.info(
         partitions.length <= STOP_REPLICA_PARTITIONS_LOGGED
           ? { controllerEpoch: epoch, broker: brokerId, partitions: partitions.map((p) => `${topicPartitionKey(p)}${p.deletePartition ? ' (delete)' : ''}`) }
-          : { controllerEpoch: epoch, broker: brokerId, partitionCount: partitions.length, deletePartitions: deletes },
+          : {
+              controllerEpoch: epoch,
+              broker: brokerId,
+              partitionCount: partitions.length,
+              deletePartitions: partitions.filter((p) => p.deletePartition).length,
+            },
         'sending StopReplica',
       );
       this.channel.send(

@@ -29,4 +29,14 @@ describe('topic partition', () => {
     m.clear();
     expect(m.size).toBe(0);
   });
+
+  it('topic partition – deleteTopic removes every partition of one topic and keeps the count', () => {
+    const m = new TopicPartitionMap<string>();
+    m.set('a', 0, 'x').set('a', 1, 'y').set('a-1', 0, 'z');
+    expect(m.deleteTopic('a')).toBe(2);
+    expect(m.deleteTopic('a')).toBe(0);
+    expect(m.size).toBe(1);
+    expect(m.get('a', 1)).toBeUndefined();
+    expect(m.get('a-1', 0)).toBe('z');
+  });
 });

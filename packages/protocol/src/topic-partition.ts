@@ -62,6 +62,15 @@ export class TopicPartitionMap<V> {
     return value;
   }
 
+  /** Removes every partition of `topic`; returns how many there were. */
+  deleteTopic(topic: string): number {
+    const partitions = this.byTopic.get(topic);
+    if (!partitions) return 0;
+    this.byTopic.delete(topic);
+    this.count -= partitions.size;
+    return partitions.size;
+  }
+
   clear(): void {
     this.byTopic.clear();
     this.count = 0;

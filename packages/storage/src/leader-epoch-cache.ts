@@ -173,22 +173,23 @@ export class LeaderEpochFileCache {
     if (!this.assignInMemory(epoch, startOffset)) return false;
     if (this.backgroundQueued) return true;
     this.backgroundQueued = true;
+    const dequeued = (): void => {
+      this.backgroundQueued = false;
+      this.startQueued = undefined;
+      this.dropQueued = undefined;
+    };
     const {
       done: write,
       now,
       drop,
     } = runInBackground(() => {
-      this.backgroundQueued = false;
-      this.startQueued = undefined;
-      this.dropQueued = undefined;
+      dequeued();
       return this.file.write(this.entries, 'deferred');
     });
     this.startQueued = now;
     this.dropQueued = () => {
       if (!drop()) return false;
-      this.backgroundQueued = false;
-      this.startQueued = undefined;
-      this.dropQueued = undefined;
+      dequeued();
       return true;
     };
     this.background = write;

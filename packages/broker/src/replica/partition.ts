@@ -323,9 +323,10 @@ export class Partition {
 
   /** KIP-320: a client with a newer epoch than ours → UNKNOWN_LEADER_EPOCH; older → FENCED_LEADER_EPOCH. */
   checkLeaderEpoch(requested: number): void {
-    if (requested < 0) return;
-    if (requested > this.leaderEpoch) throw new KafkaError('UNKNOWN_LEADER_EPOCH', `Leader epoch ${requested} is newer than ${this.leaderEpoch}`);
-    if (requested < this.leaderEpoch) throw new KafkaError('FENCED_LEADER_EPOCH', `Leader epoch ${requested} is older than ${this.leaderEpoch}`);
+    const code = this.leaderEpochRefusal(requested);
+    if (code !== ErrorCode.NONE) {
+      throw new KafkaError(code, `Leader epoch ${requested} is ${code === ErrorCode.UNKNOWN_LEADER_EPOCH ? 'newer' : 'older'} than ${this.leaderEpoch}`);
+    }
   }
 
   /**
@@ -335,9 +336,12 @@ export class Partition {
    */
   readRefusal(requestedLeaderEpoch: number): number {
     if (!this.isLeader || !this.log) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
-    if (requestedLeaderEpoch < 0) return ErrorCode.NONE;
-    if (requestedLeaderEpoch > this.leaderEpoch) return ErrorCode.UNKNOWN_LEADER_EPOCH;
-    if (requestedLeaderEpoch < this.leaderEpoch) return ErrorCode.FENCED_LEADER_EPOCH;
-    return ErrorCode.NONE;
+    return this.leaderEpochRefusal(requestedLeaderEpoch);
+  }
+
+  /** The KIP-320 comparison: NONE when no epoch was given (-1) or it is ours. */
+  private leaderEpochRefusal(requested: number): number {
+    if (requested < 0 || requested === this.leaderEpoch) return ErrorCode.NONE;
+    return requested > this.leaderEpoch ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH;
   }
 }

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import {
   ErrorCode,
   errorCodeOf,
-  KafkaError,
   TopicPartitionMap,
   topicPartitionKey,
   validateRecords,
@@ -17,6 +16,7 @@ import {
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
 import type { KafkaZk } from '@samsa/zk-paths';
+import type { Log } from '@samsa/storage';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import { ReplicationQuotaManager, type QuotaWindow } from './replication-quota.js';
 import type { FetcherOptions } from './replica-fetcher.js';
@@ -501,10 +501,8 @@ export class ReplicaManager {
     // partitions cost no turn of the event loop each
     return this.readPartitions(entries, maxBytes, (p, e, limit, minOne) => {
       const leaderEnd = p.log!.logEndOffset;
-      // the follower's position counts as soon as its request is valid: the high watermark (and the
-      // acks=all answers waiting on it) need not wait for this read from disk
-      if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Broker ${this.o.brokerId} is not the leader of ${topicPartitionKey(p)}`);
-      p.checkLeaderEpoch(e.currentLeaderEpoch);
+      // the follower's position counts as soon as its request is valid (readPartitions refused it
+      // otherwise): the high watermark (and the acks=all answers waiting on it) need not wait for this read from disk
       const updated = p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now, e.logStartOffset ?? -1n);
       const read = (): ConsumerRead | Promise<ConsumerRead> => {
         this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(p.topic, p.partition));
@@ -542,31 +540,15 @@ export class ReplicaManager {
     for (const e of entries) {
       const p = this.partitions.get(e.topic, e.partition);
       if (!p || !p.log) {
-        out.push({
-          topic: e.topic,
-          partition: e.partition,
-          // as Produce (Kafka's getPartitionOrException): a partition the cluster has, not (yet) here, is a leadership question
-          errorCode: !p && !this.o.hasTopic?.(e.topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER,
-          highWatermark: -1n,
-          logStartOffset: -1n,
-          lastStableOffset: -1n,
-          data: undefined,
-        });
+        // as Produce (Kafka's getPartitionOrException): a partition the cluster has, not (yet) here, is a leadership question
+        out.push(readResult(e, !p && !this.o.hasTopic?.(e.topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NOT_LEADER_OR_FOLLOWER));
         continue;
       }
       const log = p.log;
       // not the leader (any more), or another leader epoch: answered without an exception per partition
       const refusal = p.readRefusal(e.currentLeaderEpoch);
       if (refusal !== ErrorCode.NONE) {
-        out.push({
-          topic: e.topic,
-          partition: e.partition,
-          errorCode: refusal,
-          highWatermark: log.highWatermark,
-          logStartOffset: log.logStartOffset,
-          lastStableOffset: log.lastStableOffset,
-          data: undefined,
-        });
+        out.push(readResult(e, refusal, log));
         continue;
       }
       try {
@@ -577,29 +559,26 @@ export class ReplicaManager {
           first = false;
           budget -= size;
         }
-        out.push({
-          topic: e.topic,
-          partition: e.partition,
-          errorCode: 0,
-          highWatermark: log.highWatermark,
-          logStartOffset: log.logStartOffset,
-          lastStableOffset: log.lastStableOffset,
-          data,
-        });
+        out.push(readResult(e, ErrorCode.NONE, log, data));
       } catch (err) {
         const code = errorCodeOf(err);
         if (code === ErrorCode.UNKNOWN_SERVER_ERROR) this.log.error({ err, topic: e.topic, partition: e.partition }, 'read failed');
-        out.push({
-          topic: e.topic,
-          partition: e.partition,
-          errorCode: code,
-          highWatermark: log.highWatermark,
-          logStartOffset: log.logStartOffset,
-          lastStableOffset: log.lastStableOffset,
-          data: undefined,
-        });
+        out.push(readResult(e, code, log));
       }
     }
     return out;
   }
+}
+
+/** One partition's read answer: the log's offsets (-1 without a log here) and the data read, if any. */
+function readResult(e: FetchEntry, errorCode: number, log?: Log, data?: ConsumerRead): ReadResult {
+  return {
+    topic: e.topic,
+    partition: e.partition,
+    errorCode,
+    highWatermark: log ? log.highWatermark : -1n,
+    logStartOffset: log ? log.logStartOffset : -1n,
+    lastStableOffset: log ? log.lastStableOffset : -1n,
+    data,
+  };
 }
