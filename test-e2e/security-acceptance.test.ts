@@ -23,7 +23,7 @@ import { generateCertificates, type BrokerProcess, type GeneratedCertificates } 
 import { API_KEYS, AclOperation, AclPatternType, AclPermissionType, AclResourceType, encodeRequest, type AclBinding } from '@samsa/protocol';
 import { AclResourceZNode, newTopicId } from '@samsa/zk-paths';
 import { describeCluster, TestCluster, until } from './harness.js';
-import { exec, kafkajsErrorType, kcatSaslSsl, rssKb, writeScramUser } from './clients/secure-helpers.js';
+import { exec, kafkajsErrorType, kcatScram, pemSslOverrides, rssKb, writeScramUser } from './clients/secure-helpers.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -66,7 +66,7 @@ describeCluster(
     const mtlsPort = (b: unknown) => (b as BrokerProcess).o.extraListeners![0]!.port;
     const mtlsBootstrap = () => c.brokers.map((b) => `127.0.0.1:${mtlsPort(b)}`).join(',');
     const kcat = (user: string, password: string, args: string[], o: { input?: string; timeoutMs?: number; bootstrap?: string } = {}) =>
-      exec('kcat', ['-b', o.bootstrap ?? c.bootstrap, ...kcatSaslSsl(certs.caCert, user, password), ...args], o);
+      exec('kcat', ['-b', o.bootstrap ?? c.bootstrap, ...kcatScram(user, password, certs.caCert), ...args], o);
     const kafka = (clientId: string, sasl: kafkajs.SASLOptions, retries = 5) =>
       new Kafka({ clientId, brokers: c.bootstrap.split(','), ssl: { ca: [ca] }, sasl, logLevel: logLevel.NOTHING, retry: { retries, initialRetryTime: 100 } });
     const secureConn = (b: { address: string }, sasl: SaslOptions) =>
@@ -91,10 +91,7 @@ describeCluster(
         sasl: ADMIN,
         clientTls: { ca: [ca] },
         overrides: {
-          'ssl.keystore.type': 'PEM',
-          'ssl.keystore.location': certs.broker.keystore,
-          'ssl.truststore.type': 'PEM',
-          'ssl.truststore.location': certs.caCert,
+          ...pemSslOverrides(certs),
           'listener.name.controller.ssl.client.auth': 'required',
           'listener.name.mtls.ssl.client.auth': 'required',
           'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',

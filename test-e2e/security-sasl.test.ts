@@ -14,6 +14,7 @@ import { API_KEYS, encodeRequest } from '@samsa/protocol';
 import { newTopicId } from '@samsa/zk-paths';
 import { describeCluster, TestCluster, until } from './harness.js';
 import { RawConn } from './clients/raw-conn.js';
+import { kcatScram } from './clients/secure-helpers.js';
 
 const run = promisify(execFile);
 const { Kafka, logLevel } = kafkajs;
@@ -28,23 +29,7 @@ describeCluster('SASL_PLAINTEXT listeners (PLAIN, SCRAM-SHA-256/512) with inter-
   let admin: Admin;
 
   const kcat = (args: string[], user: string, password: string, timeout = 60_000) =>
-    run(
-      'kcat',
-      [
-        '-b',
-        c.bootstrap,
-        '-X',
-        'security.protocol=sasl_plaintext',
-        '-X',
-        'sasl.mechanisms=SCRAM-SHA-512',
-        '-X',
-        `sasl.username=${user}`,
-        '-X',
-        `sasl.password=${password}`,
-        ...args,
-      ],
-      { timeout, maxBuffer: 16 * 1024 * 1024 },
-    );
+    run('kcat', ['-b', c.bootstrap, ...kcatScram(user, password), ...args], { timeout, maxBuffer: 16 * 1024 * 1024 });
 
   beforeAll(async () => {
     c = await TestCluster.start({

@@ -17,6 +17,7 @@ import { Admin, Connection, Consumer, Producer, stringDeserializer } from '@sams
 import { generateCertificates, type GeneratedCertificates } from '@samsa/local-cluster';
 import { newTopicId } from '@samsa/zk-paths';
 import { describeCluster, logLines, TestCluster, until } from './harness.js';
+import { pemSslOverrides } from './clients/secure-helpers.js';
 
 const run = promisify(execFile);
 const { Kafka, logLevel } = kafkajs;
@@ -30,13 +31,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (certDir) await rm(certDir, { recursive: true, force: true });
-});
-
-const sslOverrides = (): Record<string, string> => ({
-  'ssl.keystore.type': 'PEM',
-  'ssl.keystore.location': certs.broker.keystore,
-  'ssl.truststore.type': 'PEM',
-  'ssl.truststore.location': certs.caCert,
 });
 
 /** kcat over TLS: `-X security.protocol=ssl -X ssl.ca.location=...` plus `extra`. */
@@ -72,7 +66,7 @@ describeCluster(
         securityProtocol: 'SSL',
         controlSecurityProtocol: 'SSL',
         clientTls: { ca: [ca] },
-        overrides: { ...sslOverrides(), 'listener.name.controller.ssl.client.auth': 'required' },
+        overrides: { ...pemSslOverrides(certs), 'listener.name.controller.ssl.client.auth': 'required' },
       });
       admin = new Admin({ bootstrapServers: c.bootstrap, tls: { ca: [ca] } });
     }, 120_000);
@@ -205,7 +199,7 @@ describeCluster(
         brokers: 1,
         securityProtocol: 'SSL',
         clientTls: { ca: [ca], cert, key },
-        overrides: { ...sslOverrides(), 'ssl.client.auth': 'required', 'offsets.topic.replication.factor': '1' },
+        overrides: { ...pemSslOverrides(certs), 'ssl.client.auth': 'required', 'offsets.topic.replication.factor': '1' },
       });
     }, 120_000);
     afterAll(async () => {

@@ -22,6 +22,7 @@ import { afterAll } from 'vitest';
 import type { SaslOptions } from '@samsa/client';
 import { generateCertificates } from '@samsa/local-cluster';
 import type { ClusterOptions, TestCluster } from '../harness.js';
+import { pemSslOverrides } from '../clients/secure-helpers.js';
 
 export const CHAOS_SECURE = process.env['CHAOS_SECURE'] === '1';
 
@@ -61,10 +62,7 @@ export async function chaosClusterOptions<T extends ClusterOptions>(o: T, hosts:
       { user: CLIENT_SASL.username, mechanism: 'SCRAM-SHA-512', password: CLIENT_SASL.password },
     ],
     overrides: {
-      'ssl.keystore.type': 'PEM',
-      'ssl.keystore.location': certs.broker.keystore,
-      'ssl.truststore.type': 'PEM',
-      'ssl.truststore.location': certs.caCert,
+      ...pemSslOverrides(certs),
       'listener.name.controller.ssl.client.auth': 'required',
       'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
       'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-512',

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { SCRAM_MECHANISMS, formatCredential, generateCredential } from '@samsa/broker';
+import type { GeneratedCertificates } from '@samsa/local-cluster';
 import { ConfigType, type KafkaZk } from '@samsa/zk-paths';
 
 /** Kafka's ScramFormatter: `salt=…,stored_key=…,server_key=…,iterations=…` (base64), by the broker's own SCRAM code. */
@@ -38,19 +39,26 @@ export function exec(cmd: string, args: string[], o: { input?: string; timeoutMs
   });
 }
 
-/** kcat's `-X` settings for SASL_SSL with SCRAM-SHA-512. */
-export const kcatSaslSsl = (caFile: string, user: string, password: string): string[] => [
+/** kcat's `-X` settings for SCRAM-SHA-512 over SASL_PLAINTEXT, or over SASL_SSL with `caFile`. */
+export const kcatScram = (user: string, password: string, caFile?: string): string[] => [
   '-X',
-  'security.protocol=SASL_SSL',
+  `security.protocol=${caFile ? 'SASL_SSL' : 'SASL_PLAINTEXT'}`,
   '-X',
   'sasl.mechanisms=SCRAM-SHA-512',
   '-X',
   `sasl.username=${user}`,
   '-X',
   `sasl.password=${password}`,
-  '-X',
-  `ssl.ca.location=${caFile}`,
+  ...(caFile ? ['-X', `ssl.ca.location=${caFile}`] : []),
 ];
+
+/** A broker's `ssl.*` settings for the PEM key and trust stores `generateCertificates` wrote. */
+export const pemSslOverrides = (certs: GeneratedCertificates): Record<string, string> => ({
+  'ssl.keystore.type': 'PEM',
+  'ssl.keystore.location': certs.broker.keystore,
+  'ssl.truststore.type': 'PEM',
+  'ssl.truststore.location': certs.caCert,
+});
 
 /** The Kafka error type of a KafkaJS failure (walking its causes), or null. */
 export function kafkajsErrorType(err: unknown): string | null {
