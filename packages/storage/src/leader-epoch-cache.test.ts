@@ -126,6 +126,42 @@ describe('leader epoch cache', () => {
     expect(await readFile(join(dir, 'd-9'), 'utf8')).toBe('0\n1\n2 0\n');
   });
 
+  test('log – leader epoch cache: a held entry is written only once released (the log gained a record), and a held write can be dropped', async () => {
+    const c = await LeaderEpochFileCache.load(path);
+    expect(c.assignHeld(2, 0n)).toBe(true);
+    expect(c.hasHeldWrite).toBe(true);
+    expect(c.latestEntry).toEqual({ epoch: 2, startOffset: 0n });
+    // nothing queued: written() has nothing to wait for, and no file appears
+    await c.written();
+    await expect(readFile(path, 'utf8')).rejects.toThrow(/ENOENT/);
+    c.releaseHeldWrite();
+    expect(c.hasHeldWrite).toBe(false);
+    await c.written();
+    expect(await readFile(path, 'utf8')).toBe('0\n1\n2 0\n');
+
+    const other = join(dir, 'other');
+    const d = await LeaderEpochFileCache.load(other);
+    d.assignHeld(1, 0n);
+    expect(d.dropHeldWrite()).toBe(true);
+    expect(d.dropHeldWrite()).toBe(false);
+    d.releaseHeldWrite(); // dropped: nothing to release
+    await d.written();
+    await expect(readFile(other, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  test('log – leader epoch cache: any other write of the file takes a held entry with it', async () => {
+    const c = await LeaderEpochFileCache.load(path);
+    c.assignHeld(1, 0n);
+    expect(await c.assign(2, 10n)).toBe(true);
+    expect(c.hasHeldWrite).toBe(false);
+    expect(await readFile(path, 'utf8')).toBe('0\n2\n1 0\n2 10\n');
+    c.assignHeld(3, 10n);
+    await c.truncateFromStart(5n);
+    expect(c.hasHeldWrite).toBe(false);
+    // (3 10) replaced (2 10) in memory; the truncation's write carries it
+    expect(await readFile(path, 'utf8')).toBe('0\n2\n1 5\n3 10\n');
+  });
+
   test('log – leader epoch cache: a failed background write is reported by written() until the file is rewritten', async () => {
     const { logger, lines } = capturingLogger();
     const c = await LeaderEpochFileCache.load(join(dir, 'missing-dir', 'leader-epoch-checkpoint'), logger);

@@ -99,6 +99,8 @@ export class LeaderEpochFileCache {
   private startQueued: (() => void) | undefined;
   /** Drops the queued background write (set while it waits). */
   private dropQueued: (() => boolean) | undefined;
+  /** Entries assigned with `assignHeld` whose write waits for `releaseHeldWrite` (the log's first record). */
+  private held = false;
 
   private constructor(
     private readonly file: CheckpointFile<EpochEntry>,
@@ -155,6 +157,7 @@ export class LeaderEpochFileCache {
    */
   async assign(epoch: number, startOffset: bigint): Promise<boolean> {
     if (!this.assignInMemory(epoch, startOffset)) return false;
+    this.held = false;
     // fsynced in the background (KAFKA-15046): becoming leader of thousands of partitions must not
     // wait for thousands of fsyncs, and recovery assigns the epochs of the batches it finds again
     await this.file.write(this.entries, 'deferred');
@@ -171,7 +174,14 @@ export class LeaderEpochFileCache {
    */
   assignInBackground(epoch: number, startOffset: bigint): boolean {
     if (!this.assignInMemory(epoch, startOffset)) return false;
-    if (this.backgroundQueued) return true;
+    this.held = false;
+    this.queueBackgroundWrite();
+    return true;
+  }
+
+  /** Queues a background write of the entries (none if one is queued and not started: it writes them). */
+  private queueBackgroundWrite(): void {
+    if (this.backgroundQueued) return;
     this.backgroundQueued = true;
     const dequeued = (): void => {
       this.backgroundQueued = false;
@@ -199,7 +209,40 @@ export class LeaderEpochFileCache {
       },
       (err: unknown) => this.logger?.error({ err, path: this.file.path }, 'background leader epoch checkpoint write failed'),
     );
+  }
+
+  /**
+   * `assignInBackground` for a log holding no records: the entry is in the cache at once, and its
+   * checkpoint is written only once the log gains a record (`releaseHeldWrite`), or by any other write
+   * of the file before that. Until then the entry describes no record: after a crash the next
+   * leadership assigns its epoch at the same offset again, and a follower truncates no further than
+   * its empty log. A broker becoming leader of thousands of new partitions writes no file for them
+   * until they are used. Returns whether the cache changed.
+   */
+  assignHeld(epoch: number, startOffset: bigint): boolean {
+    if (!this.assignInMemory(epoch, startOffset)) return false;
+    // a write already queued writes the entries as they are when it starts, this one included
+    if (!this.backgroundQueued) this.held = true;
     return true;
+  }
+
+  /** Whether an entry waits for the log's first record to be written (`assignHeld`). */
+  get hasHeldWrite(): boolean {
+    return this.held;
+  }
+
+  /** The log gained records: the held entries are written in the background (`written()` waits for it). */
+  releaseHeldWrite(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.queueBackgroundWrite();
+  }
+
+  /** Forgets a held write without writing (the log closes holding no records). Returns whether one was held. */
+  dropHeldWrite(): boolean {
+    const was = this.held;
+    this.held = false;
+    return was;
   }
 
   /**
@@ -292,6 +335,7 @@ export class LeaderEpochFileCache {
   }
 
   async flush(): Promise<void> {
+    this.held = false;
     await this.file.write(this.entries);
     // the file now holds every entry: a failed background write no longer matters (one still queued does)
     if (!this.backgroundQueued) this.background = null;

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { isBatchCrcValid } from './batch-header.js';
@@ -105,6 +105,64 @@ describe('log', () => {
     expect(dropFull).not.toHaveBeenCalled();
     // the log with records has its entry on disk
     expect((await readdir(join(dir, 'orders-1'))).includes('leader-epoch-checkpoint')).toBe(true);
+  });
+
+  test('log – a new leadership of a log holding no records writes its epoch checkpoint only with the first record (leader or follower append)', async () => {
+    const hasCheckpoint = async (d: string): Promise<boolean> => (await readdir(d)).includes('leader-epoch-checkpoint');
+    const leader = await openLog();
+    leader.assignLeaderEpochStart(1);
+    expect(leader.latestEpoch).toBe(1);
+    await leader.epochs.written();
+    expect(await hasCheckpoint(leader.dir)).toBe(false);
+    await leader.appendAsLeader(batchOf(2, 5), 1);
+    await leader.flush();
+    expect(await readFile(join(leader.dir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n1 0\n');
+    // a log with records writes the next leadership's entry in the background at once
+    leader.assignLeaderEpochStart(2);
+    await leader.epochs.written();
+    expect(await readFile(join(leader.dir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n2\n1 0\n2 2\n');
+
+    const follower = await openLog({}, { dir: join(dir, 'orders-1'), topicPartition: { topic: 'orders', partition: 1 } });
+    follower.assignLeaderEpochStart(3);
+    await follower.appendAsFollower(batchOf(1, 5, { baseOffset: 0n, partitionLeaderEpoch: 3 }));
+    await follower.flush();
+    expect(await readFile(join(follower.dir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n3 0\n');
+
+    // closed before any record: no file at all
+    const unused = await openLog({}, { dir: join(dir, 'orders-2'), topicPartition: { topic: 'orders', partition: 2 } });
+    unused.assignLeaderEpochStart(1);
+    await unused.close();
+    expect(await hasCheckpoint(unused.dir)).toBe(false);
+  });
+
+  test('log – beforeNextAppend runs before the first record is written and once; a failed one fails the append and runs again', async () => {
+    const log = await openLog();
+    const sizesSeen: number[] = [];
+    let fail = true;
+    log.beforeNextAppend(async () => {
+      sizesSeen.push(log.size);
+      if (fail) throw new Error('fsync failed');
+    });
+    await expect(log.appendAsLeader(batchOf(1, 5), 0)).rejects.toThrow('fsync failed');
+    expect(log.logEndOffset).toBe(0n);
+    fail = false;
+    await log.appendAsLeader(batchOf(1, 5), 0);
+    await log.appendAsFollower(batchOf(1, 5, { baseOffset: 1n, partitionLeaderEpoch: 0 }));
+    // run before anything was written, twice (the failure, then the retry), never again
+    expect(sizesSeen).toEqual([0, 0]);
+    expect(log.logEndOffset).toBe(2n);
+  });
+
+  test('log – at close a pending beforeNextAppend task runs if the log holds records, and not if it holds none', async () => {
+    const empty = await openLog();
+    const full = await openLog({}, { dir: join(dir, 'orders-1'), topicPartition: { topic: 'orders', partition: 1 } });
+    await full.appendAsLeader(batchOf(1, 5), 0);
+    const ran: string[] = [];
+    empty.beforeNextAppend(async () => void ran.push('empty'));
+    full.beforeNextAppend(async () => void ran.push('full'));
+    await empty.close();
+    await full.close();
+    expect(ran).toEqual(['full']);
   });
 
   test('log – LogAppendTime stamps maxTimestamp and the attribute, recomputing the CRC', async () => {

@@ -45,6 +45,8 @@ export class Log {
   private closed = false;
   private lockTail: Promise<unknown> = Promise.resolve();
   private flushChain: Promise<void> = Promise.resolve();
+  /** Work that must be on disk before the log's next record (`beforeNextAppend`); null once done. */
+  private beforeAppend: (() => Promise<void>) | null = null;
   private readonly deleter: SegmentDeleter;
   private boundCache: { segments: LogSegment[]; meta: LogOffsetMetadata } | null = null;
   private readonly recent = new RecentBatches();
@@ -241,6 +243,7 @@ export class Log {
       if (summary.batchCount === 0) return emptyAppendInfo(firstOffset, this.startOffset);
       const duplicate = this.producerState.checkLeaderAppend(records, opts.origin);
       if (duplicate) return duplicateAppendInfo(duplicate, this.startOffset, this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME);
+      if (this.beforeAppend) await this.runBeforeAppend();
       const logAppendTime = this.cfg.messageTimestampType === TimestampType.LOG_APPEND_TIME ? this.clock.now() : -1;
       const { lastOffset, maxTimestamp: maxTs, offsetOfMaxTimestamp: offsetOfMaxTs } = assignOffsetsInPlace(records, firstOffset, leaderEpoch, logAppendTime);
       // no await where nothing is waited for (a roll, a large write, a new epoch entry): each would
@@ -255,6 +258,7 @@ export class Log {
       const completed = this.producerState.update(records, this.logEndOffset);
       if (completed) await indexCompletedTxns(segment, completed);
       if (leaderEpoch >= 0 && !this.epochCurrent(leaderEpoch, firstOffset)) await this.epochs.assign(leaderEpoch, firstOffset);
+      else this.epochs.releaseHeldWrite();
       return {
         firstOffset,
         lastOffset,
@@ -294,6 +298,7 @@ export class Log {
       if (summary.lastOffset - summary.firstOffset > 0x7fffffffn) {
         throw new OffsetsOutOfOrderError(`Append to ${this.name} spans offsets ${summary.firstOffset}..${summary.lastOffset}, more than one segment can hold`);
       }
+      if (this.beforeAppend) await this.runBeforeAppend();
       const segment = await this.maybeRoll(records.length, summary.firstOffset, summary.lastOffset, summary.maxTimestamp);
       const position = segment.size;
       await segment.append(summary.lastOffset, summary.maxTimestamp, summary.offsetOfMaxTimestamp, records);
@@ -306,6 +311,7 @@ export class Log {
         if (epoch >= 0) await this.maybeAssignEpoch(epoch, records.readBigInt64BE(pos + BASE_OFFSET_OFFSET));
         pos += records.readInt32BE(pos + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
       }
+      this.epochs.releaseHeldWrite();
       return {
         firstOffset: summary.firstOffset,
         lastOffset: summary.lastOffset,
@@ -318,6 +324,35 @@ export class Log {
         validBytes: records.length,
       };
     });
+  }
+
+  /**
+   * Runs `task` before the next append writes a record, and at close if the log holds records then.
+   * The log manager writes partition.metadata this way: Kafka flushes it before any log data is
+   * written, so records that survive a crash have their topic id on disk. A log that never holds a
+   * record never runs it.
+   */
+  beforeNextAppend(task: () => Promise<void>): void {
+    const previous = this.beforeAppend;
+    this.beforeAppend = previous ? () => previous().then(task) : task;
+  }
+
+  private async runBeforeAppend(): Promise<void> {
+    const task = this.beforeAppend as () => Promise<void>;
+    await task();
+    // a failed task stays, to be tried again by the next append; one added meanwhile stays too
+    if (this.beforeAppend === task) this.beforeAppend = null;
+  }
+
+  /**
+   * A new leadership's epoch starts at the log end offset (Kafka's maybeAssignEpochStartOffset from
+   * makeLeader). Its checkpoint is written in the background (`flush` and `close` wait for it), and a
+   * log holding no records writes it only with its first record: a broker made leader of thousands
+   * of new partitions replaces no file for them until they are used.
+   */
+  assignLeaderEpochStart(epoch: number): void {
+    if (this.logEndOffset === this.startOffset) this.epochs.assignHeld(epoch, this.logEndOffset);
+    else this.epochs.assignInBackground(epoch, this.logEndOffset);
   }
 
   private async maybeAssignEpoch(epoch: number, startOffset: bigint): Promise<void> {
@@ -735,10 +770,13 @@ export class Log {
       await this.flushChain;
       // a log holding no records has nothing its queued epoch checkpoint would describe (a broker
       // stopped soon after becoming leader of thousands of new partitions skips thousands of files)
-      if (this.logEndOffset === this.logStartOffset && this.epochs.dropQueuedWrite()) {
+      if (this.logEndOffset === this.logStartOffset && (this.epochs.dropHeldWrite() || this.epochs.dropQueuedWrite())) {
         this.log.debug({ logEndOffset: String(this.logEndOffset) }, 'queued leader epoch checkpoint dropped at close: the log holds no records');
       }
       await this.epochs.written().catch((err: unknown) => this.log.warn({ err }, 'leader epoch checkpoint not written at close'));
+      if (this.beforeAppend && this.logEndOffset > this.logStartOffset) {
+        await this.runBeforeAppend().catch((err: unknown) => this.log.warn({ err }, 'could not write what was due before the next append at close'));
+      }
       // a snapshot at the log end spares the next load a scan (Kafka takes it in close() too)
       await this.producerState.onClose().catch((err: unknown) => this.log.warn({ err }, 'could not write the producer state snapshot at close'));
       await this.deleter.runAll();

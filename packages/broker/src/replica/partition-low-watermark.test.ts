@@ -14,7 +14,7 @@ function fakeLog(logStartOffset: bigint, logEndOffset: bigint): Log {
       return hw;
     },
     updateHighWatermark: (v: bigint) => void (hw = v),
-    epochs: { assignInBackground: () => true },
+    assignLeaderEpochStart: () => undefined,
   } as unknown as Log;
 }
 

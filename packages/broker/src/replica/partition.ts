@@ -80,8 +80,9 @@ export class Partition {
       const wasLeader = this.isLeader && this.leaderEpoch === s.leaderEpoch;
       // the new epoch starts at our LEO (Kafka assigns it when leadership begins); leader appends
       // wait (exclusive), so no batch of an older epoch lands after this entry. Its checkpoint is
-      // written in the background: a LeaderAndIsr making thousands of leaders waits for no file
-      log.epochs.assignInBackground(s.leaderEpoch, log.logEndOffset);
+      // written in the background, and only with the first record of a log holding none: a
+      // LeaderAndIsr making thousands of leaders waits for no file
+      log.assignLeaderEpochStart(s.leaderEpoch);
       // then the whole leader state at once, with no await between taking leadership and knowing
       // the followers: an append meanwhile would see no followers and move the HW to our LEO,
       // acknowledging acks=all records that no follower has

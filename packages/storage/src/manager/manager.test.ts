@@ -97,8 +97,9 @@ describe('log manager', () => {
     const quiet = await m.getOrCreateLog({ topic: 'fresh', partition: 0 }, undefined, id);
     const busy = await m.getOrCreateLog({ topic: 'fresh', partition: 1 }, logConfig({ segmentBytes: 1 << 20, indexIntervalBytes: 100 }), id);
     const idle = await m.getOrCreateLog({ topic: 'fresh', partition: 2 }, undefined, id);
-    expect((await readdir(quiet.dir)).sort()).toEqual(['00000000000000000000.log', 'partition.metadata']);
+    expect((await readdir(quiet.dir)).sort()).toEqual(['00000000000000000000.log']);
     await quiet.appendAsLeader(batchOf(1, 10), 0);
+    expect(await readdir(quiet.dir)).toContain('partition.metadata');
     for (let i = 0; i < 5; i++) await busy.appendAsLeader(batchOf(2, 60), 0);
     await busy.flush();
     // past index.interval.bytes: the index entries created the files
@@ -198,6 +199,7 @@ describe('log manager', () => {
   test('log – partition.metadata records the topic id and rejects another', async () => {
     const m = await openManager();
     const log = await m.getOrCreateLog({ topic: 'ids', partition: 0 }, undefined, 'AAAAAAAAAAAAAAAAAAAAAQ');
+    await log.appendAsLeader(batchOf(1, 10), 0);
     expect(await readFile(join(log.dir, 'partition.metadata'), 'utf8')).toBe('version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n');
     expect(await m.topicIdOf({ topic: 'ids', partition: 0 })).toBe('AAAAAAAAAAAAAAAAAAAAAQ');
     await expect(m.getOrCreateLog({ topic: 'ids', partition: 0 }, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
@@ -222,11 +224,45 @@ describe('log manager', () => {
     const m = await openManager();
     const tp = { topic: 'known', partition: 0 };
     const log = await m.getOrCreateLog(tp, undefined, 'AAAAAAAAAAAAAAAAAAAAAQ');
+    await log.appendAsLeader(batchOf(1, 10), 0);
     // the file is not read (nor rewritten) for the next LeaderAndIsr of the partition
     await rm(join(log.dir, 'partition.metadata'));
     expect(await m.getOrCreateLog(tp, undefined, 'AAAAAAAAAAAAAAAAAAAAAQ')).toBe(log);
     expect(await readdir(log.dir)).not.toContain('partition.metadata');
     await expect(m.getOrCreateLog(tp, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
+  });
+
+  test("log – partition.metadata is written (fsynced) before a log's first record, not at creation; a log that never holds one has none", async () => {
+    const m = await openManager({ logDirs: [dirs[0]!] });
+    const id = 'AAAAAAAAAAAAAAAAAAAAAQ';
+    const used = await m.getOrCreateLog({ topic: 'lazy', partition: 0 }, undefined, id);
+    const unused = await m.getOrCreateLog({ topic: 'lazy', partition: 1 }, undefined, id);
+    expect(await readdir(used.dir)).not.toContain('partition.metadata');
+    await used.appendAsFollower(batchOf(1, 10, { baseOffset: 0n, partitionLeaderEpoch: 0 }));
+    expect(await readFile(join(used.dir, 'partition.metadata'), 'utf8')).toBe(`version: 0\ntopic_id: ${id}\n`);
+    // the id is still checked in memory before the file exists
+    await expect(m.getOrCreateLog({ topic: 'lazy', partition: 1 }, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
+    await m.shutdown();
+    managers.splice(0);
+    expect(await readdir(unused.dir)).not.toContain('partition.metadata');
+    // after a restart: the used log's id is on disk, the empty one takes the id it is given next
+    const m2 = await openManager({ logDirs: [dirs[0]!] });
+    await expect(m2.getOrCreateLog({ topic: 'lazy', partition: 0 }, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ')).rejects.toBeInstanceOf(InconsistentTopicIdError);
+    const again = await m2.getOrCreateLog({ topic: 'lazy', partition: 1 }, undefined, 'BBBBBBBBBBBBBBBBBBBBBQ');
+    await again.appendAsLeader(batchOf(1, 10), 0);
+    expect(await m2.topicIdOf({ topic: 'lazy', partition: 1 })).toBe('BBBBBBBBBBBBBBBBBBBBBQ');
+  });
+
+  test('log – an empty partition.metadata (what a crash can leave of an unsynced write) counts as none', async () => {
+    const m = await openManager({ logDirs: [dirs[0]!] });
+    const id = 'AAAAAAAAAAAAAAAAAAAAAQ';
+    const torn = join(dirs[0]!, 'torn-0');
+    await mkdir(torn);
+    await writeFile(join(torn, 'partition.metadata'), '');
+    const log = await m.getOrCreateLog({ topic: 'torn', partition: 0 }, undefined, id);
+    expect(log.dir).toBe(torn);
+    await log.appendAsLeader(batchOf(1, 10), 0);
+    expect(await readFile(join(torn, 'partition.metadata'), 'utf8')).toBe(`version: 0\ntopic_id: ${id}\n`);
   });
 
   test('log – concurrent LeaderAndIsr for a new partition write partition.metadata safely', async () => {
@@ -235,6 +271,7 @@ describe('log manager', () => {
     const id = 'AAAAAAAAAAAAAAAAAAAAAQ';
     const logs = await Promise.all(Array.from({ length: 16 }, () => m.getOrCreateLog(tp, undefined, id)));
     expect(new Set(logs).size).toBe(1);
+    await Promise.all([logs[0]!.appendAsLeader(batchOf(1, 10), 0), logs[1]!.appendAsLeader(batchOf(1, 10), 0)]);
     expect(await readFile(join(logs[0]!.dir, 'partition.metadata'), 'utf8')).toBe(`version: 0\ntopic_id: ${id}\n`);
     expect((await readdir(logs[0]!.dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });

@@ -340,7 +340,8 @@ export class LogManager {
   }
 
   /**
-   * The topic id each open log's `partition.metadata` holds, once read or written: a LeaderAndIsr
+   * The topic id of each open log, once read from `partition.metadata` or given (and written with the
+   * log's first record): a LeaderAndIsr
    * for a partition this broker already has is checked in memory (Kafka keeps the id on the log)
    * instead of reading the file again.
    */
@@ -352,7 +353,7 @@ export class LogManager {
     const path = join(log.dir, PARTITION_METADATA_FILE);
     const known = this.knownTopicIds.get(log);
     if (known === topicId) return;
-    if (known !== undefined) throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${known} stored in ${path}`);
+    if (known !== undefined) throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${known} of the log in ${log.dir}`);
     let text: string | null = null;
     try {
       if (!this.newLogs.has(log)) text = await readFile(path, 'utf8');
@@ -360,9 +361,14 @@ export class LogManager {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     const stored = text === null ? undefined : parseMetaProperties(text).get('topic_id');
-    // fsynced in the background, as Kafka 3.x flushes partition.metadata off the LeaderAndIsr path (KAFKA-13092)
-    if (stored === undefined) await writeFileAtomically(path, formatPartitionMetadata(topicId), 'deferred');
-    else if (stored !== topicId) {
+    if (stored === undefined) {
+      // written before the log's first record (as Kafka flushes it before any log data,
+      // maybeFlushMetadataFile), not on the LeaderAndIsr path: a broker creating 10,000 partitions
+      // creates 10,000 fewer files, and a log that never holds a record needs none (a recreated
+      // topic of the same name may take over an empty log: it has nothing of the old topic in it)
+      const content = formatPartitionMetadata(topicId);
+      log.beforeNextAppend(() => writeFileAtomically(path, content));
+    } else if (stored !== topicId) {
       throw new InconsistentTopicIdError(`Topic id ${topicId} does not match the id ${stored} stored in ${path}`);
     }
     this.knownTopicIds.set(log, topicId);
