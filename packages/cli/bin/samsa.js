@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// A broker does its file I/O (segment and index files, checkpoint writes with fsync, renames)
+// A broker does its file I/O (creating directories and files, checkpoint writes, fsyncs, renames)
 // on libuv's thread pool, 4 threads unless UV_THREADPOOL_SIZE says otherwise: with thousands of
-// partitions, whose creation fsyncs files, 4 threads waiting on fsync cap a broker at ~70 new
-// partitions per second on a busy disk. Kafka sizes its pools in config (num.io.threads,
-// num.recovery.threads.per.data.dir); the thread pool can only be sized before its first use,
-// hence here, before anything is loaded. An explicit UV_THREADPOOL_SIZE wins.
+// partitions created, loaded or closed at once, 4 threads waiting on a busy disk cap a broker.
+// Kafka sizes its pools in config (num.io.threads, num.recovery.threads.per.data.dir); the thread
+// pool is sized when first used, hence here, before anything is loaded. This file is CommonJS (see
+// package.json beside it): loading an ES module entry uses the thread pool first, and the setting
+// would come too late. An explicit UV_THREADPOOL_SIZE wins.
+'use strict';
 if (process.argv[2] === 'broker') process.env.UV_THREADPOOL_SIZE ??= '32';
-await import('../dist/main.js');
+import('../dist/main.js').catch((err) => {
+  process.stderr.write(`${err && err.stack ? err.stack : err}\n`);
+  process.exitCode = 1;
+});

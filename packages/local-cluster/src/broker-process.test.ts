@@ -1,5 +1,5 @@
-import { readFileSync, rmSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
 import { BrokerProcess, DEFAULT_NODE_PERFORMANCE_OPTS, brokerNodeFlags } from './broker-process.js';
 
 describe('broker process', () => {
@@ -33,6 +33,26 @@ describe('broker process', () => {
       await b.kill();
       rmSync(`/tmp/samsa-bp-test-${process.pid}`, { recursive: true, force: true });
     }
+  });
+
+  it('broker process – `samsa broker` runs with a libuv thread pool of 32 unless UV_THREADPOOL_SIZE says otherwise', async () => {
+    const threadsOf = async (env: Record<string, string>): Promise<number> => {
+      const dir = `/tmp/samsa-bp-pool-${process.pid}-${Object.keys(env).length}`;
+      const b = new BrokerProcess({ id: 7, port: 1, controlPort: 2, zookeeperConnect: '127.0.0.1:1/x', dir, env });
+      await b.launch();
+      try {
+        const count = (): number => readdirSync(`/proc/${b.process!.pid}/task`).length;
+        // the pool starts its threads at the first file operation (log dirs, meta.properties)
+        await vi.waitFor(() => expect(count()).toBeGreaterThan(env.UV_THREADPOOL_SIZE ? 8 : 32), { timeout: 15_000, interval: 50 });
+        return count();
+      } finally {
+        await b.kill();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    // main thread and V8's helpers, plus the pool: 32 threads only fit the larger pool
+    expect(await threadsOf({})).toBeGreaterThan(32);
+    expect(await threadsOf({ UV_THREADPOOL_SIZE: '6' })).toBeLessThan(32);
   });
 
   it('broker process – extraListeners are appended to listeners, advertised.listeners and listener.security.protocol.map', () => {
