@@ -70,10 +70,11 @@ export const scaledTimeout = (ms: number, partitions = CHAOS_PARTITIONS): number
 
 /**
  * A scenario's explicit assignment repeated up to CHAOS_PARTITIONS partitions (partition p gets
- * row p mod n, so every row's leader/follower pattern holds for p mod n); unchanged without the flag.
+ * row p mod n, so every row's leader/follower pattern holds for p mod n); unchanged without the flag
+ * (`partitions` null: no flag, whatever the environment says).
  */
-export function chaosAssignment(rows: number[][], partitions = CHAOS_PARTITIONS): number[][] {
-  if (partitions === undefined || partitions <= rows.length) return rows;
+export function chaosAssignment(rows: number[][], partitions: number | null = CHAOS_PARTITIONS ?? null): number[][] {
+  if (partitions === null || partitions <= rows.length) return rows;
   return Array.from({ length: partitions }, (_, p) => rows[p % rows.length]!);
 }
 

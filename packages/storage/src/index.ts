@@ -73,7 +73,7 @@ export {
   writeSnapshotFile,
 } from './snapshot.js';
 export type { SnapshotEntry } from './snapshot.js';
-export { ListOffsetsTimestamp, Log } from './log.js';
+export { ListOffsetsTimestamp, Log, prepareAppends } from './log.js';
 export type { LogAppendInfo, LogOptions, OffsetForTimestamp, TruncationListener } from './log.js';
 export {
   CLEAN_SHUTDOWN_FILE,

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { isBatchCrcValid } from './batch-header.js';
 import { TimestampType, logConfig, type LogConfig } from './config.js';
 import { CorruptRecordError, OffsetOutOfRangeError, OffsetsOutOfOrderError, RecordTooLargeError, UnexpectedAppendOffsetError } from './errors.js';
-import { ListOffsetsTimestamp, Log } from './log.js';
+import { ListOffsetsTimestamp, Log, prepareAppends } from './log.js';
 import { LogSegment, type FetchDataInfo } from './segment.js';
 import { ManualClock, batchOf, batchesIn, buildBatch, makeTempDir } from './test-support.js';
 
@@ -151,6 +151,29 @@ describe('log', () => {
     // run before anything was written, twice (the failure, then the retry), never again
     expect(sizesSeen).toEqual([0, 0]);
     expect(log.logEndOffset).toBe(2n);
+  });
+
+  test("log – prepareAppends runs the logs' due work together, and an append meanwhile shares the run instead of repeating it", async () => {
+    const logs = await Promise.all([0, 1, 2].map((p) => openLog({}, { dir: join(dir, `orders-${p}`), topicPartition: { topic: 'orders', partition: p } })));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const started: number[] = [];
+    logs.forEach((log, i) =>
+      log.beforeNextAppend(async () => {
+        started.push(i);
+        await gate;
+      }),
+    );
+    const prepared = prepareAppends(logs);
+    // all three started before any finished (one after the other, the second would wait for the gate)
+    await vi.waitFor(() => expect(started).toEqual([0, 1, 2]));
+    const append = logs[0]!.appendAsLeader(batchOf(1, 5), 0);
+    release();
+    await prepared;
+    await append;
+    expect(started).toEqual([0, 1, 2]);
+    expect(logs.every((l) => l.readyToAppend)).toBe(true);
+    expect(logs[0]!.logEndOffset).toBe(1n);
   });
 
   test('log – at close a pending beforeNextAppend task runs if the log holds records, and not if it holds none', async () => {

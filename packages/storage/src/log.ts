@@ -47,6 +47,8 @@ export class Log {
   private flushChain: Promise<void> = Promise.resolve();
   /** Work that must be on disk before the log's next record (`beforeNextAppend`); null once done. */
   private beforeAppend: (() => Promise<void>) | null = null;
+  /** The run of `beforeAppend` in progress (an append and `prepareAppends` share it). */
+  private beforeAppendRun: Promise<void> | null = null;
   private readonly deleter: SegmentDeleter;
   private boundCache: { segments: LogSegment[]; meta: LogOffsetMetadata } | null = null;
   private readonly recent = new RecentBatches();
@@ -337,11 +339,29 @@ export class Log {
     this.beforeAppend = previous ? () => previous().then(task) : task;
   }
 
-  private async runBeforeAppend(): Promise<void> {
+  /** Runs now what is due before the next append (shared with an append that needs it meanwhile). */
+  prepareAppend(): Promise<void> {
+    return this.beforeAppend ? this.runBeforeAppend() : Promise.resolve();
+  }
+
+  /** Whether nothing is due before the next append (`beforeNextAppend`); `prepareAppends` runs what is. */
+  get readyToAppend(): boolean {
+    return this.beforeAppend === null;
+  }
+
+  private runBeforeAppend(): Promise<void> {
+    if (this.beforeAppendRun) return this.beforeAppendRun;
     const task = this.beforeAppend as () => Promise<void>;
-    await task();
-    // a failed task stays, to be tried again by the next append; one added meanwhile stays too
-    if (this.beforeAppend === task) this.beforeAppend = null;
+    const run = task()
+      .then(() => {
+        // a failed task stays, to be tried again by the next append; one added meanwhile stays too
+        if (this.beforeAppend === task) this.beforeAppend = null;
+      })
+      .finally(() => {
+        this.beforeAppendRun = null;
+      });
+    this.beforeAppendRun = run;
+    return run;
   }
 
   /**
@@ -797,6 +817,24 @@ export class Log {
   toString(): string {
     return `Log(dir=${this.dirPath}, logStartOffset=${this.startOffset}, logEndOffset=${this.logEndOffset})`;
   }
+}
+
+/**
+ * Runs what is due before the next append of each log (`beforeNextAppend`: a new log's
+ * partition.metadata) for all of them together, `concurrency` at a time. A produce request or a
+ * replica fetch appending to thousands of new partitions one after the other then waits for their
+ * files' fsyncs at once, not for one pair after the other. Failures are left to the appends, which
+ * run the work again and report them.
+ */
+export async function prepareAppends(logs: readonly Log[], concurrency = 32): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < logs.length) {
+      const log = logs[next++] as Log;
+      if (!log.readyToAppend) await log.prepareAppend().catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, logs.length) }, worker));
 }
 
 function empty(meta: LogOffsetMetadata): FetchDataInfo {

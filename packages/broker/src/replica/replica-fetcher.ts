@@ -5,7 +5,7 @@ import { BrokerConnection, type ConnectHook } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
 import { latencyTrace } from '../trace/latency-trace.js';
-import { completeBatchesLength } from '@samsa/storage';
+import { completeBatchesLength, prepareAppends, type Log } from '@samsa/storage';
 import { FetchSessionHandler } from '../fetch-session/fetch-session-handler.js';
 
 /** Partitions named per error in the one log line of a fetch response's partition errors. */
@@ -288,6 +288,16 @@ export class ReplicaFetcher {
     const tResp = latencyTrace?.now() ?? 0;
     let gotData = false;
     if (latencyTrace) latencyTrace.record('fetcher.roundTrip', tResp - tSend);
+    // new logs' first records wait for their partition.metadata: written for all of them at once
+    let unprepared: Log[] | undefined;
+    for (const t of resp.responses) {
+      for (const p of t.partitions) {
+        if (p.errorCode !== ErrorCode.NONE || !p.records || p.records.length === 0) continue;
+        const log = this.partitions.get(topicPartitionKey(t.topic, p.partitionIndex))?.partition.log;
+        if (log && !log.readyToAppend) (unprepared ??= []).push(log);
+      }
+    }
+    if (unprepared) await prepareAppends(unprepared);
     // partition errors are logged once per response (after a leadership move thousands come at once)
     let errored: { count: number; byError: Map<string, string[]> } | undefined;
     for (const t of resp.responses) {

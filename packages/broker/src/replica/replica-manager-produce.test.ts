@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, LeaderAndIsrType, type ProduceRequestTopic, type ProduceResponseTopic } from '@samsa/protocol';
 import type { Log } from '@samsa/storage';
+import type { KafkaZk } from '@samsa/zk-paths';
 import { batchOf, makeTempDir } from '@samsa/storage/testing';
 import { AppendOrigin } from './produce-response.js';
 import { testReplicaManagerOptions, testTopicSettings } from './test-replica-manager.js';
@@ -23,7 +24,7 @@ afterEach(async () => {
 });
 
 /** Broker 0 leading t-0..t-2 with follower 1 in the ISR: acks=all waits for broker 1's fetch. */
-async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}): Promise<ReplicaManager> {
+async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}, isr = [0, 1]): Promise<ReplicaManager> {
   const rm = new ReplicaManager({
     ...testReplicaManagerOptions(dir, logs, settings, (topic) => topic === 't' || topic === 'elsewhere'),
     ...extra,
@@ -36,7 +37,7 @@ async function leaderOf3(extra: Partial<ReplicaManagerOptions> = {}): Promise<Re
     controllerEpoch: 1,
     leader: 0,
     leaderEpoch: 1,
-    isr: [0, 1],
+    isr,
     zkVersion: 0,
     replicas: [0, 1],
     addingReplicas: [],
@@ -92,6 +93,27 @@ describe('replica manager – produce path', () => {
     );
     expect(codes(await all.answered)).toEqual([0, 0, 0]);
     expect(cached.mock.calls.length + loaded.mock.calls.length).toBe(1);
+  });
+
+  it('replica manager – a follower fetch that expands the ISR is answered without waiting for the ZooKeeper write', async () => {
+    let written!: (zkVersion: number) => void;
+    const write = new Promise<number>((r) => (written = r));
+    const requested: number[][] = [];
+    const kzk = {
+      conditionalUpdatePartitionState: (_tp: unknown, state: { isr: number[] }) => {
+        requested.push(state.isr);
+        return write;
+      },
+    } as unknown as KafkaZk;
+    const rm = await leaderOf3({ kzk }, [0]);
+    await produce(rm, 1, request('t', [0])).answered;
+    // broker 1 caught up: its fetch starts the expansion, and its answer comes while the write is pending
+    const [r] = await rm.readForFollower(1, [{ topic: 't', partition: 0, fetchOffset: 3n, maxBytes: 1 << 20, currentLeaderEpoch: 1 }], 1 << 20);
+    expect(r!.errorCode).toBe(ErrorCode.NONE);
+    expect(requested).toEqual([[0, 1]]);
+    expect(rm.getPartition('t', 0)!.isr).toEqual([0]);
+    written(1);
+    await vi.waitFor(() => expect(rm.getPartition('t', 0)!.isr).toEqual([0, 1]));
   });
 
   it('replica manager – a follower fetch reads no file for partitions at the log end, and errors stay per partition', async () => {

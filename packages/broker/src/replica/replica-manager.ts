@@ -16,7 +16,7 @@ import {
 } from '@samsa/protocol';
 import { INTERNAL_TOPICS } from '../admin/topic-admin.js';
 import type { KafkaZk } from '@samsa/zk-paths';
-import type { Log } from '@samsa/storage';
+import { prepareAppends, type Log } from '@samsa/storage';
 import { ReplicaFetcherManager } from './fetcher-manager.js';
 import { ReplicationQuotaManager, type QuotaWindow } from './replication-quota.js';
 import type { FetcherOptions } from './replica-fetcher.js';
@@ -426,6 +426,15 @@ export class ReplicaManager {
     const responses: ProduceResponseTopic[] = new Array(entries.length);
     const waiting: ProducePartitionStatus[] = [];
     const waitingResponses: ProduceResponsePartition[] = [];
+    // new logs' first records wait for their partition.metadata: written for all of them at once
+    let unprepared: Log[] | undefined;
+    for (const t of entries) {
+      for (const d of t.partitionData) {
+        const p = this.partitions.get(t.name, d.index);
+        if (p?.isLeader && p.log && !p.log.readyToAppend) (unprepared ??= []).push(p.log);
+      }
+    }
+    if (unprepared) await prepareAppends(unprepared);
     for (let ti = 0; ti < entries.length; ti++) {
       const t = entries[ti]!;
       const answers: ProduceResponsePartition[] = new Array(t.partitionData.length);
@@ -497,13 +506,20 @@ export class ReplicaManager {
    */
   readForFollower(replicaId: number, entries: FetchEntry[], maxBytes: number): Promise<ReadResult[]> {
     const now = Date.now();
-    // synchronous unless the ISR expands or there is data to read: a caught-up follower's
-    // partitions cost no turn of the event loop each
+    // synchronous unless there is data to read: a caught-up follower's partitions cost no turn of
+    // the event loop each
     return this.readPartitions(entries, maxBytes, (p, e, limit, minOne) => {
       const leaderEnd = p.log!.logEndOffset;
       // the follower's position counts as soon as its request is valid (readPartitions refused it
       // otherwise): the high watermark (and the acks=all answers waiting on it) need not wait for this read from disk
-      const updated = p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now, e.logStartOffset ?? -1n);
+      const expanding = p.updateFollowerFetchState(replicaId, e.fetchOffset, leaderEnd, now, e.logStartOffset ?? -1n);
+      // the answer does not wait for an ISR expansion's ZooKeeper write (Kafka's AlterIsr is
+      // asynchronous too): a follower back after a partition expands thousands of ISRs with one
+      // fetch, and waiting for all those writes outlasted its request timeout, so it fetched again
+      // from scratch and fell out of the ISRs meanwhile, over and over
+      expanding?.catch((err: unknown) =>
+        this.log.warn({ err, topic: p.topic, partition: p.partition, replicaId }, 'ISR expansion failed; the next fetch tries again'),
+      );
       const read = (): ConsumerRead | Promise<ConsumerRead> => {
         this.deleteRecordsPurgatory.checkAndComplete(topicPartitionKey(p.topic, p.partition));
         // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while over quota
@@ -515,7 +531,7 @@ export class ReplicaManager {
           return d;
         });
       };
-      return updated ? updated.then(read) : read();
+      return read();
     });
   }
 
