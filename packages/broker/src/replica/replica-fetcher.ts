@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ConnectionOptions } from 'node:tls';
-import { ErrorCode, errorName, topicPartitionKey, type FetchRequestForgottenTopic, type FetchRequestTopic } from '@samsa/protocol';
+import { ErrorCode, errorName, topicPartitionKey, type FetchRequestForgottenTopic, type FetchRequestTopic, type FetchResponse } from '@samsa/protocol';
 import { BrokerConnection, type ConnectHook } from './broker-connection.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuotaManager } from './replication-quota.js';
@@ -288,16 +288,7 @@ export class ReplicaFetcher {
     const tResp = latencyTrace?.now() ?? 0;
     let gotData = false;
     if (latencyTrace) latencyTrace.record('fetcher.roundTrip', tResp - tSend);
-    // new logs' first records wait for their partition.metadata: written for all of them at once
-    let unprepared: Log[] | undefined;
-    for (const t of resp.responses) {
-      for (const p of t.partitions) {
-        if (p.errorCode !== ErrorCode.NONE || !p.records || p.records.length === 0) continue;
-        const log = this.partitions.get(topicPartitionKey(t.topic, p.partitionIndex))?.partition.log;
-        if (log && !log.readyToAppend) (unprepared ??= []).push(log);
-      }
-    }
-    if (unprepared) await prepareAppends(unprepared);
+    let prepared = false;
     // partition errors are logged once per response (after a leadership move thousands come at once)
     let errored: { count: number; byError: Map<string, string[]> } | undefined;
     for (const t of resp.responses) {
@@ -312,6 +303,11 @@ export class ReplicaFetcher {
             if (records && records.length > 0) {
               if (s.fetchOffset !== log.logEndOffset) break; // truncated meanwhile: refetch
               gotData = true;
+              // the first new log met: the partition.metadata of every new log in the response, at once
+              if (!prepared && !log.readyToAppend) {
+                prepared = true;
+                await this.prepareNewLogs(resp);
+              }
               await log.appendAsFollower(records);
               if (this.o.quota?.isThrottled(t.topic, p.partitionIndex)) this.o.quota.record(records.length);
             }
@@ -344,6 +340,19 @@ export class ReplicaFetcher {
       this.lastFetchDone = latencyTrace.now();
       latencyTrace.record(gotData ? 'fetcher.process' : 'fetcher.processEmpty', this.lastFetchDone - tResp);
     }
+  }
+
+  /** Runs what new logs need before their first records (`prepareAppends`) for all partitions of `resp` with data. */
+  private async prepareNewLogs(resp: FetchResponse): Promise<void> {
+    const unprepared: Log[] = [];
+    for (const t of resp.responses) {
+      for (const p of t.partitions) {
+        if (p.errorCode !== ErrorCode.NONE || !p.records || p.records.length === 0) continue;
+        const log = this.partitions.get(topicPartitionKey(t.topic, p.partitionIndex))?.partition.log;
+        if (log && !log.readyToAppend) unprepared.push(log);
+      }
+    }
+    await prepareAppends(unprepared);
   }
 
   /**

@@ -416,6 +416,18 @@ export class ReplicaManager {
     if (!this.producePurgatory.tryCompleteElseWatch(op, keys)) onDelayed?.();
   }
 
+  /** Runs what new logs need before their first records (`prepareAppends`) for all partitions of a produce request led here. */
+  private async prepareNewLogs(entries: readonly ProduceRequestTopic[]): Promise<void> {
+    const unprepared: Log[] = [];
+    for (const t of entries) {
+      for (const d of t.partitionData) {
+        const p = this.partitions.get(t.name, d.index);
+        if (p?.isLeader && p.log && !p.log.readyToAppend) unprepared.push(p.log);
+      }
+    }
+    await prepareAppends(unprepared);
+  }
+
   /** Kafka's appendToLocalLog: every partition answered by position; acks=-1 appends also listed to wait on. */
   private appendToLocalLog = async (
     origin: AppendOrigin,
@@ -426,15 +438,7 @@ export class ReplicaManager {
     const responses: ProduceResponseTopic[] = new Array(entries.length);
     const waiting: ProducePartitionStatus[] = [];
     const waitingResponses: ProduceResponsePartition[] = [];
-    // new logs' first records wait for their partition.metadata: written for all of them at once
-    let unprepared: Log[] | undefined;
-    for (const t of entries) {
-      for (const d of t.partitionData) {
-        const p = this.partitions.get(t.name, d.index);
-        if (p?.isLeader && p.log && !p.log.readyToAppend) (unprepared ??= []).push(p.log);
-      }
-    }
-    if (unprepared) await prepareAppends(unprepared);
+    let prepared = false;
     for (let ti = 0; ti < entries.length; ti++) {
       const t = entries[ti]!;
       const answers: ProduceResponsePartition[] = new Array(t.partitionData.length);
@@ -471,6 +475,11 @@ export class ReplicaManager {
               r.recordErrors = v.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
               continue;
             }
+          }
+          // the first new log met: the partition.metadata of every new log in the request, at once
+          if (!prepared && p.log && !p.log.readyToAppend) {
+            prepared = true;
+            await this.prepareNewLogs(entries);
           }
           const info = await p.appendRecordsToLeader(records, requiredAcks, settings.minInsyncReplicas, origin);
           if (origin === AppendOrigin.Client) this.o.onProduced?.(t.name, info.validBytes, info.recordCount);
