@@ -95,6 +95,25 @@ describe('replica manager – produce path', () => {
     expect(cached.mock.calls.length + loaded.mock.calls.length).toBe(1);
   });
 
+  it('replica manager – a Produce request to several new logs runs their first-append work (partition.metadata) together, not one after the other', async () => {
+    const rm = await leaderOf3();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const started: number[] = [];
+    for (const log of logs) {
+      log.beforeNextAppend(async () => {
+        started.push(log.topicPartition.partition);
+        await gate;
+      });
+    }
+    const acks1 = produce(rm, 1, request('t', [0, 1, 2]));
+    // appended one after the other, the second partition's work would wait for the first append
+    await vi.waitFor(() => expect([...started].sort()).toEqual([0, 1, 2]));
+    release();
+    expect(codes(await acks1.answered)).toEqual([0, 0, 0]);
+    expect(started).toHaveLength(3);
+  });
+
   it('replica manager – a follower fetch that expands the ISR is answered without waiting for the ZooKeeper write', async () => {
     let written!: (zkVersion: number) => void;
     const write = new Promise<number>((r) => (written = r));
